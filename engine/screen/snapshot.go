@@ -1,0 +1,88 @@
+// Package screen is the snapshot model: what the runtime sees of a device at
+// one moment (screenshot, UI element tree, numbered interactive elements,
+// capture metrics), plus the pure functions over it — uiautomator XML parsing,
+// element scoring and numbering, scaling, the visual hash, the set-of-mark
+// overlay and selectors.
+package screen
+
+// Rect is a rectangle in pixels; Right and Bottom are exclusive as in
+// Android's bounds="[l,t][r,b]".
+type Rect struct {
+	Left   int `json:"left"`
+	Top    int `json:"top"`
+	Right  int `json:"right"`
+	Bottom int `json:"bottom"`
+}
+
+// Point is a pixel position.
+type Point struct {
+	X int `json:"x"`
+	Y int `json:"y"`
+}
+
+// UIElement is one numbered interactive element offered to a model or a
+// script (seed 000 UiElementSnapshot). ID is the mark number "1".."N".
+type UIElement struct {
+	ID           string `json:"id"`
+	Text         string `json:"text"`
+	ContentDesc  string `json:"contentDesc"`
+	ResourceID   string `json:"resourceId"`
+	ClassName    string `json:"className"`
+	Clickable    bool   `json:"clickable"`
+	Enabled      bool   `json:"enabled"`
+	Bounds       Rect   `json:"bounds"`
+	Center       Point  `json:"center"`
+	ScaledBounds Rect   `json:"scaledBounds"`
+	ScaledCenter Point  `json:"scaledCenter"`
+}
+
+// Element source values of CaptureMetrics.UIElementsSource.
+const (
+	SourceFresh         = "fresh"
+	SourceCache         = "cache"
+	SourceCacheFallback = "cache_fallback"
+	SourceFreshEmpty    = "fresh_empty"
+)
+
+// CaptureMetrics are the per-capture timings of seed 000
+// (ScreenSnapshotCaptureMetrics). VisualHashHammingDistance is nil when there
+// was no previous capture to compare with.
+type CaptureMetrics struct {
+	TotalMs                   int64  `json:"totalMs"`
+	EnsureReadyMs             int64  `json:"ensureReadyMs"`
+	ScreencapMs               int64  `json:"screencapMs"`
+	ScreenSizeMs              int64  `json:"screenSizeMs"`
+	CurrentAppMs              int64  `json:"currentAppMs"`
+	ScaleMs                   int64  `json:"scaleMs"`
+	UIDumpMs                  int64  `json:"uiDumpMs"`
+	OverlayMs                 int64  `json:"overlayMs"`
+	UIElementsSource          string `json:"uiElementsSource"`
+	UIElementsCount           int    `json:"uiElementsCount"`
+	VisualHash                string `json:"visualHash"`
+	VisualHashHammingDistance *int   `json:"visualHashHammingDistance"`
+	UIDumpTimedOut            bool   `json:"uiDumpTimedOut"`
+}
+
+// Snapshot is one capture of the screen (seed 000 ScreenSnapshot). The PNG
+// fields hold raw bytes; JSON carries them base64 encoded under the seed's
+// names. Tree is the whole parsed UI hierarchy (nil when the dump failed and
+// no cache applied); UIElements are the numbered interactive elements.
+type Snapshot struct {
+	DeviceID          string          `json:"deviceId"`
+	CurrentApp        string          `json:"currentApp"`
+	Width             int             `json:"width"`
+	Height            int             `json:"height"`
+	Screenshot        []byte          `json:"screenshotBase64"`
+	SOMScreenshot     []byte          `json:"somScreenshotBase64"`
+	CapturedAt        string          `json:"capturedAt"`
+	ScaleX            float64         `json:"scaleX"`
+	ScaleY            float64         `json:"scaleY"`
+	ScaledWidth       int             `json:"scaledWidth"`
+	ScaledHeight      int             `json:"scaledHeight"`
+	InstalledPackages []string        `json:"installedPackages,omitempty"`
+	UIElements        []UIElement     `json:"uiElements"`
+	CaptureMetrics    *CaptureMetrics `json:"captureMetrics,omitempty"`
+	SecureSurface     bool            `json:"secureSurface,omitempty"`
+	Tree              *Node           `json:"-"`
+	ScaledScreenshot  []byte          `json:"-"`
+}
