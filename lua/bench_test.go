@@ -1,0 +1,127 @@
+package lua
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// twelveModules mimics stdlib.All(): 12 Go modules with a few functions each.
+func twelveModules() *Registry {
+	reg := NewRegistry()
+	for _, name := range []string{"device", "screen", "ui", "app", "model", "session", "fs", "memory", "script", "log", "json", "time"} {
+		reg.Register(ModuleFunc(name, func(vm *VM) (LValue, error) {
+			return vm.NewModule(map[string]LGFunction{
+				"a": func(L *LState) int { return 0 }, "b": func(L *LState) int { return 0 },
+				"c": func(L *LState) int { return 0 }, "d": func(L *LState) int { return 0 },
+			}), nil
+		}))
+	}
+	return reg
+}
+
+// BenchmarkNewVM measures creating and closing a sandboxed VM with the 12
+// stdlib-sized modules registered (opened lazily on require).
+func BenchmarkNewVM(b *testing.B) {
+	reg := twelveModules()
+	b.ReportAllocs()
+	for b.Loop() {
+		vm, err := New(context.Background(), reg, Options{Timeout: time.Minute})
+		if err != nil {
+			b.Fatal(err)
+		}
+		vm.Close()
+	}
+}
+
+// BenchmarkNewVMRequireAll also opens all 12 modules, the worst case of a run.
+func BenchmarkNewVMRequireAll(b *testing.B) {
+	reg := twelveModules()
+	src := []byte(`for _, n in ipairs({"device","screen","ui","app","model","session","fs","memory","script","log","json","time"}) do require(n) end`)
+	b.ReportAllocs()
+	for b.Loop() {
+		vm, err := New(context.Background(), reg, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := vm.Run("req.lua", src); err != nil {
+			b.Fatal(err)
+		}
+		vm.Close()
+	}
+}
+
+//go:noinline
+func add(a, b float64) float64 { return a + b }
+
+// BenchmarkBindingCall compares a Lua → Go binding call (argument checks
+// and result push included, plus the Lua loop) with calling the Go function
+// directly; reports ns per call for both and their ratio.
+func BenchmarkBindingCall(b *testing.B) {
+	vm := newTestVM(b, nil, Options{Globals: map[string]any{
+		"add": LGFunction(func(L *LState) int {
+			L.Push(LNumber(add(float64(L.CheckNumber(1)), float64(L.CheckNumber(2)))))
+			return 1
+		}),
+	}})
+	const calls = 100_000
+	src := []byte(fmt.Sprintf("local add = add local s = 0 for i = 1, %d do s = add(s, i) end", calls))
+	if err := vm.Run("bind.lua", src); err != nil { // warm the cache
+		b.Fatal(err)
+	}
+	var direct time.Duration
+	for b.Loop() {
+		if err := vm.Run("bind.lua", src); err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		s := 0.0
+		for i := 1; i <= calls; i++ {
+			s = add(s, float64(i))
+		}
+		direct += time.Since(start)
+		_ = s
+	}
+	total := b.Elapsed() - direct
+	luaNs := float64(total.Nanoseconds()) / float64(b.N*calls)
+	goNs := float64(direct.Nanoseconds()) / float64(b.N*calls)
+	b.ReportMetric(luaNs, "lua-ns/call")
+	b.ReportMetric(goNs, "go-ns/call")
+	b.ReportMetric(luaNs/goNs, "ratio")
+	b.ReportMetric(0, "ns/op")
+}
+
+var chunk50 = func() []byte {
+	var sb strings.Builder
+	for i := range 50 {
+		fmt.Fprintf(&sb, "local v%d = {x = %d, name = %q} if v%d.x > 100 then error('x') end\n", i, i, fmt.Sprint("step", i), i)
+	}
+	return []byte(sb.String())
+}()
+
+// BenchmarkRunCached runs a 50-line chunk whose prototype is cached.
+func BenchmarkRunCached(b *testing.B) {
+	vm := newTestVM(b, nil, Options{})
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := vm.Run("c.lua", chunk50); err != nil {
+			b.Fatal(err)
+		}
+	}
+	st := vm.cache.Stats()
+	b.ReportMetric(float64(st.Hits)/float64(st.Hits+st.Misses), "hit-rate")
+}
+
+// BenchmarkRunUncached runs the same chunk with a cold cache each time.
+func BenchmarkRunUncached(b *testing.B) {
+	vm := newTestVM(b, nil, Options{})
+	b.ReportAllocs()
+	for b.Loop() {
+		vm.cache = NewProtoCache(1)
+		if err := vm.Run("c.lua", chunk50); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
