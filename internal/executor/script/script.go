@@ -1,0 +1,259 @@
+// Package script implements the run_script executor: a model- or
+// user-written bash script is checked against the policy (length, deny
+// patterns, per-segment command allowlist), run with bash in
+// <workspace>/scripts under a timeout with a scrubbed environment, and
+// recorded as a run artifact (seed 003 "Script Run Artifact"):
+//
+//	<workspace>/scripts/runs/run-<runId>/{script.sh,stdout.log,stderr.log,result.json}
+//
+// Artifacts are written for rejected scripts too, so every attempt can be
+// audited. The typed API (Run) serves the Lua `script` module and the CLI;
+// Execute serves the run_script action.
+package script
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/engine/action"
+	"github.com/openpocket/openpocket/internal/atomicfile"
+	"github.com/openpocket/openpocket/internal/executor/policy"
+)
+
+// DefaultAllowedCommands is the allowlist used when Config.AllowedCommands
+// is empty. Shells and command wrappers are never in it (see
+// policy.NeverImplicit).
+var DefaultAllowedCommands = []string{"adb", "am", "pm", "input", "echo", "pwd", "ls", "cat", "grep", "rg", "sed", "awk"}
+
+// Config is the scriptExecutor configuration. Zero values take the defaults.
+type Config struct {
+	// AllowedCommands are the command words a segment may start with;
+	// "*" allows all. Default DefaultAllowedCommands.
+	AllowedCommands []string
+	// TimeoutSec is the default and the maximum run time (default 60).
+	TimeoutSec int
+	// MaxOutputChars caps stdout and stderr each (default 6000).
+	MaxOutputChars int
+	// MaxScriptChars caps the script length (default 12000).
+	MaxScriptChars int
+}
+
+func (c Config) withDefaults() Config {
+	if len(c.AllowedCommands) == 0 {
+		c.AllowedCommands = DefaultAllowedCommands
+	}
+	if c.TimeoutSec <= 0 {
+		c.TimeoutSec = 60
+	}
+	if c.MaxOutputChars <= 0 {
+		c.MaxOutputChars = 6000
+	}
+	if c.MaxScriptChars <= 0 {
+		c.MaxScriptChars = 12000
+	}
+	return c
+}
+
+// Result is one run, exactly the seed 003 result.json fields plus Rejected.
+type Result struct {
+	OK         bool   `json:"ok"`
+	RunID      string `json:"runId"`
+	RunDir     string `json:"runDir"`
+	ScriptPath string `json:"scriptPath"`
+	// ExitCode is the bash exit status; 128+signal when killed (137 after a
+	// timeout); -1 when the script was rejected and never ran.
+	ExitCode   int    `json:"exitCode"`
+	TimedOut   bool   `json:"timedOut"`
+	DurationMs int64  `json:"durationMs"`
+	Stdout     string `json:"stdout"`
+	Stderr     string `json:"stderr"`
+	// Rejected is the policy reason when the script was refused ("" when it
+	// ran); RejectedRule is the short rule name ("deny:sudo", "allowlist").
+	Rejected     string `json:"rejected,omitempty"`
+	RejectedRule string `json:"rejectedRule,omitempty"`
+}
+
+// Executor runs scripts for one workspace. It is safe for concurrent use.
+type Executor struct {
+	workspace string
+	cfg       Config
+	allow     policy.Allowlist
+	now       func() time.Time
+}
+
+var _ engine.Executor = (*Executor)(nil)
+
+// New returns an executor for workspaceDir.
+func New(workspaceDir string, cfg Config) *Executor {
+	cfg = cfg.withDefaults()
+	return &Executor{workspace: workspaceDir, cfg: cfg, allow: policy.NewAllowlist(cfg.AllowedCommands), now: time.Now}
+}
+
+// Config returns the effective configuration (defaults applied).
+func (e *Executor) Config() Config { return e.cfg }
+
+// IsLua reports whether script is Lua rather than bash: its first line is
+// "-- lua" (surrounding blanks ignored).
+func IsLua(script string) bool {
+	first, _, _ := strings.Cut(script, "\n")
+	return strings.TrimSpace(first) == "-- lua"
+}
+
+// ScriptsDir is <workspace>/scripts, the working directory of every run.
+func (e *Executor) ScriptsDir() string { return filepath.Join(e.workspace, "scripts") }
+
+// Run checks and runs script. timeout <= 0 means Config.TimeoutSec; longer
+// timeouts are cut to Config.TimeoutSec. A rejected script is a Result with
+// Rejected set, not an error. The error is non-nil when the artifacts cannot
+// be written or ctx was cancelled (the group is killed and the partial
+// Result is still returned and recorded).
+func (e *Executor) Run(ctx context.Context, script string, timeout time.Duration) (Result, error) {
+	limit := time.Duration(e.cfg.TimeoutSec) * time.Second
+	if timeout <= 0 || timeout > limit {
+		timeout = limit
+	}
+	res, err := e.newRun()
+	if err != nil {
+		return res, err
+	}
+	if err := atomicfile.WriteFile(res.ScriptPath, []byte(script), 0o644); err != nil {
+		return res, fmt.Errorf("run_script: %w", err)
+	}
+
+	if v := policy.Check(script, e.cfg.MaxScriptChars, e.allow); v != nil {
+		res.ExitCode = -1
+		res.Rejected = v.Reason
+		res.RejectedRule = v.Rule
+		res.Stderr = "rejected: " + v.Reason
+		return res, e.writeArtifacts(res)
+	}
+
+	stdout := policy.NewCapWriter(e.cfg.MaxOutputChars)
+	stderr := policy.NewCapWriter(e.cfg.MaxOutputChars)
+	start := time.Now()
+	p, err := policy.Spawn(policy.SpawnOptions{
+		Args:   []string{"bash", "--noprofile", "--norc", res.ScriptPath},
+		Dir:    e.ScriptsDir(),
+		Env:    policy.ScrubEnv(os.Environ()),
+		Stdout: stdout,
+		Stderr: stderr,
+	})
+	if err != nil {
+		res.ExitCode = -1
+		res.Stderr = err.Error()
+		return res, errors.Join(fmt.Errorf("run_script: %w", err), e.writeArtifacts(res))
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var ctxErr error
+	select {
+	case <-p.Done():
+	case <-timer.C:
+		res.TimedOut = true
+		p.Kill()
+	case <-ctx.Done():
+		ctxErr = ctx.Err()
+		p.Kill()
+	}
+	res.DurationMs = time.Since(start).Milliseconds()
+	res.ExitCode = p.ExitCode()
+	res.Stdout = stdout.String()
+	res.Stderr = stderr.String()
+	res.OK = res.ExitCode == 0 && !res.TimedOut && ctxErr == nil
+	werr := e.writeArtifacts(res)
+	if ctxErr != nil {
+		return res, errors.Join(fmt.Errorf("run_script cancelled: %w", ctxErr), werr)
+	}
+	return res, werr
+}
+
+// newRun creates a fresh run directory with a unique run id.
+func (e *Executor) newRun() (Result, error) {
+	runs := filepath.Join(e.ScriptsDir(), "runs")
+	if err := os.MkdirAll(runs, 0o755); err != nil {
+		return Result{}, fmt.Errorf("run_script: %w", err)
+	}
+	for range 10 {
+		var b [3]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return Result{}, fmt.Errorf("run_script: run id: %w", err)
+		}
+		id := e.now().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+		dir := filepath.Join(runs, "run-"+id)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			if errors.Is(err, os.ErrExist) {
+				continue
+			}
+			return Result{}, fmt.Errorf("run_script: %w", err)
+		}
+		return Result{RunID: id, RunDir: dir, ScriptPath: filepath.Join(dir, "script.sh")}, nil
+	}
+	return Result{}, errors.New("run_script: could not allocate a unique run directory")
+}
+
+func (e *Executor) writeArtifacts(res Result) error {
+	js, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return fmt.Errorf("run_script: %w", err)
+	}
+	return errors.Join(
+		atomicfile.WriteFile(filepath.Join(res.RunDir, "stdout.log"), []byte(res.Stdout), 0o644),
+		atomicfile.WriteFile(filepath.Join(res.RunDir, "stderr.log"), []byte(res.Stderr), 0o644),
+		atomicfile.WriteFile(filepath.Join(res.RunDir, "result.json"), append(js, '\n'), 0o644),
+	)
+}
+
+// Execute runs a run_script action (params script, timeoutSec) and returns
+// the model-facing text:
+//
+//	run_script exitCode=<n> timedOut=<bool>
+//	runDir=<dir>
+//	stdout:
+//	<stdout>
+//	stderr:
+//	<stderr>
+//
+// or, for a refused script, "run_script rejected: <reason>" and runDir.
+// Only cancellation of ctx is returned as an error.
+func (e *Executor) Execute(ctx context.Context, a action.Action) (string, error) {
+	if a.Type != "run_script" {
+		return "", fmt.Errorf("script executor: unsupported action %q", a.Type)
+	}
+	res, err := e.Run(ctx, a.Str("script"), time.Duration(a.Int("timeoutSec"))*time.Second)
+	if ctx.Err() != nil {
+		return "", err
+	}
+	if res.RunDir == "" { // nothing ran, nothing recorded
+		return "run_script failed: " + err.Error(), nil
+	}
+	text := Format(res)
+	if err != nil {
+		text += "\nerror: " + err.Error()
+	}
+	return text, nil
+}
+
+// Format renders a Result as the run_script action result text.
+func Format(res Result) string {
+	var b strings.Builder
+	if res.Rejected != "" {
+		fmt.Fprintf(&b, "run_script rejected: %s\nrunDir=%s", res.Rejected, res.RunDir)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "run_script exitCode=%d timedOut=%t\nrunDir=%s\nstdout:\n%s", res.ExitCode, res.TimedOut, res.RunDir, res.Stdout)
+	if res.Stdout != "" && !strings.HasSuffix(res.Stdout, "\n") {
+		b.WriteByte('\n')
+	}
+	b.WriteString("stderr:\n")
+	b.WriteString(strings.TrimRight(res.Stderr, "\n"))
+	return strings.TrimRight(b.String(), "\n")
+}

@@ -1,0 +1,221 @@
+package script
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/openpocket/openpocket/engine/action"
+)
+
+func runAction(script string) action.Action {
+	return action.Action{Type: "run_script", Params: map[string]any{"script": script, "timeoutSec": 60}}
+}
+
+// readResultJSON checks that result.json holds exactly the seed 003 fields
+// (plus rejected/rejectedRule when given) and returns it decoded.
+func readResultJSON(t *testing.T, runDir string, extra ...string) Result {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(runDir, "result.json"))
+	require.NoError(t, err)
+	var fields map[string]any
+	require.NoError(t, json.Unmarshal(raw, &fields))
+	want := append([]string{"ok", "runId", "runDir", "scriptPath", "exitCode", "timedOut", "durationMs", "stdout", "stderr"}, extra...)
+	var got []string
+	for k := range fields {
+		got = append(got, k)
+	}
+	assert.ElementsMatch(t, want, got, "result.json keys")
+	var res Result
+	require.NoError(t, json.Unmarshal(raw, &res))
+	return res
+}
+
+func TestRunSuccessWritesArtifacts(t *testing.T) {
+	ws := t.TempDir()
+	e := New(ws, Config{})
+	res, err := e.Run(context.Background(), "echo hello\nls /definitely-missing-dir", 0)
+	require.NoError(t, err)
+
+	assert.Regexp(t, regexp.MustCompile(`^\d{8}-\d{6}-[0-9a-f]{6}$`), res.RunID)
+	assert.Equal(t, filepath.Join(ws, "scripts", "runs", "run-"+res.RunID), res.RunDir)
+	assert.Equal(t, filepath.Join(res.RunDir, "script.sh"), res.ScriptPath)
+	assert.False(t, res.OK, "ls of a missing dir fails the script")
+	assert.Equal(t, 2, res.ExitCode)
+	assert.Equal(t, "hello\n", res.Stdout)
+	assert.Contains(t, res.Stderr, "definitely-missing-dir")
+
+	script, err := os.ReadFile(res.ScriptPath)
+	require.NoError(t, err)
+	assert.Equal(t, "echo hello\nls /definitely-missing-dir", string(script))
+	stdout, err := os.ReadFile(filepath.Join(res.RunDir, "stdout.log"))
+	require.NoError(t, err)
+	assert.Equal(t, "hello\n", string(stdout))
+	stderr, err := os.ReadFile(filepath.Join(res.RunDir, "stderr.log"))
+	require.NoError(t, err)
+	assert.Equal(t, res.Stderr, string(stderr))
+	onDisk := readResultJSON(t, res.RunDir)
+	assert.Equal(t, res, onDisk)
+}
+
+func TestRunsInScriptsDir(t *testing.T) {
+	ws := t.TempDir()
+	res, err := New(ws, Config{}).Run(context.Background(), "pwd", 0)
+	require.NoError(t, err)
+	require.True(t, res.OK, res.Stderr)
+	want, _ := filepath.EvalSymlinks(filepath.Join(ws, "scripts"))
+	assert.Equal(t, want+"\n", res.Stdout)
+}
+
+func TestRejectedWritesArtifacts(t *testing.T) {
+	ws := t.TempDir()
+	e := New(ws, Config{})
+	out, err := e.Execute(context.Background(), runAction("echo hi && bash -c 'id'"))
+	require.NoError(t, err)
+	lines := strings.Split(out, "\n")
+	assert.Equal(t, `run_script rejected: command "bash" runs other commands and is only allowed when the allowlist is "*"`, lines[0])
+	require.Len(t, lines, 2)
+	require.True(t, strings.HasPrefix(lines[1], "runDir="), out)
+	runDir := strings.TrimPrefix(lines[1], "runDir=")
+
+	res := readResultJSON(t, runDir, "rejected", "rejectedRule")
+	assert.False(t, res.OK)
+	assert.Equal(t, -1, res.ExitCode)
+	assert.Equal(t, "allowlist", res.RejectedRule)
+	for _, f := range []string{"script.sh", "stdout.log", "stderr.log"} {
+		assert.FileExists(t, filepath.Join(runDir, f))
+	}
+	script, _ := os.ReadFile(filepath.Join(runDir, "script.sh"))
+	assert.Equal(t, "echo hi && bash -c 'id'", string(script))
+}
+
+func TestRejectedRules(t *testing.T) {
+	e := New(t.TempDir(), Config{MaxScriptChars: 30})
+	for script, rule := range map[string]string{
+		"sudo ls":                     "deny:sudo",
+		"rm -r -f x":                  "deny:rm -rf",
+		"echo $(id)":                  "deny:$(",
+		"echo a | /usr/bin/whoami":    "allowlist",
+		strings.Repeat("echo a; ", 5): "max-length",
+		"\n\n":                        "empty",
+		"echo 'unbalanced":            "syntax",
+		"FOO=1 PATH=/x python3 -c x":  "allowlist",
+	} {
+		res, err := e.Run(context.Background(), script, 0)
+		require.NoError(t, err)
+		assert.Equal(t, rule, res.RejectedRule, "script %q: %s", script, res.Rejected)
+	}
+}
+
+func TestExecuteFormat(t *testing.T) {
+	e := New(t.TempDir(), Config{})
+	out, err := e.Execute(context.Background(), runAction("echo out; echo err >&2"))
+	require.NoError(t, err)
+	re := regexp.MustCompile(`^run_script exitCode=0 timedOut=false\nrunDir=\S+/scripts/runs/run-\d{8}-\d{6}-[0-9a-f]{6}\nstdout:\nout\nstderr:\nerr$`)
+	assert.Regexp(t, re, out)
+}
+
+func TestOutputCap(t *testing.T) {
+	e := New(t.TempDir(), Config{MaxOutputChars: 10})
+	res, err := e.Run(context.Background(), "echo 0123456789abcdef; echo ABCDEFGHIJKLMNOP >&2", 0)
+	require.NoError(t, err)
+	assert.Equal(t, "0123456789...[truncated]", res.Stdout)
+	assert.Equal(t, "ABCDEFGHIJ...[truncated]", res.Stderr)
+	log, _ := os.ReadFile(filepath.Join(res.RunDir, "stdout.log"))
+	assert.Equal(t, "0123456789...[truncated]", string(log))
+}
+
+func TestEnvScrubbed(t *testing.T) {
+	t.Setenv("MY_API_KEY", "s3cret")
+	t.Setenv("SERVICE_Auth_Header", "s3cret")
+	t.Setenv("OPENPOCKET_VISIBLE", "yes")
+	hook := filepath.Join(t.TempDir(), "hook.sh")
+	require.NoError(t, os.WriteFile(hook, []byte("echo HOOKED\n"), 0o644))
+	t.Setenv("BASH_ENV", hook)
+
+	res, err := New(t.TempDir(), Config{}).Run(context.Background(),
+		`echo "key=$MY_API_KEY auth=$SERVICE_Auth_Header visible=$OPENPOCKET_VISIBLE"`, 0)
+	require.NoError(t, err)
+	assert.Equal(t, "key= auth= visible=yes\n", res.Stdout, "secrets and BASH_ENV must not reach the script")
+}
+
+// gone reports whether pid no longer runs (absent or a zombie).
+func gone(pid int) bool {
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return true
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	// state is the field after the parenthesised command name.
+	s := string(stat)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && len(s) > i+2 && s[i+2] == 'Z'
+}
+
+func TestTimeoutKillsProcessGroup(t *testing.T) {
+	ws := t.TempDir()
+	e := New(ws, Config{AllowedCommands: []string{"echo", "sleep"}})
+	start := time.Now()
+	res, err := e.Run(context.Background(), "sleep 30 &\necho $! > child.pid\necho started\nsleep 30", 500*time.Millisecond)
+	require.NoError(t, err)
+	assert.Less(t, time.Since(start), 10*time.Second)
+	assert.True(t, res.TimedOut)
+	assert.False(t, res.OK)
+	assert.Equal(t, 137, res.ExitCode, "SIGKILL")
+	assert.Equal(t, "started\n", res.Stdout)
+
+	raw, err := os.ReadFile(filepath.Join(ws, "scripts", "child.pid"))
+	require.NoError(t, err)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+	require.NoError(t, err)
+	assert.Eventually(t, func() bool { return gone(pid) }, 5*time.Second, 20*time.Millisecond,
+		"background child %d of the script survived the timeout", pid)
+
+	out, err := e.Execute(context.Background(), action.Action{Type: "run_script", Params: map[string]any{"script": "sleep 5", "timeoutSec": 1}})
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(out, "run_script exitCode=137 timedOut=true\n"), out)
+}
+
+func TestTimeoutCappedByConfig(t *testing.T) {
+	e := New(t.TempDir(), Config{AllowedCommands: []string{"sleep"}, TimeoutSec: 1})
+	res, err := e.Run(context.Background(), "sleep 20", time.Hour)
+	require.NoError(t, err)
+	assert.True(t, res.TimedOut)
+	assert.Less(t, res.DurationMs, int64(10000))
+}
+
+func TestCancellationIsAnError(t *testing.T) {
+	e := New(t.TempDir(), Config{AllowedCommands: []string{"sleep"}})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	_, err := e.Execute(ctx, runAction("sleep 20"))
+	require.ErrorIs(t, err, context.Canceled)
+}
+
+func TestStarAllowsShells(t *testing.T) {
+	res, err := New(t.TempDir(), Config{AllowedCommands: []string{"*"}}).Run(context.Background(), "bash -c 'echo nested'", 0)
+	require.NoError(t, err)
+	assert.Empty(t, res.Rejected)
+	assert.Equal(t, "nested\n", res.Stdout)
+}
+
+func TestIsLua(t *testing.T) {
+	assert.True(t, IsLua("-- lua\nprint(1)"))
+	assert.True(t, IsLua("  -- lua  \r\nprint(1)"))
+	assert.False(t, IsLua("echo -- lua"))
+	assert.False(t, IsLua("-- luac\n"))
+	assert.False(t, IsLua(""))
+}

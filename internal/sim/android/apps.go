@@ -1,0 +1,633 @@
+package android
+
+import (
+	"fmt"
+	"image"
+	"image/color"
+	"sort"
+	"strings"
+)
+
+// app describes one installed package.
+type app struct {
+	pkg, label   string
+	mainActivity string   // launcher activity, short form
+	activities   []string // every activity, short form
+	exported     []string // activities `am start -n` may start besides the main one
+	launchable   bool     // has a MAIN/LAUNCHER activity
+	uid          int
+}
+
+// apps lists the installed packages with activities, sorted by package.
+var apps = []*app{
+	{pkg: PkgLauncher, label: "Launcher", mainActivity: ".Launcher", activities: []string{".Launcher"}, uid: 10050},
+	{pkg: PkgPermissionControl, label: "Permission controller", mainActivity: ".permission.ui.GrantPermissionsActivity",
+		activities: []string{".permission.ui.GrantPermissionsActivity"}, uid: 10051},
+	{pkg: PkgSettings, label: "Settings", mainActivity: ".Settings", launchable: true,
+		activities: []string{".Settings", ".AboutPhoneActivity"}, exported: []string{".AboutPhoneActivity"}, uid: 1000},
+	{pkg: PkgContacts, label: "Contacts", mainActivity: ".ContactsActivity", launchable: true,
+		activities: []string{".ContactsActivity", ".ContactDetailActivity"}, uid: 10104},
+	{pkg: PkgLogin, label: "Login", mainActivity: ".LoginActivity", launchable: true,
+		activities: []string{".LoginActivity", ".OtpActivity", ".HomeActivity"}, uid: 10103},
+	{pkg: PkgNotes, label: "Notes", mainActivity: ".MainActivity", launchable: true,
+		activities: []string{".MainActivity"}, uid: 10102},
+}
+
+// systemPackages are installed packages without activities of ours; they
+// make `pm list packages` look like a phone's.
+var systemPackages = []string{
+	"android", "com.android.phone", "com.android.providers.settings", "com.android.shell", PkgSystemUI,
+}
+
+// launcherApps is the launcher grid order.
+var launcherApps = []string{PkgSettings, PkgNotes, PkgLogin, PkgContacts}
+
+func appByPackage(pkg string) *app {
+	for _, a := range apps {
+		if a.pkg == pkg {
+			return a
+		}
+	}
+	return nil
+}
+
+// appLabel returns the label of a package, or the package itself.
+func appLabel(pkg string) string {
+	if a := appByPackage(pkg); a != nil {
+		return a.label
+	}
+	return pkg
+}
+
+func (a *app) hasActivity(cls string) bool {
+	for _, c := range a.activities {
+		if c == shortClass(a.pkg, cls) {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *app) isExported(cls string) bool {
+	for _, c := range a.exported {
+		if c == shortClass(a.pkg, cls) {
+			return true
+		}
+	}
+	return false
+}
+
+// shortClass turns "com.x.Main" into ".Main" for package com.x.
+func shortClass(pkg, cls string) string {
+	if strings.HasPrefix(cls, pkg+".") {
+		return cls[len(pkg):]
+	}
+	return cls
+}
+
+// expandClass turns ".Main" into "com.x.Main" for package com.x.
+func expandClass(pkg, cls string) string {
+	if strings.HasPrefix(cls, ".") {
+		return pkg + cls
+	}
+	return cls
+}
+
+// EditText keys are their resource ids.
+const (
+	fieldNote     = PkgNotes + ":id/note_input"
+	fieldUsername = PkgLogin + ":id/username"
+	fieldPassword = PkgLogin + ":id/password"
+	fieldOTP      = PkgLogin + ":id/otp"
+)
+
+var fieldKeys = []string{fieldNote, fieldUsername, fieldPassword, fieldOTP}
+
+func fieldPrefix(pkg string) string { return pkg + ":id/" }
+
+// contactNames are the 60 contacts, sorted.
+var contactNames = func() []string {
+	names := []string{
+		"Aaron Abbott", "Abigail Adams", "Adrian Archer", "Alice Armstrong", "Bella Baker", "Benjamin Brooks",
+		"Brian Bennett", "Caleb Carter", "Chloe Collins", "Connor Cooper", "Daisy Dawson", "Daniel Diaz",
+		"Dylan Douglas", "Eleanor Evans", "Elijah Edwards", "Emma Ellis", "Felix Fischer", "Fiona Foster",
+		"Gabriel Garcia", "Grace Gibson", "Hannah Hayes", "Henry Hughes", "Isaac Ingram", "Isla Irving",
+		"Jack Jenkins", "Julia Johnson", "Kevin Kelly", "Kylie King", "Leo Lawson", "Lily Lopez",
+		"Lucas Lambert", "Mason Miller", "Mia Morgan", "Nathan Nelson", "Nora Nash", "Oliver Owens",
+		"Olivia Ortiz", "Paul Parker", "Penelope Price", "Quentin Quinn", "Rachel Reed", "Ryan Russell",
+		"Samuel Scott", "Sophia Stewart", "Thomas Turner", "Tina Tucker", "Uma Underwood", "Victor Vaughn",
+		"Violet Vega", "William Walker", "Wendy Wallace", "Xavier Xu", "Xena Xiong", "Yara Young",
+		"Yusuf Yates", "Zachary Zane", "Zara Zhang", "Zelda Ziegler", "Zion Zapata", "Zoe Zimmerman",
+	}
+	sort.Strings(names)
+	return names
+}()
+
+// contactPhone is the deterministic phone number of contact i.
+func contactPhone(i int) string { return fmt.Sprintf("+1 555-01%02d", i) }
+
+// Palette.
+var (
+	colWhite     = color.RGBA{255, 255, 255, 255}
+	colPage      = color.RGBA{250, 250, 250, 255}
+	colInk       = color.RGBA{33, 33, 33, 255}
+	colHint      = color.RGBA{140, 140, 140, 255}
+	colDivider   = color.RGBA{224, 224, 224, 255}
+	colAccent    = color.RGBA{26, 115, 232, 255}
+	colDisabled  = color.RGBA{189, 189, 189, 255}
+	colError     = color.RGBA{211, 47, 47, 255}
+	colBar       = color.RGBA{32, 32, 32, 255}
+	colBlack     = color.RGBA{0, 0, 0, 255}
+	colWallpaper = color.RGBA{28, 58, 94, 255}
+)
+
+var toolbarColors = map[string]color.RGBA{
+	PkgSettings: {69, 90, 100, 255},
+	PkgNotes:    {245, 166, 35, 255},
+	PkgLogin:    {103, 58, 183, 255},
+	PkgContacts: {0, 137, 123, 255},
+}
+
+var iconColors = map[string]color.RGBA{
+	PkgSettings: {96, 125, 139, 255},
+	PkgNotes:    {255, 193, 7, 255},
+	PkgLogin:    {126, 87, 194, 255},
+	PkgContacts: {38, 166, 154, 255},
+}
+
+// builder lays out one window in pixels from density-independent sizes.
+type builder struct {
+	p                *Phone
+	w, h, density    int
+	dx, dy           int // layout offset applied to app content
+	statusH, navH    int
+	pkg              string
+	bodyScale, title int
+}
+
+func (b *builder) dp(v int) int { return (v*b.density + 80) / 160 }
+
+// textScale converts a text size in sp into a multiple of the 7x13 font.
+func (b *builder) textScale(sp int) int {
+	return max(1, (sp*b.density/160+6)/13)
+}
+
+// rect is an app-content rectangle, shifted by the layout offset.
+func (b *builder) rect(x0, y0, x1, y1 int) image.Rectangle {
+	return image.Rect(x0+b.dx, y0+b.dy, x1+b.dx, y1+b.dy)
+}
+
+func (b *builder) node(class string, r image.Rectangle) *view {
+	v := newView(class, b.pkg, r)
+	v.look.textScale = b.bodyScale
+	v.look.fg = colInk
+	return v
+}
+
+func (b *builder) text(r image.Rectangle, text, id string) *view {
+	v := b.node(clsText, r)
+	v.text, v.resID = text, id
+	return v
+}
+
+func (b *builder) button(r image.Rectangle, text, id string, enabled bool, tap func()) *view {
+	v := b.node(clsButton, r)
+	v.text, v.resID = text, id
+	v.clickable, v.focusable, v.enabled = true, true, enabled
+	v.onTap = tap
+	v.look.bg, v.look.fg, v.look.center = colAccent, colWhite, true
+	if !enabled {
+		v.look.bg = colDisabled
+	}
+	return v
+}
+
+func (b *builder) edit(r image.Rectangle, key, hint string, password bool) *view {
+	v := b.node(clsEdit, r)
+	v.resID, v.hint, v.password = key, hint, password
+	v.text = b.p.st.fields[key]
+	if password {
+		v.text = strings.Repeat("•", len([]rune(v.text)))
+	}
+	v.clickable, v.focusable, v.longClickable = true, true, true
+	v.focused = b.p.st.focused == key
+	p := b.p
+	v.onTap = func() {
+		p.st.focused = key
+		p.changed()
+	}
+	return v
+}
+
+// root is the full-screen window root of the current app.
+func (b *builder) root(bg color.RGBA) *view {
+	v := newView(clsFrame, b.pkg, image.Rect(0, 0, b.w, b.h))
+	v.look.bg = bg
+	return v
+}
+
+// toolbar adds the app bar with its title and returns the y below it
+// (unshifted).
+func (b *builder) toolbar(root *view, title string) int {
+	top := b.statusH
+	bottom := top + b.dp(56)
+	bar := b.node(clsFrame, b.rect(0, top, b.w, bottom))
+	bar.resID = b.pkg + ":id/toolbar"
+	bar.look.bg = toolbarColors[b.pkg]
+	t := b.text(b.rect(b.dp(16), top, b.w-b.dp(16), bottom), title, "android:id/title")
+	t.look.textScale, t.look.fg = b.title, colWhite
+	root.add(bar.add(t))
+	return bottom
+}
+
+// buildTreeLocked lays out the whole screen for the current state.
+func (p *Phone) buildTreeLocked() *screenTree {
+	w, h, density := p.sizeLocked()
+	b := &builder{p: p, w: w, h: h, density: density, dx: p.st.offsetX, dy: p.st.offsetY}
+	b.statusH, b.navH = b.dp(24), b.dp(48)
+	b.bodyScale, b.title = b.textScale(16), b.textScale(22)
+	tree := &screenTree{w: w, h: h, density: density}
+
+	front := p.frontLocked()
+	top := front.acts[len(front.acts)-1]
+	base := top
+	if top.isDialog() {
+		base = p.activityBelowLocked()
+	}
+	b.pkg = base.pkg
+	tree.windows = append(tree.windows, &window{title: base.pkg + "/" + expandClass(base.pkg, base.cls), pkg: base.pkg, root: b.activityView(base), act: base})
+	if top.isDialog() {
+		b.pkg = top.pkg
+		b.dx, b.dy = 0, 0 // system dialogs are not part of the app's layout
+		tree.windows = append(tree.windows, &window{
+			title: top.pkg + "/" + expandClass(top.pkg, top.cls), pkg: top.pkg,
+			root: b.permissionDialog(top), modal: true, scrim: true, act: top,
+		})
+	}
+	b.dx, b.dy = 0, 0
+	b.pkg = PkgSystemUI
+	tree.windows = append(tree.windows,
+		&window{title: "StatusBar", pkg: PkgSystemUI, root: b.statusBar()},
+		&window{title: "NavigationBar0", pkg: PkgSystemUI, root: b.navBar()})
+	screen := image.Rect(0, 0, w, h)
+	for _, win := range tree.windows {
+		win.root.clip(screen)
+	}
+	return tree
+}
+
+// activityBelowLocked is what a dialog on top of the front task draws over.
+func (p *Phone) activityBelowLocked() *activity {
+	front := p.frontLocked()
+	for i := len(front.acts) - 2; i >= 0; i-- {
+		if !front.acts[i].isDialog() {
+			return front.acts[i]
+		}
+	}
+	launcher := p.st.tasks[p.findTaskLocked(PkgLauncher)]
+	return launcher.acts[0]
+}
+
+func (b *builder) activityView(a *activity) *view {
+	switch a.component() {
+	case PkgLauncher + "/.Launcher":
+		return b.launcher()
+	case PkgSettings + "/.Settings":
+		return b.settings()
+	case PkgSettings + "/.AboutPhoneActivity":
+		return b.aboutPhone()
+	case PkgNotes + "/.MainActivity":
+		return b.notes()
+	case PkgLogin + "/.LoginActivity":
+		return b.login()
+	case PkgLogin + "/.OtpActivity":
+		return b.otp()
+	case PkgLogin + "/.HomeActivity":
+		return b.loginHome()
+	case PkgContacts + "/.ContactsActivity":
+		return b.contacts()
+	case PkgContacts + "/.ContactDetailActivity":
+		return b.contactDetail(a.contact)
+	}
+	return b.root(colPage)
+}
+
+func (b *builder) launcher() *view {
+	root := b.root(colWallpaper)
+	cellW, cellH := b.w/4, b.dp(104)
+	top := b.statusH + b.dp(32)
+	p := b.p
+	for i, pkg := range launcherApps {
+		label := appLabel(pkg)
+		x0 := i * cellW
+		cell := b.node(clsFrame, b.rect(x0, top, x0+cellW, top+cellH))
+		cell.desc, cell.clickable, cell.focusable, cell.longClickable = label, true, true, true
+		cell.resID = PkgLauncher + ":id/icon"
+		target := pkg
+		cell.onTap = func() { p.launchLocked(target) }
+		iconSize := b.dp(56)
+		ix := x0 + (cellW-iconSize)/2
+		icon := b.node(clsImage, b.rect(ix, top+b.dp(8), ix+iconSize, top+b.dp(8)+iconSize))
+		icon.look.bg, icon.look.fg, icon.look.glyph, icon.look.center = iconColors[pkg], colWhite, label[:1], true
+		icon.look.textScale = b.title
+		name := b.text(b.rect(x0, top+b.dp(70), x0+cellW, top+cellH), label, PkgLauncher+":id/label")
+		name.look.fg, name.look.center = colWhite, true
+		root.add(cell.add(icon, name))
+	}
+	return root
+}
+
+func (b *builder) switchRow(y int, title, switchID string, on bool, toggle func()) (*view, int) {
+	rowH := b.dp(72)
+	row := b.node(clsLinear, b.rect(0, y, b.w, y+rowH))
+	row.clickable, row.focusable, row.onTap = true, true, toggle
+	t := b.text(b.rect(b.dp(16), y, b.w-b.dp(88), y+rowH), title, "android:id/title")
+	sw := b.node(clsSwitch, b.rect(b.w-b.dp(72), y+b.dp(16), b.w-b.dp(16), y+rowH-b.dp(16)))
+	sw.resID, sw.checkable, sw.checked, sw.clickable, sw.focusable = switchID, true, on, true, true
+	sw.onTap = toggle
+	return row.add(t, sw), y + rowH
+}
+
+func (b *builder) settings() *view {
+	root := b.root(colPage)
+	y := b.toolbar(root, "Settings")
+	p := b.p
+	wifi, y := b.switchRow(y, "Wi-Fi", PkgSettings+":id/wifi_switch", p.st.wifi, func() {
+		p.st.wifi = !p.st.wifi
+		p.changed()
+	})
+	bt, y := b.switchRow(y, "Bluetooth", PkgSettings+":id/bluetooth_switch", p.st.bluetooth, func() {
+		p.st.bluetooth = !p.st.bluetooth
+		p.changed()
+	})
+	rowH := b.dp(72)
+	about := b.node(clsLinear, b.rect(0, y, b.w, y+rowH))
+	about.clickable, about.focusable = true, true
+	about.onTap = func() { p.pushLocked(&activity{pkg: PkgSettings, cls: ".AboutPhoneActivity"}) }
+	about.add(b.text(b.rect(b.dp(16), y, b.w-b.dp(16), y+rowH), "About phone", "android:id/title"))
+	root.add(wifi, bt, about)
+	return root
+}
+
+func (b *builder) aboutPhone() *view {
+	root := b.root(colPage)
+	y := b.toolbar(root, "About phone")
+	rows := [][2]string{{"Model", b.p.opts.Model}, {"Android version", "14"}, {"Build number", buildID}}
+	rowH := b.dp(72)
+	for _, r := range rows {
+		row := b.node(clsLinear, b.rect(0, y, b.w, y+rowH))
+		title := b.text(b.rect(b.dp(16), y+b.dp(8), b.w-b.dp(16), y+b.dp(36)), r[0], "android:id/title")
+		summary := b.text(b.rect(b.dp(16), y+b.dp(36), b.w-b.dp(16), y+rowH-b.dp(8)), r[1], "android:id/summary")
+		summary.look.fg = colHint
+		root.add(row.add(title, summary))
+		y += rowH
+	}
+	return root
+}
+
+func (b *builder) notes() *view {
+	root := b.root(colPage)
+	y := b.toolbar(root, "Notes")
+	p := b.p
+	pad, fieldH, btnW := b.dp(16), b.dp(56), b.dp(96)
+	input := b.edit(b.rect(pad, y+pad, b.w-pad-btnW-b.dp(8), y+pad+fieldH), fieldNote, "Write a note", false)
+	save := b.button(b.rect(b.w-pad-btnW, y+pad, b.w-pad, y+pad+fieldH), "Save", PkgNotes+":id/save", true, p.saveNoteLocked)
+	root.add(input, save)
+	y += pad + fieldH + pad
+	itemH := b.dp(48)
+	for i, note := range p.st.notes {
+		item := b.text(b.rect(pad, y, b.w-pad, y+itemH), note, PkgNotes+":id/note_item")
+		item.longClickable = true
+		idx := i
+		item.onLongPress = func() {
+			p.st.notes = append(p.st.notes[:idx:idx], p.st.notes[idx+1:]...)
+			p.changed()
+		}
+		root.add(item)
+		y += itemH
+	}
+	return root
+}
+
+func (p *Phone) saveNoteLocked() {
+	text := p.st.fields[fieldNote]
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	p.st.notes = append(p.st.notes, text)
+	p.st.fields[fieldNote] = ""
+	p.changed()
+}
+
+func (b *builder) login() *view {
+	root := b.root(colPage)
+	y := b.toolbar(root, "Login")
+	p := b.p
+	pad, fieldH := b.dp(16), b.dp(56)
+	y += b.dp(24)
+	user := b.edit(b.rect(pad, y, b.w-pad, y+fieldH), fieldUsername, "Username", false)
+	y += fieldH + pad
+	pass := b.edit(b.rect(pad, y, b.w-pad, y+fieldH), fieldPassword, "Password", true)
+	y += fieldH + pad
+	// Log in stays disabled until a user name is typed, like most login forms.
+	login := b.button(b.rect(pad, y, b.w-pad, y+fieldH), "Log in", PkgLogin+":id/login",
+		p.st.fields[fieldUsername] != "", p.submitLoginLocked)
+	root.add(user, pass, login)
+	y += fieldH + pad
+	if p.st.loginError {
+		e := b.text(b.rect(pad, y, b.w-pad, y+b.dp(40)), "Wrong password", PkgLogin+":id/error")
+		e.look.fg = colError
+		root.add(e)
+	}
+	return root
+}
+
+func (p *Phone) submitLoginLocked() {
+	if p.st.fields[fieldUsername] == "" {
+		return
+	}
+	if p.st.fields[fieldPassword] != LoginPassword {
+		p.st.loginError = true
+		p.changed()
+		return
+	}
+	p.st.loginError, p.st.otpError = false, false
+	p.st.user = p.st.fields[fieldUsername]
+	p.st.fields[fieldOTP] = ""
+	p.pushLocked(&activity{pkg: PkgLogin, cls: ".OtpActivity"})
+}
+
+func (b *builder) otp() *view {
+	root := b.root(colPage)
+	y := b.toolbar(root, "Verification")
+	p := b.p
+	pad, fieldH := b.dp(16), b.dp(56)
+	y += b.dp(24)
+	prompt := b.text(b.rect(pad, y, b.w-pad, y+b.dp(40)), "Enter the 6-digit code", PkgLogin+":id/otp_prompt")
+	y += b.dp(40) + pad
+	code := b.edit(b.rect(pad, y, b.w-pad, y+fieldH), fieldOTP, "Code", false)
+	y += fieldH + pad
+	verify := b.button(b.rect(pad, y, b.w-pad, y+fieldH), "Verify", PkgLogin+":id/verify", true, p.verifyOTPLocked)
+	root.add(prompt, code, verify)
+	y += fieldH + pad
+	if p.st.otpError {
+		e := b.text(b.rect(pad, y, b.w-pad, y+b.dp(40)), "Wrong code", PkgLogin+":id/error")
+		e.look.fg = colError
+		root.add(e)
+	}
+	return root
+}
+
+func (p *Phone) verifyOTPLocked() {
+	if p.st.fields[fieldOTP] != p.st.otp {
+		p.st.otpError = true
+		p.changed()
+		return
+	}
+	p.st.otpError = false
+	p.st.loggedIn = true
+	p.st.fields[fieldPassword], p.st.fields[fieldOTP] = "", ""
+	// Logging in finishes the login activities: back from home leaves the app.
+	front := p.frontLocked()
+	front.acts = front.acts[:0]
+	front.acts = append(front.acts, &activity{pkg: PkgLogin, cls: ".HomeActivity"})
+	p.st.focused = ""
+	p.changed()
+}
+
+func (b *builder) loginHome() *view {
+	root := b.root(colPage)
+	y := b.toolbar(root, "Home")
+	p := b.p
+	pad := b.dp(16)
+	y += b.dp(24)
+	welcome := b.text(b.rect(pad, y, b.w-pad, y+b.dp(48)), "Welcome, "+p.st.user, PkgLogin+":id/welcome")
+	welcome.look.textScale = b.title
+	y += b.dp(48) + pad
+	logout := b.button(b.rect(pad, y, b.w-pad, y+b.dp(56)), "Log out", PkgLogin+":id/logout", true, func() {
+		p.st.loggedIn, p.st.user = false, ""
+		p.st.fields[fieldUsername], p.st.fields[fieldPassword] = "", ""
+		p.replaceTopLocked(&activity{pkg: PkgLogin, cls: ".LoginActivity"})
+	})
+	return root.add(welcome, logout)
+}
+
+// contactsGeometry returns the list viewport (unshifted) and row height.
+func (b *builder) contactsGeometry() (top, bottom, rowH int) {
+	return b.statusH + b.dp(56), b.h - b.navH, b.dp(64)
+}
+
+func (b *builder) contacts() *view {
+	root := b.root(colPage)
+	b.toolbar(root, "Contacts")
+	p := b.p
+	top, bottom, rowH := b.contactsGeometry()
+	maxScroll := max(0, len(contactNames)*rowH-(bottom-top))
+	scroll := min(max(p.st.contactsScroll, 0), maxScroll)
+	list := b.node(clsRecycler, b.rect(0, top, b.w, bottom))
+	list.resID, list.scrollable, list.focusable = PkgContacts+":id/list", true, true
+	list.scroll = func(dy int) {
+		next := min(max(scroll+dy, 0), maxScroll)
+		if next != p.st.contactsScroll {
+			p.st.contactsScroll = next
+			p.changed()
+		}
+	}
+	for i, name := range contactNames {
+		y := top + i*rowH - scroll
+		if y+rowH <= top || y >= bottom {
+			continue // recycled: not in the hierarchy, as on Android
+		}
+		row := b.node(clsLinear, b.rect(0, y, b.w, y+rowH))
+		row.clickable, row.focusable = true, true
+		idx := i
+		row.onTap = func() { p.pushLocked(&activity{pkg: PkgContacts, cls: ".ContactDetailActivity", contact: idx}) }
+		row.add(b.text(b.rect(b.dp(16), y, b.w-b.dp(16), y+rowH), name, PkgContacts+":id/name"))
+		list.add(row)
+	}
+	return root.add(list)
+}
+
+func (b *builder) contactDetail(i int) *view {
+	root := b.root(colPage)
+	y := b.toolbar(root, "Contact")
+	pad := b.dp(16)
+	y += b.dp(24)
+	name := b.text(b.rect(pad, y, b.w-pad, y+b.dp(48)), contactNames[i], PkgContacts+":id/contact_name")
+	name.look.textScale = b.title
+	y += b.dp(48) + pad
+	phone := b.text(b.rect(pad, y, b.w-pad, y+b.dp(40)), contactPhone(i), PkgContacts+":id/contact_phone")
+	return root.add(name, phone)
+}
+
+func (b *builder) permissionDialog(a *activity) *view {
+	p := b.p
+	margin := b.dp(24)
+	height := b.dp(248)
+	top := (b.h - height) / 2
+	card := newView(clsFrame, PkgPermissionControl, image.Rect(margin, top, b.w-margin, top+height))
+	card.look.bg = colWhite
+	pad := b.dp(24)
+	msg := b.text(image.Rect(margin+pad, top+pad, b.w-margin-pad, top+pad+b.dp(56)), a.message, PkgPermissionControl+":id/permission_message")
+	answer := func() {
+		if a.answersNotes {
+			p.st.notesPermissionAnswered = true
+		}
+		p.backLocked()
+	}
+	btnH := b.dp(48)
+	y := top + pad + b.dp(72)
+	allow := b.button(image.Rect(margin+pad, y, b.w-margin-pad, y+btnH), "Allow", PkgPermissionControl+":id/permission_allow_button", true, answer)
+	y += btnH + b.dp(8)
+	deny := b.button(image.Rect(margin+pad, y, b.w-margin-pad, y+btnH), "Don't allow", PkgPermissionControl+":id/permission_deny_button", true, answer)
+	return card.add(msg, allow, deny)
+}
+
+func (b *builder) statusBar() *view {
+	root := newView(clsFrame, PkgSystemUI, image.Rect(0, 0, b.w, b.statusH))
+	root.resID = PkgSystemUI + ":id/status_bar"
+	root.look.bg = colBar
+	scale := max(1, b.bodyScale-1)
+	pad := b.dp(16)
+	clock := b.text(image.Rect(pad, 0, b.w/2, b.statusH), statusClock, PkgSystemUI+":id/clock")
+	clock.look.fg, clock.look.textScale = colWhite, scale
+	battery := b.text(image.Rect(b.w-pad-b.dp(64), 0, b.w-pad, b.statusH), "100%", PkgSystemUI+":id/battery")
+	battery.look.fg, battery.look.textScale = colWhite, scale
+	if b.p.st.wifi {
+		wifi := newView(clsImage, PkgSystemUI, image.Rect(b.w-pad-b.dp(96), b.dp(6), b.w-pad-b.dp(84), b.statusH-b.dp(6)))
+		wifi.desc, wifi.look.bg = "Wi-Fi signal full.", colWhite
+		root.add(wifi)
+	}
+	return root.add(clock, battery)
+}
+
+func (b *builder) navBar() *view {
+	top := b.h - b.navH
+	root := newView(clsFrame, PkgSystemUI, image.Rect(0, top, b.w, b.h))
+	root.resID = PkgSystemUI + ":id/navigation_bar_frame"
+	root.look.bg = colBlack
+	p := b.p
+	buttons := []struct {
+		id, desc, glyph string
+		tap             func()
+	}{
+		{"back", "Back", "<", p.backLocked},
+		{"home", "Home", "O", p.goHomeLocked},
+		{"recent_apps", "Overview", "#", func() {}},
+	}
+	third := b.w / 3
+	for i, btn := range buttons {
+		v := newView(clsImage, PkgSystemUI, image.Rect(i*third, top, (i+1)*third, b.h))
+		v.resID, v.desc, v.clickable, v.longClickable = PkgSystemUI+":id/"+btn.id, btn.desc, true, true
+		v.onTap = btn.tap
+		v.look.fg, v.look.glyph, v.look.center, v.look.textScale = colWhite, btn.glyph, true, b.title
+		root.add(v)
+	}
+	return root
+}
+
+// statusClock is the frozen status bar time: screenshots must not depend on
+// the wall clock.
+const statusClock = "12:00"
+
+const buildID = "UQ1A.240105.004"

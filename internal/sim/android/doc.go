@@ -1,0 +1,81 @@
+// Package android is the simulated Android 14 phone behind the virtual
+// device: a deterministic state machine with a few apps, a renderer, a
+// uiautomator dumper and the subset of /system/bin/sh and its commands that
+// the runtime uses. *Phone implements adbd.Handler, so the adbd protocol
+// server can expose it to the real adb server.
+//
+// Everything is deterministic: the status bar clock is frozen at 12:00,
+// there is no randomness and no map iteration in any output, so the same
+// commands give the same screens and byte-identical PNGs. Renders, PNGs,
+// layouts and dumps are cached per state version and rebuilt only after a
+// change.
+//
+// # Apps
+//
+// Launcher com.android.launcher3/.Launcher: a row of icons, each a clickable
+// FrameLayout (content-desc = label, resource-id com.android.launcher3:id/icon)
+// with a TextView child: "Settings", "Notes", "Login", "Contacts".
+//
+// Settings com.android.settings/.Settings: rows "Wi-Fi" (Switch
+// com.android.settings:id/wifi_switch, starts on), "Bluetooth" (Switch
+// com.android.settings:id/bluetooth_switch, starts off) and "About phone"
+// (→ .AboutPhoneActivity: Model, Android version 14, Build number). Tapping a
+// row or its switch toggles it; `settings get|put global wifi_on` and
+// bluetooth_on read and write the same state.
+//
+// Notes com.openpocket.notes/.MainActivity: EditText
+// com.openpocket.notes:id/note_input (hint "Write a note"), Button "Save"
+// com.openpocket.notes:id/save, saved notes as TextViews
+// com.openpocket.notes:id/note_item, newest last (long-press one to delete
+// it). The first launch after boot, Reset or `pm clear` shows the permission
+// dialog com.android.permissioncontroller/.permission.ui.GrantPermissionsActivity
+// ("Allow Notes to send you notifications?",
+// com.android.permissioncontroller:id/permission_message, buttons
+// ..:id/permission_allow_button "Allow" and ..:id/permission_deny_button
+// "Don't allow"); either button or BACK dismisses it.
+//
+// Login com.openpocket.login/.LoginActivity: EditTexts
+// com.openpocket.login:id/username and com.openpocket.login:id/password
+// (password="true", shown as • in the dump), Button "Log in"
+// com.openpocket.login:id/login, disabled while the user name is empty. The
+// password is "hunter2" (LoginPassword); a wrong one shows TextView
+// com.openpocket.login:id/error "Wrong password". Then .OtpActivity ("Enter
+// the 6-digit code", EditText com.openpocket.login:id/otp, Button "Verify"
+// com.openpocket.login:id/verify; the code is "123456" unless SetOTP changed
+// it; a wrong one shows "Wrong code"), then .HomeActivity with TextView
+// com.openpocket.login:id/welcome "Welcome, <username>" and a "Log out"
+// button com.openpocket.login:id/logout.
+//
+// Contacts com.openpocket.contacts/.ContactsActivity: RecyclerView
+// com.openpocket.contacts:id/list (scrollable) of 60 contacts sorted by name,
+// "Aaron Abbott" to "Zoe Zimmerman", rows are clickable LinearLayouts with a
+// TextView com.openpocket.contacts:id/name; only visible rows are in the
+// dump. A vertical `input swipe` starting on the list scrolls it by the
+// swipe distance, clamped at both ends. A row opens .ContactDetailActivity
+// (com.openpocket.contacts:id/contact_name, :id/contact_phone "+1 555-01NN").
+//
+// System UI (package com.android.systemui) is two more window roots in the
+// dump: the status bar (24dp, TextView :id/clock "12:00") and the navigation
+// bar (48dp, ImageViews :id/back "Back", :id/home "Home", :id/recent_apps
+// "Overview"; tapping them works like the keys).
+//
+// # Input
+//
+// Tapping an EditText focuses it; `input text`, KEYCODE_PASTE, digits,
+// letters, SPACE and DEL edit the focused field; ENTER saves a note, moves
+// from user name to password, submits the password and the code. BACK pops
+// the activity stack (dialogs first), HOME shows the launcher, SLEEP/WAKEUP/
+// POWER turn the screen off and on (off: black screencap, touches ignored).
+// `input text` refuses non-ASCII text with a Java exception on stderr and
+// exit status 1, as devices do; use `cmd clipboard set text` + PASTE.
+//
+// # Shell
+//
+// See shell.go for the sh subset and commands.go, input.go and system.go
+// for the commands: input, screencap, uiautomator dump, dumpsys
+// window|activity|power, wm size|density, getprop, pm list packages|path|
+// clear|query-activities|resolve-activity, cmd package|clipboard|activity|
+// settings|input|window, monkey, am start|force-stop, settings, echo, ls, cat,
+// rm, mkdir, grep, head, tail, wc, sleep, true, false, id, whoami, pwd, sh -c.
+// Unknown commands print "/system/bin/sh: NAME: not found" and exit 127.
+package android
