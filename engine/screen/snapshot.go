@@ -1,8 +1,3 @@
-// Package screen is the snapshot model: what the runtime sees of a device at
-// one moment (screenshot, UI element tree, numbered interactive elements,
-// capture metrics), plus the pure functions over it — uiautomator XML parsing,
-// element scoring and numbering, scaling, the visual hash, the set-of-mark
-// overlay and selectors.
 package screen
 
 // Rect is a rectangle in pixels; Right and Bottom are exclusive as in
@@ -34,6 +29,9 @@ type UIElement struct {
 	Center       Point  `json:"center"`
 	ScaledBounds Rect   `json:"scaledBounds"`
 	ScaledCenter Point  `json:"scaledCenter"`
+	// Node is the tree node the element came from (nil when the element was
+	// not built by Elements, e.g. decoded from JSON).
+	Node *Node `json:"-"`
 }
 
 // Element source values of CaptureMetrics.UIElementsSource.

@@ -1,0 +1,268 @@
+package device
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/openpocket/openpocket/engine/screen"
+)
+
+// Options tune a Phone. Zero values take the defaults in parentheses.
+type Options struct {
+	// ModelStyle picks the scaled size models see (StyleOpenAI).
+	ModelStyle screen.ModelStyle
+	// SettleTimeout bounds the wait for the screen to stop changing after a
+	// UI action (3 s); SettleInterval is the pause between polls (150 ms).
+	SettleTimeout  time.Duration
+	SettleInterval time.Duration
+	// UIDumpTimeout bounds one `uiautomator dump` (8 s).
+	UIDumpTimeout time.Duration
+	// CacheMaxAge and CacheMaxHamming decide when the last element list may
+	// be reused without a new UI dump (15 s, distance 4).
+	CacheMaxAge     time.Duration
+	CacheMaxHamming int
+	// MaxElements is how many numbered elements a snapshot keeps (28).
+	MaxElements int
+	// ShellOutputChars caps the shell action's result (3,000).
+	ShellOutputChars int
+	// Now is the clock (time.Now).
+	Now func() time.Time
+}
+
+func (o Options) withDefaults() Options {
+	if o.SettleTimeout == 0 {
+		o.SettleTimeout = 3 * time.Second
+	}
+	if o.SettleInterval == 0 {
+		o.SettleInterval = 150 * time.Millisecond
+	}
+	if o.UIDumpTimeout == 0 {
+		o.UIDumpTimeout = 8 * time.Second
+	}
+	if o.CacheMaxAge == 0 {
+		o.CacheMaxAge = 15 * time.Second
+	}
+	if o.CacheMaxHamming == 0 {
+		o.CacheMaxHamming = 4
+	}
+	if o.MaxElements == 0 {
+		o.MaxElements = 28
+	}
+	if o.ShellOutputChars == 0 {
+		o.ShellOutputChars = 3000
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+// Phone is one device as the runtime uses it. It is safe for concurrent use,
+// though a run normally drives it from one goroutine.
+type Phone struct {
+	t    Transport
+	opts Options
+
+	mu sync.Mutex
+	// size is the input coordinate space (`wm size`, override first).
+	width, height int
+	// installed is the launchable package list, fetched once per Phone.
+	installed []string
+	// cache is the last fresh element list, reused per REFERENCE step 8.
+	cache     *elementCache
+	lastHash  string
+	lastReuse bool
+}
+
+type elementCache struct {
+	app           string
+	width, height int
+	hash          string
+	at            time.Time
+	tree          *screen.Node
+	elements      []screen.UIElement
+}
+
+// NewPhone wraps a transport.
+func NewPhone(t Transport, opts Options) *Phone {
+	return &Phone{t: t, opts: opts.withDefaults()}
+}
+
+// Transport returns the underlying device port.
+func (p *Phone) Transport() Transport { return p.t }
+
+// Serial is the device serial.
+func (p *Phone) Serial() string { return p.t.Serial() }
+
+// Options returns the phone's effective options.
+func (p *Phone) Options() Options { return p.opts }
+
+// Shell runs a command line on the device and returns its result; a non-zero
+// exit is not an error.
+func (p *Phone) Shell(ctx context.Context, command string) (ShellResult, error) {
+	return p.t.Shell(ctx, command)
+}
+
+// run executes a command and fails on a non-zero exit, quoting stderr.
+func (p *Phone) run(ctx context.Context, command string) (string, error) {
+	res, err := p.t.Shell(ctx, command)
+	if err != nil {
+		return "", err
+	}
+	if res.ExitCode != 0 {
+		msg := strings.TrimSpace(string(res.Stderr))
+		if msg == "" {
+			msg = strings.TrimSpace(string(res.Stdout))
+		}
+		return string(res.Stdout), fmt.Errorf("%s: exit code %d: %s", firstField(command), res.ExitCode, msg)
+	}
+	return string(res.Stdout), nil
+}
+
+func firstField(s string) string {
+	if f := strings.Fields(s); len(f) > 0 {
+		if len(f) > 1 && (f[0] == "input" || f[0] == "cmd" || f[0] == "am" || f[0] == "pm" || f[0] == "wm") {
+			return f[0] + " " + f[1]
+		}
+		return f[0]
+	}
+	return s
+}
+
+// Size returns the input coordinate space, asking `wm size` once.
+func (p *Phone) Size(ctx context.Context) (w, h int, err error) {
+	p.mu.Lock()
+	w, h = p.width, p.height
+	p.mu.Unlock()
+	if w > 0 {
+		return w, h, nil
+	}
+	return p.refreshSize(ctx)
+}
+
+func (p *Phone) refreshSize(ctx context.Context) (int, int, error) {
+	out, err := p.run(ctx, "wm size")
+	if err != nil {
+		return 0, 0, err
+	}
+	w, h, ok := parseWMSize(normalizeOutput([]byte(out)))
+	if !ok {
+		return 0, 0, fmt.Errorf("wm size: unexpected output %q", strings.TrimSpace(out))
+	}
+	p.mu.Lock()
+	p.width, p.height = w, h
+	p.mu.Unlock()
+	return w, h, nil
+}
+
+// CurrentApp returns the package in front: the resumed activity first, then
+// the window manager's focus, because either may be missing on real builds.
+func (p *Phone) CurrentApp(ctx context.Context) (string, error) {
+	out, err := p.run(ctx, "dumpsys activity activities")
+	if err == nil {
+		if app := parseCurrentApp(normalizeOutput([]byte(out)), activityKeys); app != "" {
+			return app, nil
+		}
+	} else if ctx.Err() != nil {
+		return "", ctx.Err()
+	}
+	out2, err2 := p.run(ctx, "dumpsys window windows")
+	if err2 != nil {
+		if err != nil {
+			return "", err
+		}
+		return "", err2
+	}
+	return parseCurrentApp(normalizeOutput([]byte(out2)), windowKeys), nil
+}
+
+// InstalledPackages lists launchable packages, once per Phone.
+func (p *Phone) InstalledPackages(ctx context.Context) ([]string, error) {
+	p.mu.Lock()
+	pk := p.installed
+	p.mu.Unlock()
+	if pk != nil {
+		return pk, nil
+	}
+	out, err := p.run(ctx, "pm query-activities -a android.intent.action.MAIN -c android.intent.category.LAUNCHER")
+	if err != nil {
+		return nil, err
+	}
+	pk = parseLaunchablePackages(normalizeOutput([]byte(out)))
+	if pk == nil {
+		pk = []string{}
+	}
+	p.mu.Lock()
+	p.installed = pk
+	p.mu.Unlock()
+	return pk, nil
+}
+
+// Screencap returns the screen as PNG bytes.
+func (p *Phone) Screencap(ctx context.Context) ([]byte, error) {
+	png, err := p.t.ExecOut(ctx, "screencap -p")
+	if err == nil {
+		if _, _, ok := pngSize(png); ok {
+			return png, nil
+		}
+	} else if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	// Some builds mangle exec-out; write to a file, pull it, delete it.
+	const tmp = "/data/local/tmp/openpocket-screencap.png"
+	if _, ferr := p.run(ctx, "screencap -p "+tmp); ferr != nil {
+		if err != nil {
+			return nil, fmt.Errorf("screencap: %w", err)
+		}
+		return nil, fmt.Errorf("screencap: %w", ferr)
+	}
+	png, perr := p.t.Pull(ctx, tmp)
+	_, _ = p.t.Shell(ctx, "rm -f "+tmp)
+	if perr != nil {
+		return nil, fmt.Errorf("screencap: %w", perr)
+	}
+	if _, _, ok := pngSize(png); !ok {
+		return nil, fmt.Errorf("screencap: device returned %d bytes that are not a PNG", len(png))
+	}
+	return png, nil
+}
+
+// Hierarchy dumps and parses the whole UI tree. timedOut reports that the
+// dump did not answer within UIDumpTimeout.
+func (p *Phone) Hierarchy(ctx context.Context) (root *screen.Node, timedOut bool, err error) {
+	dctx, cancel := context.WithTimeout(ctx, p.opts.UIDumpTimeout)
+	defer cancel()
+	out, err := p.t.ExecOut(dctx, "uiautomator dump /dev/tty")
+	if err == nil {
+		root, perr := screen.ParseHierarchy(out)
+		if perr == nil {
+			return root, false, nil
+		}
+		err = perr
+	}
+	if ctx.Err() != nil {
+		return nil, false, ctx.Err()
+	}
+	if dctx.Err() != nil {
+		return nil, true, fmt.Errorf("uiautomator dump: no answer within %s", p.opts.UIDumpTimeout)
+	}
+	// Fallback: dump to a file, then read it.
+	dctx2, cancel2 := context.WithTimeout(ctx, p.opts.UIDumpTimeout)
+	defer cancel2()
+	const file = "/sdcard/window_dump.xml"
+	if _, ferr := p.run(dctx2, "uiautomator dump "+file); ferr != nil {
+		return nil, dctx2.Err() != nil && ctx.Err() == nil, fmt.Errorf("uiautomator dump: %v; fallback: %w", err, ferr)
+	}
+	xml, ferr := p.t.ExecOut(dctx2, "cat "+file)
+	if ferr != nil {
+		return nil, false, fmt.Errorf("uiautomator dump: %w", ferr)
+	}
+	root, perr := screen.ParseHierarchy(xml)
+	if perr != nil {
+		return nil, false, fmt.Errorf("uiautomator dump: %w", perr)
+	}
+	return root, false, nil
+}

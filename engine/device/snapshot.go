@@ -1,0 +1,314 @@
+package device
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"time"
+
+	"github.com/openpocket/openpocket/engine/screen"
+)
+
+// CaptureOptions choose what a snapshot includes beyond the screenshot,
+// current app and elements.
+type CaptureOptions struct {
+	// Scaled adds the model-sized screenshot (Snapshot.ScaledScreenshot).
+	Scaled bool
+	// SOM adds the set-of-mark overlay on the scaled screenshot.
+	SOM bool
+	// Installed adds the launchable packages (fetched once per Phone).
+	Installed bool
+	// NoCache forces a fresh UI dump.
+	NoCache bool
+}
+
+// Capture takes a snapshot following REFERENCE.md's pipeline. The
+// screenshot, the current app and the UI dump are fetched concurrently; the
+// UI dump is skipped when the cached element list still applies.
+func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot, error) {
+	opts := p.opts
+	start := opts.Now()
+	m := &screen.CaptureMetrics{}
+	snap := &screen.Snapshot{DeviceID: p.Serial(), CaptureMetrics: m}
+
+	t0 := time.Now()
+	if _, _, err := p.Size(ctx); err != nil {
+		return nil, err
+	}
+	m.ScreenSizeMs = ms(time.Since(t0))
+
+	p.mu.Lock()
+	cached := p.cache
+	mayReuse := !o.NoCache && cached != nil && !p.lastReuse && start.Sub(cached.at) <= opts.CacheMaxAge
+	p.mu.Unlock()
+
+	type dumpResult struct {
+		root     *screen.Node
+		timedOut bool
+		err      error
+		took     time.Duration
+	}
+	startDump := func() <-chan dumpResult {
+		ch := make(chan dumpResult, 1)
+		go func() {
+			t := time.Now()
+			root, to, err := p.Hierarchy(ctx)
+			ch <- dumpResult{root, to, err, time.Since(t)}
+		}()
+		return ch
+	}
+	var dumpCh <-chan dumpResult
+	if !mayReuse {
+		dumpCh = startDump() // nothing to reuse: overlap the dump with the rest
+	}
+
+	type appResult struct {
+		app  string
+		err  error
+		took time.Duration
+	}
+	appCh := make(chan appResult, 1)
+	go func() {
+		t := time.Now()
+		app, err := p.CurrentApp(ctx)
+		appCh <- appResult{app, err, time.Since(t)}
+	}()
+	var installedCh chan []string
+	if o.Installed {
+		installedCh = make(chan []string, 1)
+		go func() {
+			pk, _ := p.InstalledPackages(ctx)
+			installedCh <- pk
+		}()
+	}
+
+	// Screenshot, decoded and hashed while the other round trips run.
+	t1 := time.Now()
+	png, err := p.Screencap(ctx)
+	if err != nil {
+		drain(dumpCh)
+		<-appCh
+		return nil, err
+	}
+	m.ScreencapMs = ms(time.Since(t1))
+	snap.Screenshot = png
+	t2 := time.Now()
+	img, err := screen.DecodePNG(png)
+	if err != nil {
+		drain(dumpCh)
+		<-appCh
+		return nil, fmt.Errorf("screencap: %w", err)
+	}
+	b := img.Bounds()
+	snap.Width, snap.Height = b.Dx(), b.Dy()
+	m.VisualHash = screen.DHash(img)
+	p.mu.Lock()
+	if p.lastHash != "" {
+		d := screen.Hamming(p.lastHash, m.VisualHash)
+		m.VisualHashHammingDistance = &d
+	}
+	p.lastHash = m.VisualHash
+	w, h := p.width, p.height
+	p.mu.Unlock()
+	if w != snap.Width || h != snap.Height {
+		// The screenshot disagrees with the cached size (resized display,
+		// rotation): ask again, input coordinates follow `wm size`.
+		if w2, h2, err := p.refreshSize(ctx); err == nil {
+			w, h = w2, h2
+		}
+	}
+	sw, sh := screen.ScaledSize(snap.Width, snap.Height, opts.ModelStyle)
+	snap.ScaledWidth, snap.ScaledHeight = sw, sh
+	snap.ScaleX = float64(w) / float64(sw)
+	snap.ScaleY = float64(h) / float64(sh)
+	var scaled image.Image
+	if o.Scaled || o.SOM {
+		scaled = screen.Resize(img, sw, sh)
+	}
+	m.ScaleMs = ms(time.Since(t2))
+
+	ar := <-appCh
+	m.CurrentAppMs = ms(ar.took)
+	if ar.err != nil {
+		drain(dumpCh)
+		return nil, ar.err
+	}
+	snap.CurrentApp = ar.app
+
+	// Secure surfaces render black: confirm with the window flags and never
+	// let a cached element list stand in for a screen we cannot see.
+	if screen.IsBlack(img) {
+		if out, err := p.run(ctx, "dumpsys window windows"); err == nil {
+			snap.SecureSurface = parseSecure(normalizeOutput([]byte(out)), snap.CurrentApp)
+		}
+	}
+
+	reuse := mayReuse && !snap.SecureSurface && cached.app == snap.CurrentApp &&
+		cached.width == snap.Width && cached.height == snap.Height &&
+		screen.Hamming(cached.hash, m.VisualHash) <= opts.CacheMaxHamming
+	elemOpts := screen.ElementOptions{Width: w, Height: h, ScaleX: snap.ScaleX, ScaleY: snap.ScaleY, MaxElements: opts.MaxElements, MinScore: 4}
+	if reuse {
+		snap.Tree = cached.tree
+		snap.UIElements = cached.elements
+		m.UIElementsSource = screen.SourceCache
+	} else {
+		if dumpCh == nil {
+			dumpCh = startDump()
+		}
+		dr := <-dumpCh
+		m.UIDumpMs = ms(dr.took)
+		m.UIDumpTimedOut = dr.timedOut
+		switch {
+		case dr.err == nil:
+			snap.Tree = dr.root
+			snap.UIElements = screen.Elements(dr.root, elemOpts)
+			m.UIElementsSource = screen.SourceFresh
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case cached != nil && !snap.SecureSurface && cached.app == snap.CurrentApp &&
+			screen.Hamming(cached.hash, m.VisualHash) <= opts.CacheMaxHamming:
+			snap.Tree = cached.tree
+			snap.UIElements = cached.elements
+			m.UIElementsSource = screen.SourceCacheFallback
+		default:
+			m.UIElementsSource = screen.SourceFreshEmpty
+		}
+	}
+	if snap.UIElements == nil {
+		snap.UIElements = []screen.UIElement{}
+	}
+	m.UIElementsCount = len(snap.UIElements)
+
+	p.mu.Lock()
+	switch m.UIElementsSource {
+	case screen.SourceFresh:
+		if snap.SecureSurface {
+			p.cache = nil
+		} else {
+			p.cache = &elementCache{app: snap.CurrentApp, width: snap.Width, height: snap.Height,
+				hash: m.VisualHash, at: start, tree: snap.Tree, elements: snap.UIElements}
+		}
+		p.lastReuse = false
+	case screen.SourceCache, screen.SourceCacheFallback:
+		p.lastReuse = true
+	default:
+		p.lastReuse = false
+	}
+	p.mu.Unlock()
+
+	t3 := time.Now()
+	if scaled != nil {
+		if snap.ScaledScreenshot, err = screen.EncodePNG(scaled); err != nil {
+			return nil, err
+		}
+		if o.SOM && len(snap.UIElements) > 0 {
+			if snap.SOMScreenshot, err = screen.EncodePNG(screen.SetOfMark(scaled, snap.UIElements, true)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	m.OverlayMs = ms(time.Since(t3))
+	if installedCh != nil {
+		snap.InstalledPackages = <-installedCh
+	}
+	end := opts.Now()
+	snap.CapturedAt = end.UTC().Format(time.RFC3339Nano)
+	m.TotalMs = ms(end.Sub(start))
+	return snap, nil
+}
+
+func drain[T any](ch <-chan T) {
+	if ch != nil {
+		<-ch
+	}
+}
+
+func ms(d time.Duration) int64 { return d.Milliseconds() }
+
+// Observation is the quick look taken after a UI action: the screen's
+// visual hash and the app in front.
+type Observation struct {
+	Hash string
+	App  string
+}
+
+// Observe takes a quick observation (screenshot hash + current app) in
+// parallel round trips.
+func (p *Phone) Observe(ctx context.Context) (Observation, error) {
+	appCh := make(chan struct {
+		app string
+		err error
+	}, 1)
+	go func() {
+		app, err := p.CurrentApp(ctx)
+		appCh <- struct {
+			app string
+			err error
+		}{app, err}
+	}()
+	hash, err := p.screenHash(ctx)
+	r := <-appCh
+	if err != nil {
+		return Observation{}, err
+	}
+	if r.err != nil {
+		return Observation{}, r.err
+	}
+	return Observation{Hash: hash, App: r.app}, nil
+}
+
+func (p *Phone) screenHash(ctx context.Context) (string, error) {
+	png, err := p.Screencap(ctx)
+	if err != nil {
+		return "", err
+	}
+	img, err := screen.DecodePNG(png)
+	if err != nil {
+		return "", fmt.Errorf("screencap: %w", err)
+	}
+	return screen.DHash(img), nil
+}
+
+// Settle waits until two consecutive screenshots hash the same, bounded by
+// SettleTimeout, and returns the last hash. It replaces fixed post-action
+// sleeps: a static screen settles in two captures. A timeout is not an
+// error: an animating screen is still usable.
+func (p *Phone) Settle(ctx context.Context, timeout time.Duration) (string, error) {
+	if timeout <= 0 {
+		timeout = p.opts.SettleTimeout
+	}
+	deadline := time.Now().Add(timeout)
+	prev, err := p.screenHash(ctx)
+	if err != nil {
+		return "", err
+	}
+	for time.Now().Before(deadline) {
+		if err := sleep(ctx, p.opts.SettleInterval); err != nil {
+			return prev, err
+		}
+		h, err := p.screenHash(ctx)
+		if err != nil {
+			return prev, err
+		}
+		if screen.Hamming(prev, h) == 0 {
+			return h, nil
+		}
+		prev = h
+	}
+	return prev, nil
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,179 @@
+package device_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image"
+	"image/color"
+	"image/png"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/openpocket/openpocket/engine/device"
+	"github.com/openpocket/openpocket/engine/device/devicetest"
+	"github.com/openpocket/openpocket/engine/screen"
+)
+
+// pngOf renders a 360x800 test screen: black, or with a white block whose
+// position makes visually different screens.
+func pngOf(t testing.TB, blockX int, black bool) []byte {
+	img := image.NewNRGBA(image.Rect(0, 0, 360, 800))
+	for y := 0; y < 800; y++ {
+		for x := 0; x < 360; x++ {
+			c := color.NRGBA{30, 60, 90, 255}
+			if black {
+				c = color.NRGBA{0, 0, 0, 255}
+			} else if x >= blockX && x < blockX+120 && y > 200 && y < 600 {
+				c = color.NRGBA{250, 250, 250, 255}
+			}
+			img.Set(x, y, c)
+		}
+	}
+	var b bytes.Buffer
+	require.NoError(t, png.Encode(&b, img))
+	return b.Bytes()
+}
+
+const dumpXML = `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0"><node index="0" text="" resource-id="" class="android.widget.FrameLayout" package="com.x" content-desc="" checkable="false" checked="false" clickable="false" enabled="true" focusable="false" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[0,0][360,800]"><node index="0" text="Save" resource-id="com.x:id/save" class="android.widget.Button" package="com.x" content-desc="" checkable="false" checked="false" clickable="true" enabled="true" focusable="true" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[20,700][340,780]" /></node></hierarchy>
+UI hierchary dumped to: /dev/tty`
+
+type screenState struct {
+	mu      sync.Mutex
+	png     []byte
+	app     string
+	dumpErr bool
+	secure  bool
+}
+
+func (s *screenState) set(fn func(*screenState)) { s.mu.Lock(); fn(s); s.mu.Unlock() }
+
+func fakeScreen(t *testing.T) (*devicetest.Fake, *screenState) {
+	st := &screenState{png: pngOf(t, 0, false), app: "com.x"}
+	f := devicetest.New()
+	f.OnOutput("wm size", "Physical size: 360x800\n")
+	f.On("screencap -p", func(string) (device.ShellResult, error) {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		return device.ShellResult{Stdout: st.png}, nil
+	})
+	f.On("dumpsys activity activities", func(string) (device.ShellResult, error) {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		return device.ShellResult{Stdout: []byte("  topResumedActivity=ActivityRecord{1 u0 " + st.app + "/.Main t1}\n")}, nil
+	})
+	f.On("dumpsys window windows", func(string) (device.ShellResult, error) {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		flags := "fl=LAYOUT_IN_SCREEN"
+		if st.secure {
+			flags += " SECURE"
+		}
+		return device.ShellResult{Stdout: []byte("  Window #1 Window{a u0 " + st.app + "/" + st.app + ".Main}:\n    mAttrs={" + flags + "}\n")}, nil
+	})
+	f.On("uiautomator dump", func(string) (device.ShellResult, error) {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		if st.dumpErr {
+			return device.ShellResult{}, errors.New("ERROR: could not get idle state")
+		}
+		return device.ShellResult{Stdout: []byte(dumpXML)}, nil
+	})
+	f.On("cat /sdcard/window_dump.xml", func(string) (device.ShellResult, error) {
+		return device.ShellResult{}, errors.New("no file")
+	})
+	f.OnOutput("pm query-activities", "    packageName=com.x\n")
+	return f, st
+}
+
+func TestCaptureCachePaths(t *testing.T) {
+	f, st := fakeScreen(t)
+	p := device.NewPhone(f, device.Options{})
+	ctx := context.Background()
+
+	s1, err := p.Capture(ctx, device.CaptureOptions{Scaled: true, SOM: true, Installed: true})
+	require.NoError(t, err)
+	m := s1.CaptureMetrics
+	assert.Equal(t, screen.SourceFresh, m.UIElementsSource)
+	assert.Equal(t, "com.x", s1.CurrentApp)
+	assert.Equal(t, [2]int{360, 800}, [2]int{s1.Width, s1.Height})
+	assert.Nil(t, m.VisualHashHammingDistance, "no previous capture")
+	assert.Len(t, m.VisualHash, 16)
+	require.Len(t, s1.UIElements, 1)
+	assert.Equal(t, "Save", s1.UIElements[0].Text)
+	assert.Equal(t, []string{"com.x"}, s1.InstalledPackages)
+	assert.NotEmpty(t, s1.SOMScreenshot)
+	assert.NotEmpty(t, s1.ScaledScreenshot)
+	dumps := len(f.CallsWithPrefix("uiautomator dump"))
+
+	s2, err := p.Capture(ctx, device.CaptureOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, screen.SourceCache, s2.CaptureMetrics.UIElementsSource)
+	assert.Equal(t, dumps, len(f.CallsWithPrefix("uiautomator dump")), "cache hit skips the dump")
+	require.NotNil(t, s2.CaptureMetrics.VisualHashHammingDistance)
+	assert.Equal(t, 0, *s2.CaptureMetrics.VisualHashHammingDistance)
+
+	s3, err := p.Capture(ctx, device.CaptureOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, screen.SourceFresh, s3.CaptureMetrics.UIElementsSource, "at most one reuse in a row")
+
+	st.set(func(s *screenState) { s.dumpErr = true })
+	s4, err := p.Capture(ctx, device.CaptureOptions{NoCache: true})
+	require.NoError(t, err)
+	assert.Equal(t, screen.SourceCacheFallback, s4.CaptureMetrics.UIElementsSource, "dump failed, screen unchanged")
+	assert.Len(t, s4.UIElements, 1)
+
+	st.set(func(s *screenState) { s.png = pngOf(t, 240, false) })
+	s5, err := p.Capture(ctx, device.CaptureOptions{NoCache: true})
+	require.NoError(t, err)
+	assert.Equal(t, screen.SourceFreshEmpty, s5.CaptureMetrics.UIElementsSource, "dump failed, screen changed")
+	assert.Empty(t, s5.UIElements)
+	assert.Greater(t, *s5.CaptureMetrics.VisualHashHammingDistance, 4)
+
+	st.set(func(s *screenState) { s.dumpErr = false; s.app = "com.y" })
+	s6, err := p.Capture(ctx, device.CaptureOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, screen.SourceFresh, s6.CaptureMetrics.UIElementsSource)
+	assert.Equal(t, "com.y", s6.CurrentApp)
+	assert.Equal(t, 1, len(f.CallsWithPrefix("pm query-activities")), "installed packages fetched once")
+}
+
+func TestCaptureSecureSurfaceBypassesCache(t *testing.T) {
+	f, st := fakeScreen(t)
+	p := device.NewPhone(f, device.Options{})
+	ctx := context.Background()
+	st.set(func(s *screenState) { s.png = pngOf(t, 0, true); s.secure = true })
+	s1, err := p.Capture(ctx, device.CaptureOptions{})
+	require.NoError(t, err)
+	assert.True(t, s1.SecureSurface)
+	s2, err := p.Capture(ctx, device.CaptureOptions{})
+	require.NoError(t, err)
+	assert.True(t, s2.SecureSurface)
+	assert.Equal(t, screen.SourceFresh, s2.CaptureMetrics.UIElementsSource, "a black secure screen never reuses the cache")
+}
+
+func TestObserveStateDelta(t *testing.T) {
+	f, st := fakeScreen(t)
+	f.On("input tap", func(string) (device.ShellResult, error) {
+		st.set(func(s *screenState) { s.png = pngOf(t, 240, false); s.app = "com.y" })
+		return device.ShellResult{}, nil
+	})
+	p := device.NewPhone(f, device.Options{SettleInterval: 1})
+	ctx := context.Background()
+	snap, err := p.Capture(ctx, device.CaptureOptions{})
+	require.NoError(t, err)
+	out, err := p.Execute(ctx, act("tap", map[string]any{"x": 10, "y": 10}), device.ActOptions{Snapshot: snap, Observe: true})
+	require.NoError(t, err)
+	assert.True(t, out.Changed)
+	assert.Contains(t, out.Result, "state_delta changed=true app=com.x->com.y")
+
+	snap, err = p.Capture(ctx, device.CaptureOptions{})
+	require.NoError(t, err)
+	out, err = p.Execute(ctx, act("tap", map[string]any{"x": 10, "y": 10}), device.ActOptions{Snapshot: snap, Observe: true})
+	require.NoError(t, err)
+	assert.False(t, out.Changed)
+	assert.Contains(t, out.Result, "state_delta changed=false app=com.y->com.y")
+}

@@ -1,0 +1,66 @@
+package prompt
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/openpocket/openpocket/engine/action"
+	"github.com/openpocket/openpocket/engine/screen"
+)
+
+func TestSystemPromptSections(t *testing.T) {
+	tools := []action.Tool{{Name: "tap_element", Description: "Tap a numbered element.\nMore."}, {Name: "finish", Description: "End the task."}}
+	full := System(SystemOptions{Mode: ModeFull, Tools: tools,
+		Skills:  []Skill{{Name: "wifi-toggle", Description: "Turn Wi-Fi\n off", Location: "/w/skills/wifi.md"}},
+		Context: []ContextFile{{Name: "USER.md", Content: "Name: Ada"}, {Name: "EMPTY.md", Content: "  "}}})
+	for _, want := range []string{"- tap_element: Tap a numbered element.\n", "state_delta changed=<bool>", "## Human authorization", "## Completion",
+		"- wifi-toggle: Turn Wi-Fi off (location: /w/skills/wifi.md)", "### USER.md\nName: Ada"} {
+		assert.Contains(t, full, want)
+	}
+	assert.NotContains(t, full, "EMPTY.md", "empty context files are skipped")
+	assert.NotContains(t, full, "More.", "only the first line of a tool doc")
+
+	minimal := System(SystemOptions{Mode: ModeMinimal, Tools: tools})
+	assert.Contains(t, minimal, "## Tools")
+	assert.NotContains(t, minimal, "## Human authorization")
+	assert.Empty(t, System(SystemOptions{Mode: ModeNone, Tools: tools}))
+}
+
+func TestContextBudgets(t *testing.T) {
+	big := strings.Repeat("x", 30000)
+	out := contextFiles([]ContextFile{{Name: "A.md", Content: big}}, 20000, 150000)
+	assert.Contains(t, out, "…[truncated]")
+	assert.Less(t, len(out), 20100)
+	out = contextFiles([]ContextFile{{Name: "A.md", Content: big}, {Name: "B.md", Content: big}}, 20000, 25000)
+	assert.Contains(t, out, "[context budget reached]")
+	assert.LessOrEqual(t, len(out), 25000+40)
+	assert.NotContains(t, out, "### B.md\n"+strings.Repeat("x", 20000))
+}
+
+func TestStepMessage(t *testing.T) {
+	snap := &screen.Snapshot{CurrentApp: "com.android.settings", ScaledWidth: 768, ScaledHeight: 1707,
+		InstalledPackages: []string{"com.b", "com.a"},
+		UIElements: []screen.UIElement{{ID: "1", Text: "Wi-Fi", ClassName: "android.widget.LinearLayout", Clickable: true,
+			ScaledCenter: screen.Point{X: 384, Y: 300}, ScaledBounds: screen.Rect{Left: 0, Top: 260, Right: 768, Bottom: 340}},
+			{ID: "2", ResourceID: "com.x:id/save", ClassName: "android.widget.ImageButton"}}}
+	hist := make([]HistoryEntry, 10)
+	for i := range hist {
+		hist[i] = HistoryEntry{Step: i + 1, App: "com.x", Action: "tap(1,2)", Result: "Tapped\nstate_delta changed=false app=a->a"}
+	}
+	msg := Step(StepOptions{Task: "turn off wifi", Step: 11, MaxSteps: 100, Snapshot: snap, History: hist, Problems: []string{"no tool call"}})
+	assert.Contains(t, msg, "Task: turn off wifi\nStep: 11 of at most 100\n")
+	assert.Contains(t, msg, "current app com.android.settings, screenshot 768x1707 px")
+	assert.Contains(t, msg, "Installed apps: com.a, com.b")
+	assert.Contains(t, msg, `mark 1: label="Wi-Fi" clickable=true class=LinearLayout center=(384,300) bounds=[0,260][768,340]`)
+	assert.Contains(t, msg, `mark 2: label="#save"`)
+	assert.NotContains(t, msg, "step 2: ", "only the last 8 history lines")
+	assert.Contains(t, msg, "step 3: app=com.x action=tap(1,2) result=Tapped state_delta changed=false app=a->a")
+	assert.Contains(t, msg, "Stuck signal: the same action tap(1,2) was repeated 3 times.")
+	assert.Contains(t, msg, "Stuck signal: the last 3 actions changed nothing on screen.")
+	assert.Contains(t, msg, "previous reply had problems: no tool call")
+
+	calm := Step(StepOptions{Task: "t", Step: 1, History: hist[:2]})
+	assert.NotContains(t, calm, "Stuck signal")
+}

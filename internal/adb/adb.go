@@ -1,0 +1,502 @@
+// Package adb implements the engine's device port (device.Transport) over
+// the real adb server with goadb. It never spawns an adb process per action:
+// every call is one connection to the server, switched to the device's
+// transport, then one service (`shell,v2,raw:`, `exec:`, `sync:`). The only
+// process it may start is `adb start-server`, once, when no server listens.
+//
+// goadb's wire sender refuses requests over 255 bytes, which long `input
+// text` or clipboard commands exceed, so requests are framed here and
+// goadb's wire scanner and sync connection read the answers.
+package adb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"time"
+
+	goadb "github.com/zach-klippenstein/goadb"
+	"github.com/zach-klippenstein/goadb/wire"
+
+	"github.com/openpocket/openpocket/engine/device"
+)
+
+// DefaultServer is the adb server address used when none is configured.
+const DefaultServer = "127.0.0.1:5037"
+
+// Errors the CLI maps to exit codes and advice. Each wraps the detail.
+var (
+	ErrNoServer         = errors.New("adb server not reachable")
+	ErrNoDevice         = errors.New("no device attached")
+	ErrMultipleDevices  = errors.New("several devices attached")
+	ErrDeviceNotFound   = errors.New("device not found")
+	ErrUnauthorized     = errors.New("device unauthorized")
+	ErrOffline          = errors.New("device offline")
+	ErrConnectionFailed = errors.New("could not connect to the device endpoint")
+)
+
+// Client talks to one adb server.
+type Client struct {
+	addr   string
+	dialer net.Dialer
+	// goadb drives server lifecycle queries (version, start-server).
+	server *goadb.Adb
+}
+
+// NewClient returns a client for the adb server at addr ("" = DefaultServer,
+// or $ANDROID_ADB_SERVER_PORT on localhost when set).
+func NewClient(addr string) *Client {
+	if addr == "" {
+		addr = DefaultServer
+		if port := os.Getenv("ANDROID_ADB_SERVER_PORT"); port != "" {
+			addr = "127.0.0.1:" + port
+		}
+	}
+	c := &Client{addr: addr, dialer: net.Dialer{Timeout: 3 * time.Second}}
+	host, port, err := net.SplitHostPort(addr)
+	if err == nil {
+		var p int
+		fmt.Sscanf(port, "%d", &p)
+		c.server, _ = goadb.NewWithConfig(goadb.ServerConfig{Host: host, Port: p})
+	}
+	return c
+}
+
+// Addr is the adb server address.
+func (c *Client) Addr() string { return c.addr }
+
+// EnsureServer starts the adb server (one `adb start-server`) when nothing
+// listens on its address.
+func (c *Client) EnsureServer(ctx context.Context) error {
+	conn, err := c.dialer.DialContext(ctx, "tcp", c.addr)
+	if err == nil {
+		return conn.Close()
+	}
+	if _, lookErr := exec.LookPath("adb"); lookErr != nil {
+		return fmt.Errorf("%w at %s and the adb binary is not installed: run `make setup` (apt-get install adb)", ErrNoServer, c.addr)
+	}
+	_, port, _ := net.SplitHostPort(c.addr)
+	cmd := exec.CommandContext(ctx, "adb", "-P", port, "start-server")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%w at %s: `adb start-server` failed: %v: %s", ErrNoServer, c.addr, err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// conn is one connection to the adb server speaking the smart-socket
+// protocol: hex-length-framed requests, OKAY/FAIL statuses.
+type conn struct {
+	net.Conn
+	scan wire.Scanner
+	stop func() bool
+}
+
+// dial opens a server connection whose I/O is interrupted when ctx ends.
+func (c *Client) dial(ctx context.Context) (*conn, error) {
+	nc, err := c.dialer.DialContext(ctx, "tcp", c.addr)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("%w at %s: %v (start it with `adb start-server`, or install it with `make setup`)", ErrNoServer, c.addr, err)
+	}
+	cn := &conn{Conn: nc, scan: wire.NewScanner(nc)}
+	cn.stop = context.AfterFunc(ctx, func() { nc.SetDeadline(time.Unix(1, 0)) })
+	return cn, nil
+}
+
+func (cn *conn) Close() error {
+	cn.stop()
+	return cn.Conn.Close()
+}
+
+// request sends one framed request and reads its status.
+func (cn *conn) request(req string) error {
+	if len(req) > 0xffff {
+		return fmt.Errorf("adb request too long (%d bytes, at most 65535)", len(req))
+	}
+	if _, err := fmt.Fprintf(cn.Conn, "%04x%s", len(req), req); err != nil {
+		return err
+	}
+	_, err := cn.scan.ReadStatus(req)
+	return err
+}
+
+// ctxErr prefers the context's error over the I/O error it caused.
+func ctxErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+// query runs a host request that answers with one length-prefixed message.
+func (c *Client) query(ctx context.Context, req string) (string, error) {
+	cn, err := c.dial(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer cn.Close()
+	if err := cn.request(req); err != nil {
+		return "", ctxErr(ctx, err)
+	}
+	msg, err := cn.scan.ReadMessage()
+	if err != nil {
+		return "", ctxErr(ctx, err)
+	}
+	return string(msg), nil
+}
+
+// DeviceInfo is one line of `adb devices -l`.
+type DeviceInfo struct {
+	Serial  string `json:"serial"`
+	State   string `json:"state"`
+	Product string `json:"product,omitempty"`
+	Model   string `json:"model,omitempty"`
+	Device  string `json:"device,omitempty"`
+}
+
+// Devices lists attached devices with state and model, sorted by serial.
+func (c *Client) Devices(ctx context.Context) ([]DeviceInfo, error) {
+	list, err := c.query(ctx, "host:devices-l")
+	if err != nil {
+		return nil, err
+	}
+	return parseDevicesLong(list), nil
+}
+
+func parseDevicesLong(list string) []DeviceInfo {
+	var out []DeviceInfo
+	for _, line := range strings.Split(list, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		d := DeviceInfo{Serial: f[0], State: f[1]}
+		for _, kv := range f[2:] {
+			k, v, ok := strings.Cut(kv, ":")
+			if !ok {
+				continue
+			}
+			switch k {
+			case "product":
+				d.Product = v
+			case "model":
+				d.Model = v
+			case "device":
+				d.Device = v
+			}
+		}
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Serial < out[j].Serial })
+	return out
+}
+
+// Connect attaches a TCP device (`adb connect host:port`).
+func (c *Client) Connect(ctx context.Context, endpoint string) error {
+	msg, err := c.query(ctx, "host:connect:"+endpoint)
+	if err != nil {
+		return fmt.Errorf("%w %s: %v", ErrConnectionFailed, endpoint, err)
+	}
+	if !strings.Contains(msg, "connected to") {
+		return fmt.Errorf("%w %s: %s", ErrConnectionFailed, endpoint, strings.TrimSpace(msg))
+	}
+	return nil
+}
+
+// Disconnect detaches a TCP device.
+func (c *Client) Disconnect(ctx context.Context, endpoint string) error {
+	_, err := c.query(ctx, "host:disconnect:"+endpoint)
+	return err
+}
+
+// Target says which device to use: an explicit serial, a TCP endpoint to
+// connect first, or (both empty) the only attached device.
+type Target struct {
+	Serial   string
+	Endpoint string
+}
+
+// Open selects the target device and checks it is usable.
+func (c *Client) Open(ctx context.Context, t Target) (*Device, error) {
+	if err := c.EnsureServer(ctx); err != nil {
+		return nil, err
+	}
+	if t.Endpoint != "" {
+		if err := c.Connect(ctx, t.Endpoint); err != nil {
+			return nil, err
+		}
+		if t.Serial == "" {
+			t.Serial = t.Endpoint
+		}
+	}
+	devs, err := c.Devices(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if t.Serial == "" {
+		switch len(devs) {
+		case 0:
+			return nil, fmt.Errorf("%w: connect a phone with USB debugging on, start the virtual phone with `openpocket sim`, or pass --target host:port", ErrNoDevice)
+		case 1:
+			t.Serial = devs[0].Serial
+		default:
+			var names []string
+			for _, d := range devs {
+				names = append(names, d.Serial+" ("+d.State+")")
+			}
+			return nil, fmt.Errorf("%w: %s; pick one with --device SERIAL", ErrMultipleDevices, strings.Join(names, ", "))
+		}
+	}
+	for _, d := range devs {
+		if d.Serial != t.Serial {
+			continue
+		}
+		if err := stateError(d.Serial, d.State); err != nil {
+			return nil, err
+		}
+		return &Device{client: c, serial: d.Serial}, nil
+	}
+	return nil, fmt.Errorf("%w: %q is not attached to the adb server at %s (see `openpocket devices`)", ErrDeviceNotFound, t.Serial, c.addr)
+}
+
+func stateError(serial, state string) error {
+	switch state {
+	case "device":
+		return nil
+	case "unauthorized":
+		return fmt.Errorf("%w: %s: accept the USB debugging prompt on the phone, then retry", ErrUnauthorized, serial)
+	case "offline":
+		return fmt.Errorf("%w: %s: reconnect the cable or run `adb reconnect`", ErrOffline, serial)
+	default:
+		return fmt.Errorf("%w: %s is %q", ErrOffline, serial, state)
+	}
+}
+
+// Device is one device behind the adb server; it implements device.Transport.
+type Device struct {
+	client *Client
+	serial string
+}
+
+var _ device.Transport = (*Device)(nil)
+
+// Serial is the device's adb serial.
+func (d *Device) Serial() string { return d.serial }
+
+// open dials the server, switches to the device's transport and opens service.
+func (d *Device) open(ctx context.Context, service string) (*conn, error) {
+	cn, err := d.client.dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := cn.request("host:transport:" + d.serial); err != nil {
+		cn.Close()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, d.lost(err)
+	}
+	if err := cn.request(service); err != nil {
+		cn.Close()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("%s: %s: %w", d.serial, firstWord(service), err)
+	}
+	return cn, nil
+}
+
+// lost classifies a transport failure: a device that vanished or went
+// offline mid-run is device.ErrDeviceLost.
+func (d *Device) lost(err error) error {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "unauthorized"):
+		return fmt.Errorf("%w: %s: accept the USB debugging prompt on the phone", ErrUnauthorized, d.serial)
+	case strings.Contains(msg, "not found"), strings.Contains(msg, "offline"), errors.Is(err, io.EOF),
+		errors.Is(err, io.ErrUnexpectedEOF), strings.Contains(msg, "connection reset"), strings.Contains(msg, "broken pipe"):
+		return fmt.Errorf("%w: %s: %v", device.ErrDeviceLost, d.serial, err)
+	}
+	return fmt.Errorf("%s: %w", d.serial, err)
+}
+
+func firstWord(service string) string {
+	if i := strings.IndexAny(service, ": "); i > 0 {
+		return service[:i]
+	}
+	return service
+}
+
+// Shell runs command with the shell v2 protocol: stdout, stderr and the
+// exit code arrive as separate packets.
+func (d *Device) Shell(ctx context.Context, command string) (device.ShellResult, error) {
+	cn, err := d.open(ctx, "shell,v2,raw:"+command)
+	if err != nil {
+		return device.ShellResult{}, err
+	}
+	defer cn.Close()
+	res, err := readShellV2(cn.Conn)
+	if err != nil {
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		return res, d.lost(err)
+	}
+	return res, nil
+}
+
+// Shell v2 packet ids (adb's shell_protocol.h).
+const (
+	idStdout = 1
+	idStderr = 2
+	idExit   = 3
+)
+
+// readShellV2 reads [id:1][len:4 LE][data] packets until the exit packet.
+func readShellV2(r io.Reader) (device.ShellResult, error) {
+	var res device.ShellResult
+	var hdr [5]byte
+	for {
+		if _, err := io.ReadFull(r, hdr[:]); err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF // the stream ended without an exit packet
+			}
+			return res, err
+		}
+		n := int(uint32(hdr[1]) | uint32(hdr[2])<<8 | uint32(hdr[3])<<16 | uint32(hdr[4])<<24)
+		data := make([]byte, n)
+		if _, err := io.ReadFull(r, data); err != nil {
+			return res, err
+		}
+		switch hdr[0] {
+		case idStdout:
+			res.Stdout = append(res.Stdout, data...)
+		case idStderr:
+			res.Stderr = append(res.Stderr, data...)
+		case idExit:
+			if n > 0 {
+				res.ExitCode = int(data[0])
+			}
+			return res, nil
+		}
+	}
+}
+
+// ExecOut runs command through `exec:`, binary-safe.
+func (d *Device) ExecOut(ctx context.Context, command string) ([]byte, error) {
+	cn, err := d.open(ctx, "exec:"+command)
+	if err != nil {
+		return nil, err
+	}
+	defer cn.Close()
+	out, err := io.ReadAll(cn.Conn)
+	if err != nil {
+		if ctx.Err() != nil {
+			return out, ctx.Err()
+		}
+		return out, d.lost(err)
+	}
+	return out, nil
+}
+
+// Push writes data to remotePath with the sync protocol.
+func (d *Device) Push(ctx context.Context, remotePath string, data []byte, mode os.FileMode) error {
+	cn, err := d.open(ctx, "sync:")
+	if err != nil {
+		return err
+	}
+	defer cn.Close()
+	sc := wire.Conn{Scanner: cn.scan, Sender: wire.NewSender(cn.Conn)}
+	sync := sc.NewSyncConn()
+	fail := func(err error) error {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("push %s: %w", remotePath, d.lost(err))
+	}
+	if err := sync.SendOctetString("SEND"); err != nil {
+		return fail(err)
+	}
+	if err := sync.SendBytes([]byte(fmt.Sprintf("%s,%d", remotePath, uint32(mode.Perm())))); err != nil {
+		return fail(err)
+	}
+	for off := 0; off < len(data); off += wire.SyncMaxChunkSize {
+		end := min(off+wire.SyncMaxChunkSize, len(data))
+		if err := sync.SendOctetString(wire.StatusSyncData); err != nil {
+			return fail(err)
+		}
+		if err := sync.SendBytes(data[off:end]); err != nil {
+			return fail(err)
+		}
+	}
+	if err := sync.SendOctetString(wire.StatusSyncDone); err != nil {
+		return fail(err)
+	}
+	if err := sync.SendTime(time.Now()); err != nil {
+		return fail(err)
+	}
+	if _, err := sync.ReadStatus("push " + remotePath); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("push %s: %w", remotePath, err)
+	}
+	return nil
+}
+
+// Pull reads remotePath with the sync protocol.
+func (d *Device) Pull(ctx context.Context, remotePath string) ([]byte, error) {
+	cn, err := d.open(ctx, "sync:")
+	if err != nil {
+		return nil, err
+	}
+	defer cn.Close()
+	sc := wire.Conn{Scanner: cn.scan, Sender: wire.NewSender(cn.Conn)}
+	sync := sc.NewSyncConn()
+	fail := func(err error) error {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("pull %s: %w", remotePath, d.lost(err))
+	}
+	if err := sync.SendOctetString("RECV"); err != nil {
+		return nil, fail(err)
+	}
+	if err := sync.SendBytes([]byte(remotePath)); err != nil {
+		return nil, fail(err)
+	}
+	var out []byte
+	for {
+		status, err := sync.ReadStatus("pull " + remotePath)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, fmt.Errorf("pull %s: %w", remotePath, err)
+		}
+		switch status {
+		case wire.StatusSyncData:
+			r, err := sync.ReadBytes()
+			if err != nil {
+				return nil, fail(err)
+			}
+			chunk, err := io.ReadAll(r)
+			if err != nil {
+				return nil, fail(err)
+			}
+			out = append(out, chunk...)
+		case wire.StatusSyncDone:
+			return out, nil
+		default:
+			return nil, fmt.Errorf("pull %s: unexpected sync status %q", remotePath, status)
+		}
+	}
+}
