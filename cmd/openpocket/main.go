@@ -1,0 +1,14 @@
+// Command openpocket is the composition root: it hands the process's
+// arguments and streams to the CLI and exits with the code it returns.
+package main
+
+import (
+	"context"
+	"os"
+
+	"github.com/openpocket/openpocket/internal/cli"
+)
+
+func main() {
+	os.Exit(cli.Main(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+}

@@ -1,0 +1,47 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/openpocket/openpocket/engine/action"
+	"github.com/openpocket/openpocket/engine/device"
+)
+
+// ActCmd executes one action.
+type ActCmd struct {
+	Action  string `arg:"" help:"Action JSON, e.g. '{\"type\":\"tap\",\"x\":540,\"y\":1200}'."`
+	Observe bool   `help:"Observe the screen before and after, settle, and report state_delta."`
+}
+
+// Run normalizes the action, executes it and prints the result line.
+func (c *ActCmd) Run(app *App) error {
+	a, notes, err := action.Parse([]byte(c.Action), nil)
+	if err != nil {
+		return UsageError{fmt.Errorf("action JSON: %w", err)}
+	}
+	for _, n := range notes {
+		fmt.Fprintf(app.Stderr, "note: %s\n", n)
+	}
+	if !device.IsDeviceAction(a) {
+		return UsageError{fmt.Errorf("%s is not a device action; `openpocket act` runs device actions (tap, swipe, type, keyevent, launch_app, shell, wait, …)", a.Type)}
+	}
+	phone, err := app.openPhone()
+	if err != nil {
+		return err
+	}
+	opts := device.ActOptions{Observe: c.Observe}
+	if a.Type == "tap_element" {
+		snap, err := phone.Capture(app.Ctx, device.CaptureOptions{})
+		if err != nil {
+			return err
+		}
+		opts.Snapshot = snap
+	}
+	out, err := phone.Execute(app.Ctx, a, opts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(app.Stdout, strings.TrimRight(out.Result, "\n"))
+	return nil
+}

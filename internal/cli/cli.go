@@ -1,0 +1,134 @@
+// Package cli is the kong grammar of the openpocket command: one file per
+// command, each Run delegating to the packages that do the work. Dependencies
+// (context, output streams, home, adb client, device target) are bound once
+// in App; errors are mapped to exit codes in one place (exit.go).
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/openpocket/openpocket/internal/sim"
+)
+
+// Version is set at build time with -ldflags "-X …/internal/cli.Version=…".
+var Version = "0.1.0-dev"
+
+// Globals are the flags every command accepts.
+type Globals struct {
+	Home      string `help:"OpenPocket home directory (config, workspace, state)." env:"OPENPOCKET_HOME" placeholder:"DIR"`
+	Config    string `help:"Config file (default: HOME/config.json)." placeholder:"FILE"`
+	Device    string `help:"adb serial of the device to drive." short:"s" placeholder:"SERIAL"`
+	Target    string `help:"TCP device endpoint to connect first (host:port)." placeholder:"HOST:PORT"`
+	UseSim    bool   `name:"sim" help:"Start the embedded virtual phone, attach it to the adb server and drive it."`
+	ADBServer string `name:"adb-server" help:"adb server address." default:"127.0.0.1:5037" placeholder:"HOST:PORT"`
+	Verbose   bool   `short:"v" help:"Log the runtime's debug output to stderr."`
+}
+
+// CLI is the whole grammar.
+type CLI struct {
+	Globals
+
+	Version  VersionCmd  `cmd:"" help:"Print the version."`
+	Sim      SimCmd      `cmd:"" help:"Run the virtual phone, attached to the adb server, until Ctrl-C."`
+	Devices  DevicesCmd  `cmd:"" help:"List attached devices with state and model."`
+	Snapshot SnapshotCmd `cmd:"" help:"Capture the screen: current app, size, numbered elements, metrics."`
+	Act      ActCmd      `cmd:"" help:"Normalize and execute one action given as JSON."`
+}
+
+// App carries what commands need, bound once.
+type App struct {
+	Globals
+	Stdout io.Writer
+	Stderr io.Writer
+	Ctx    context.Context
+	Logger *slog.Logger
+
+	cleanups []func()
+	sim      *sim.Sim
+}
+
+// Main parses args, runs the command and returns the process exit code.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var cli CLI
+	exit := -1
+	parser, err := kong.New(&cli,
+		kong.Name("openpocket"),
+		kong.Description("A local-first runtime that drives Android phones: playbooks, agent runs, Lua skills, a REPL and schedules."),
+		kong.UsageOnError(),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(code int) { exit = code }),
+		kong.Vars{"version": Version},
+	)
+	if err != nil {
+		fmt.Fprintln(stderr, "openpocket:", err)
+		return ExitInternal
+	}
+	kctx, err := parser.Parse(args)
+	if exit >= 0 { // --help or a parse error that already printed usage
+		return exit
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "openpocket: %v\n", err)
+		return ExitUsage
+	}
+	// The first Ctrl-C or SIGTERM cancels the run's context so it stops at
+	// the next cancellation point and finalizes its session; a second one
+	// kills the process the default way. The REPL handles Ctrl-C itself
+	// (it cancels the running statement, not the REPL).
+	if !strings.HasPrefix(kctx.Command(), "repl") {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		go func() {
+			<-ctx.Done()
+			stop()
+		}()
+		defer stop()
+	}
+	app := &App{Globals: cli.Globals, Stdout: stdout, Stderr: stderr, Ctx: ctx}
+	level := slog.LevelWarn
+	if cli.Verbose {
+		level = slog.LevelDebug
+	}
+	app.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	defer app.runCleanups()
+	kctx.Bind(app)
+	if err := kctx.Run(app); err != nil {
+		code := ExitCode(err)
+		if code != ExitFailed || !isReported(err) {
+			fmt.Fprintf(stderr, "openpocket: %s\n", strings.TrimSpace(err.Error()))
+		}
+		return code
+	}
+	return ExitOK
+}
+
+// defer registers work to run when the command ends (detach the virtual
+// phone, close files), in reverse order.
+func (a *App) onExit(fn func()) { a.cleanups = append(a.cleanups, fn) }
+
+func (a *App) runCleanups() {
+	for i := len(a.cleanups) - 1; i >= 0; i-- {
+		a.cleanups[i]()
+	}
+}
+
+// isTTY reports whether w is an interactive terminal; progress lines are
+// only drawn there, so piped output stays clean.
+func isTTY(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/openpocket/openpocket/engine/device"
+	"github.com/openpocket/openpocket/internal/adb"
+	"github.com/openpocket/openpocket/internal/sim"
+)
+
+func (a *App) adbClient() *adb.Client { return adb.NewClient(a.ADBServer) }
+
+// startSim starts the embedded virtual phone once per process, attached to
+// the adb server, and detaches it when the command ends.
+func (a *App) startSim() (*sim.Sim, error) {
+	if a.sim != nil {
+		return a.sim, nil
+	}
+	s, err := sim.Start(a.Ctx, sim.Options{ADBServer: a.ADBServer, Attach: true})
+	if err != nil {
+		return nil, err
+	}
+	a.sim = s
+	a.onExit(func() { s.Close() })
+	if a.Device == "" && a.Target == "" {
+		a.Device = s.Serial()
+	}
+	return s, nil
+}
+
+// openDevice selects the target device per the global flags.
+func (a *App) openDevice(ctx context.Context) (device.Transport, error) {
+	if a.UseSim {
+		if _, err := a.startSim(); err != nil {
+			return nil, err
+		}
+	}
+	return a.adbClient().Open(ctx, adb.Target{Serial: a.Device, Endpoint: a.Target})
+}
+
+// openPhone connects and wraps the device for direct use by a command.
+func (a *App) openPhone() (*device.Phone, error) {
+	t, err := a.openDevice(a.Ctx)
+	if err != nil {
+		return nil, err
+	}
+	return device.NewPhone(t, a.phoneOptions()), nil
+}
+
+func (a *App) phoneOptions() device.Options { return device.Options{} }

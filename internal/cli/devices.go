@@ -1,0 +1,51 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+)
+
+// DevicesCmd lists attached devices.
+type DevicesCmd struct {
+	JSON bool `help:"Print JSON."`
+}
+
+// Run lists devices with state and model.
+func (c *DevicesCmd) Run(app *App) error {
+	client := app.adbClient()
+	if err := client.EnsureServer(app.Ctx); err != nil {
+		return err
+	}
+	if app.UseSim {
+		if _, err := app.startSim(); err != nil {
+			return err
+		}
+	}
+	devs, err := client.Devices(app.Ctx)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		enc := json.NewEncoder(app.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(devs)
+	}
+	if len(devs) == 0 {
+		fmt.Fprintln(app.Stdout, "no devices attached (start the virtual phone with `openpocket sim`)")
+		return nil
+	}
+	tw := tabwriter.NewWriter(app.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERIAL\tSTATE\tMODEL\tPRODUCT")
+	for _, d := range devs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", d.Serial, d.State, dash(d.Model), dash(d.Product))
+	}
+	return tw.Flush()
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
