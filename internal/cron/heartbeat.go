@@ -1,0 +1,174 @@
+package cron
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+)
+
+// HeartbeatStatus is what the gateway is doing right now.
+type HeartbeatStatus struct {
+	Busy        bool
+	CurrentTask string
+	// TaskStartedAt is when the current task started (zero when idle).
+	TaskStartedAt time.Time
+	Device        string
+}
+
+// HeartbeatLine is one JSON line of state/heartbeat.log.
+type HeartbeatLine struct {
+	At             string `json:"at"`
+	Busy           bool   `json:"busy"`
+	CurrentTask    string `json:"currentTask"`
+	TaskRuntimeSec int64  `json:"taskRuntimeSec"`
+	Device         string `json:"device"`
+}
+
+// HeartbeatOptions configures a Heartbeat. Zero values get defaults.
+type HeartbeatOptions struct {
+	// Every is the interval between lines (config heartbeat.everySec;
+	// default 30 s).
+	Every time.Duration
+	// StuckWarn is the task runtime after which a warning is logged once
+	// per task (config heartbeat.stuckTaskWarnSec; default 600 s; < 0
+	// disables).
+	StuckWarn time.Duration
+	Clock     clockwork.Clock
+	Logger    *slog.Logger
+	// OnStuck, if set, is called once per task that runs too long.
+	OnStuck func(HeartbeatStatus, time.Duration)
+	// MaxBytes rotates heartbeat.log to heartbeat.log.1 when it grows
+	// beyond this size (default 5 MiB).
+	MaxBytes int64
+}
+
+// Heartbeat appends liveness lines to a log file.
+type Heartbeat struct {
+	path   string
+	status func() HeartbeatStatus
+	opts   HeartbeatOptions
+
+	mu          sync.Mutex
+	warnedStart time.Time
+	warnedTask  string
+}
+
+// NewHeartbeat creates a heartbeat writing to path (state/heartbeat.log)
+// with the status reported by status.
+func NewHeartbeat(path string, status func() HeartbeatStatus, opts HeartbeatOptions) *Heartbeat {
+	if opts.Every <= 0 {
+		opts.Every = 30 * time.Second
+	}
+	if opts.StuckWarn == 0 {
+		opts.StuckWarn = 600 * time.Second
+	}
+	if opts.Clock == nil {
+		opts.Clock = clockwork.NewRealClock()
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.MaxBytes <= 0 {
+		opts.MaxBytes = 5 << 20
+	}
+	return &Heartbeat{path: path, status: status, opts: opts}
+}
+
+// StatusFunc reports the scheduler's oldest running job as heartbeat
+// status.
+func (s *Scheduler) StatusFunc() func() HeartbeatStatus {
+	return func() HeartbeatStatus {
+		runs := s.Running()
+		if len(runs) == 0 {
+			return HeartbeatStatus{Device: s.opts.DefaultDevice}
+		}
+		r := runs[0]
+		return HeartbeatStatus{Busy: true, CurrentTask: r.Task, TaskStartedAt: r.StartedAt, Device: r.Device}
+	}
+}
+
+// Run writes a line every interval until ctx ends.
+func (h *Heartbeat) Run(ctx context.Context) error {
+	t := h.opts.Clock.NewTicker(h.opts.Every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.Chan():
+			if err := h.Beat(); err != nil {
+				h.opts.Logger.Error("heartbeat not written", "err", err)
+			}
+		}
+	}
+}
+
+// Beat writes one line now and warns once if the task runs too long.
+func (h *Heartbeat) Beat() error {
+	now := h.opts.Clock.Now()
+	st := h.status()
+	var runtime time.Duration
+	if st.Busy && !st.TaskStartedAt.IsZero() {
+		runtime = now.Sub(st.TaskStartedAt)
+	}
+	line := HeartbeatLine{
+		At:             now.UTC().Format("2006-01-02T15:04:05.000Z"),
+		Busy:           st.Busy,
+		CurrentTask:    st.CurrentTask,
+		TaskRuntimeSec: int64(runtime / time.Second),
+		Device:         st.Device,
+	}
+	h.checkStuck(st, runtime)
+	data, err := json.Marshal(line)
+	if err != nil {
+		return err
+	}
+	return h.append(append(data, '\n'))
+}
+
+func (h *Heartbeat) checkStuck(st HeartbeatStatus, runtime time.Duration) {
+	if !st.Busy || h.opts.StuckWarn < 0 || runtime < h.opts.StuckWarn {
+		return
+	}
+	h.mu.Lock()
+	already := h.warnedTask == st.CurrentTask && h.warnedStart.Equal(st.TaskStartedAt)
+	h.warnedTask, h.warnedStart = st.CurrentTask, st.TaskStartedAt
+	h.mu.Unlock()
+	if already {
+		return
+	}
+	h.opts.Logger.Warn("task is taking long", "task", st.CurrentTask, "device", st.Device,
+		"runtimeSec", int64(runtime/time.Second), "warnAfterSec", int64(h.opts.StuckWarn/time.Second))
+	if h.opts.OnStuck != nil {
+		h.opts.OnStuck(st, runtime)
+	}
+}
+
+func (h *Heartbeat) append(line []byte) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if err := os.MkdirAll(filepath.Dir(h.path), 0o755); err != nil {
+		return fmt.Errorf("heartbeat: %w", err)
+	}
+	if info, err := os.Stat(h.path); err == nil && info.Size()+int64(len(line)) > h.opts.MaxBytes {
+		if err := os.Rename(h.path, h.path+".1"); err != nil {
+			return fmt.Errorf("heartbeat: rotate %s: %w", h.path, err)
+		}
+	}
+	f, err := os.OpenFile(h.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("heartbeat: %w", err)
+	}
+	if _, err := f.Write(line); err != nil {
+		f.Close()
+		return fmt.Errorf("heartbeat: write %s: %w", h.path, err)
+	}
+	return f.Close()
+}

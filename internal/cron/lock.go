@@ -1,0 +1,87 @@
+package cron
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/openpocket/openpocket/internal/atomicfile"
+)
+
+// GatewayLock is the content of state/runtime/gateway.lock.json.
+type GatewayLock struct {
+	PID       int    `json:"pid"`
+	StartedAt string `json:"startedAt"`
+	Host      string `json:"host"`
+}
+
+// GatewayLockPath is state/runtime/gateway.lock.json below stateDir.
+func GatewayLockPath(stateDir string) string {
+	return filepath.Join(stateDir, "runtime", "gateway.lock.json")
+}
+
+// AcquireGatewayLock makes this process the only gateway of a state
+// directory. A lock left by a process that no longer exists (on this
+// host) is taken over; a live one is an error naming its pid. release
+// removes the lock if it is still ours.
+func AcquireGatewayLock(stateDir string) (release func(), err error) {
+	path := GatewayLockPath(stateDir)
+	host, _ := os.Hostname()
+	me := GatewayLock{PID: os.Getpid(), StartedAt: isoTime(time.Now()), Host: host}
+	data, err := json.MarshalIndent(me, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	data = append(data, '\n')
+	for attempt := 0; attempt < 3; attempt++ {
+		// Write the full content to a temp file, then link it into place:
+		// the link fails if a lock exists, and readers never see a
+		// half-written lock.
+		tmp := fmt.Sprintf("%s.%d.tmp", path, me.PID)
+		if err := atomicfile.WriteFile(tmp, data, 0o644); err != nil {
+			return nil, fmt.Errorf("gateway lock: %w", err)
+		}
+		err := os.Link(tmp, path)
+		os.Remove(tmp)
+		if err == nil {
+			return func() { releaseLock(path, me.PID) }, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("gateway lock: create %s: %w", path, err)
+		}
+		held, readErr := readLock(path)
+		if readErr == nil && held.PID > 0 && (held.Host != host || processAlive(held.PID)) {
+			where := ""
+			if held.Host != host {
+				where = " on host " + held.Host
+			}
+			return nil, fmt.Errorf("gateway already running (pid %d%s, started %s); stop it first or remove %s if it is gone",
+				held.PID, where, held.StartedAt, path)
+		}
+		// Dead pid, or an unreadable/empty lock: stale, take it over.
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("gateway lock: remove stale %s: %w", path, err)
+		}
+	}
+	return nil, fmt.Errorf("gateway lock: %s keeps changing; another gateway is starting", path)
+}
+
+func readLock(path string) (GatewayLock, error) {
+	var l GatewayLock
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return l, err
+	}
+	err = json.Unmarshal(data, &l)
+	return l, err
+}
+
+func releaseLock(path string, pid int) {
+	if l, err := readLock(path); err == nil && l.PID == pid {
+		os.Remove(path)
+	}
+}

@@ -1,0 +1,383 @@
+package workspace
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+)
+
+// Config is config.json (REFERENCE.md "Config and home"). Decoding starts
+// from DefaultConfig, so keys absent from the file keep their defaults and
+// keys present win, including false and 0.
+type Config struct {
+	DefaultModel   string                  `json:"defaultModel"`
+	Models         map[string]ModelProfile `json:"models"`
+	Target         TargetConfig            `json:"target"`
+	Agent          AgentConfig             `json:"agent"`
+	Screenshots    ScreenshotsConfig       `json:"screenshots"`
+	ScriptExecutor ScriptExecutorConfig    `json:"scriptExecutor"`
+	CodingTools    CodingToolsConfig       `json:"codingTools"`
+	MemoryTools    MemoryToolsConfig       `json:"memoryTools"`
+	Heartbeat      HeartbeatConfig         `json:"heartbeat"`
+	Cron           CronConfig              `json:"cron"`
+	HumanAuth      HumanAuthConfig         `json:"humanAuth"`
+	Device         DeviceConfig            `json:"device"`
+}
+
+// ModelProfile is one entry of "models". When "models" is present in the
+// file it replaces the default profiles as a whole.
+type ModelProfile struct {
+	BaseURL         string `json:"baseUrl"`
+	Model           string `json:"model"`
+	APIKey          string `json:"apiKey"`
+	APIKeyEnv       string `json:"apiKeyEnv"`
+	MaxTokens       int    `json:"maxTokens"`
+	ReasoningEffort string `json:"reasoningEffort"`
+	// Temperature is nil when not configured (the request omits it).
+	Temperature *float64 `json:"temperature,omitempty"`
+}
+
+// TargetConfig selects the phone.
+type TargetConfig struct {
+	// Type is emulator, physical-phone, android-tv or cloud.
+	Type string `json:"type"`
+	// Device is the adb serial; "" means the only attached device.
+	Device      string `json:"device"`
+	AdbEndpoint string `json:"adbEndpoint"`
+	Pin         string `json:"pin"`
+}
+
+// AgentConfig tunes the agent loop.
+type AgentConfig struct {
+	MaxSteps             int  `json:"maxSteps"`
+	LoopDelayMs          int  `json:"loopDelayMs"`
+	ReturnHomeOnTaskEnd  bool `json:"returnHomeOnTaskEnd"`
+	AutoArtifactsEnabled bool `json:"autoArtifactsEnabled"`
+	// SystemPromptMode is full, minimal or none.
+	SystemPromptMode   string `json:"systemPromptMode"`
+	ContextBudgetChars int    `json:"contextBudgetChars"`
+}
+
+// ScreenshotsConfig controls step screenshots.
+type ScreenshotsConfig struct {
+	SaveStepScreenshots bool `json:"saveStepScreenshots"`
+	// Directory is relative to OPENPOCKET_HOME unless absolute.
+	Directory string `json:"directory"`
+	// MaxCount is how many PNGs retention keeps; 0 or less keeps all.
+	MaxCount int `json:"maxCount"`
+}
+
+// ScriptExecutorConfig tunes run_script.
+type ScriptExecutorConfig struct {
+	AllowedCommands []string `json:"allowedCommands"`
+	TimeoutSec      int      `json:"timeoutSec"`
+	MaxOutputChars  int      `json:"maxOutputChars"`
+}
+
+// CodingToolsConfig tunes read/write/edit/apply_patch/exec/process.
+type CodingToolsConfig struct {
+	Enabled           bool `json:"enabled"`
+	WorkspaceOnly     bool `json:"workspaceOnly"`
+	TimeoutSec        int  `json:"timeoutSec"`
+	MaxOutputChars    int  `json:"maxOutputChars"`
+	AllowBackground   bool `json:"allowBackground"`
+	ApplyPatchEnabled bool `json:"applyPatchEnabled"`
+	// AllowedCommands for exec; nil means the executor's built-in list,
+	// ["*"] allows everything.
+	AllowedCommands []string `json:"allowedCommands"`
+}
+
+// MemoryToolsConfig tunes memory_search and memory_get.
+type MemoryToolsConfig struct {
+	MaxResults      int     `json:"maxResults"`
+	MinScore        float64 `json:"minScore"`
+	MaxSnippetChars int     `json:"maxSnippetChars"`
+}
+
+// HeartbeatConfig tunes the gateway heartbeat.
+type HeartbeatConfig struct {
+	EverySec         int `json:"everySec"`
+	StuckTaskWarnSec int `json:"stuckTaskWarnSec"`
+}
+
+// CronConfig tunes the scheduler.
+type CronConfig struct {
+	TickSec int `json:"tickSec"`
+	// JobsFile is relative to OPENPOCKET_HOME unless absolute.
+	JobsFile string `json:"jobsFile"`
+}
+
+// HumanAuthConfig configures the human-auth relay.
+type HumanAuthConfig struct {
+	Enabled           bool   `json:"enabled"`
+	RelayHost         string `json:"relayHost"`
+	RelayPort         int    `json:"relayPort"`
+	RequestTimeoutSec int    `json:"requestTimeoutSec"`
+}
+
+// DeviceConfig tunes device actions (ours, not upstream).
+type DeviceConfig struct {
+	// SettleTimeoutMs bounds the wait for the screen to stop changing after
+	// a UI action.
+	SettleTimeoutMs int `json:"settleTimeoutMs"`
+	// PostActionDelayMs is the fixed delay after a UI action when settling
+	// is not possible.
+	PostActionDelayMs int `json:"postActionDelayMs"`
+}
+
+// DefaultScriptAllowedCommands is the default run_script allowlist.
+var DefaultScriptAllowedCommands = []string{"adb", "am", "pm", "input", "echo", "pwd", "ls", "cat", "grep", "rg", "sed", "awk"}
+
+// DefaultModels returns the default model profiles.
+func DefaultModels() map[string]ModelProfile {
+	return map[string]ModelProfile{
+		"default": {
+			BaseURL:   "https://api.openai.com/v1",
+			Model:     "gpt-4.1",
+			APIKeyEnv: "OPENAI_API_KEY",
+			MaxTokens: 4096,
+		},
+	}
+}
+
+// DefaultConfig returns the configuration used for keys absent from
+// config.json.
+func DefaultConfig() Config {
+	return Config{
+		DefaultModel: "default",
+		Models:       DefaultModels(),
+		Target:       TargetConfig{Type: "emulator"},
+		Agent: AgentConfig{
+			MaxSteps:             100,
+			LoopDelayMs:          1200,
+			ReturnHomeOnTaskEnd:  true,
+			AutoArtifactsEnabled: true,
+			SystemPromptMode:     "full",
+			ContextBudgetChars:   150000,
+		},
+		Screenshots: ScreenshotsConfig{
+			SaveStepScreenshots: true,
+			Directory:           "state/screenshots",
+			MaxCount:            400,
+		},
+		ScriptExecutor: ScriptExecutorConfig{
+			AllowedCommands: slices.Clone(DefaultScriptAllowedCommands),
+			TimeoutSec:      60,
+			MaxOutputChars:  6000,
+		},
+		CodingTools: CodingToolsConfig{
+			Enabled:           true,
+			WorkspaceOnly:     true,
+			TimeoutSec:        1800,
+			MaxOutputChars:    12000,
+			AllowBackground:   true,
+			ApplyPatchEnabled: true,
+		},
+		MemoryTools: MemoryToolsConfig{MaxResults: 6, MinScore: 0.2, MaxSnippetChars: 1200},
+		Heartbeat:   HeartbeatConfig{EverySec: 30, StuckTaskWarnSec: 600},
+		Cron:        CronConfig{TickSec: 10, JobsFile: "workspace/cron/jobs.json"},
+		HumanAuth: HumanAuthConfig{
+			Enabled:           false,
+			RelayHost:         "127.0.0.1",
+			RelayPort:         8787,
+			RequestTimeoutSec: 300,
+		},
+		Device: DeviceConfig{SettleTimeoutMs: 3000, PostActionDelayMs: 1200},
+	}
+}
+
+// Warning is a non-fatal finding in a JSON file, such as an unknown key.
+type Warning struct {
+	File    string
+	Line    int
+	Column  int
+	Path    string // dotted key path, e.g. "agent.maxStep"
+	Message string
+}
+
+func (w Warning) String() string {
+	return fmt.Sprintf("%s:%d:%d: %s", w.File, w.Line, w.Column, w.Message)
+}
+
+// ConfigError is a config.json problem with its position. Line and Column
+// are 1-based; both are 0 for problems not tied to one place.
+type ConfigError struct {
+	File   string
+	Line   int
+	Column int
+	// Path is the dotted key path when known ("agent.maxSteps").
+	Path    string
+	Message string
+}
+
+func (e *ConfigError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Column)
+	}
+	b.WriteString(": ")
+	if e.Path != "" {
+		b.WriteString(e.Path)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Message)
+	return b.String()
+}
+
+// LoadConfig reads a config file, starting from DefaultConfig. Use
+// LoadConfigWarnings to also get the unknown-key warnings.
+func LoadConfig(path string) (Config, error) {
+	cfg, _, err := LoadConfigWarnings(path)
+	return cfg, err
+}
+
+// LoadConfigWarnings is LoadConfig plus the warnings (unknown keys with the
+// nearest valid key) of a readable file, returned even with an error.
+func LoadConfigWarnings(path string) (Config, []Warning, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return DefaultConfig(), nil, fmt.Errorf("read config: %w", err)
+	}
+	return ParseConfig(path, data)
+}
+
+// ParseConfig decodes config JSON; file names the source in messages.
+func ParseConfig(file string, data []byte) (Config, []Warning, error) {
+	cfg := DefaultConfig()
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if len(bytes.TrimSpace(data)) == 0 {
+		return cfg, nil, &ConfigError{File: file, Line: 1, Column: 1, Message: "file is empty: expected a JSON object such as {}"}
+	}
+	if err := checkSyntax(file, data); err != nil {
+		return cfg, nil, err
+	}
+	spans, err := scanJSON(data)
+	if err != nil {
+		return cfg, nil, positionError(file, data, err, nil)
+	}
+	if len(spans) == 0 || spans[0].kind != '{' {
+		return cfg, nil, &ConfigError{File: file, Line: 1, Column: 1, Message: "expected a JSON object at the top level"}
+	}
+	warnings := unknownKeys(file, data, spans, typeOfConfig)
+
+	cfg.Models = nil // "models" in the file replaces the defaults as a whole
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		if cfg.Models == nil {
+			cfg.Models = DefaultModels()
+		}
+		return cfg, warnings, positionError(file, data, err, spans)
+	}
+	if cfg.Models == nil {
+		cfg.Models = DefaultModels()
+	}
+	if err := cfg.Validate(); err != nil {
+		var ce *ConfigError
+		if errors.As(err, &ce) {
+			ce.File = file
+			if sp, ok := findSpan(spans, ce.Path); ok {
+				ce.Line, ce.Column = lineCol(data, sp.start)
+			}
+		}
+		return cfg, warnings, err
+	}
+	return cfg, warnings, nil
+}
+
+// Validate checks values that have a fixed set of choices or must be
+// positive. The error is a *ConfigError naming the key path.
+func (c Config) Validate() error {
+	bad := func(path, msg string, args ...any) error {
+		return &ConfigError{File: "config.json", Path: path, Message: fmt.Sprintf(msg, args...)}
+	}
+	oneOf := func(path, got string, choices ...string) error {
+		if slices.Contains(choices, got) {
+			return nil
+		}
+		return bad(path, "expected one of %s, got %q", strings.Join(choices, ", "), got)
+	}
+	if err := oneOf("target.type", c.Target.Type, "emulator", "physical-phone", "android-tv", "cloud"); err != nil {
+		return err
+	}
+	if err := oneOf("agent.systemPromptMode", c.Agent.SystemPromptMode, "full", "minimal", "none"); err != nil {
+		return err
+	}
+	positive := []struct {
+		path string
+		v    int
+	}{
+		{"agent.maxSteps", c.Agent.MaxSteps},
+		{"scriptExecutor.timeoutSec", c.ScriptExecutor.TimeoutSec},
+		{"codingTools.timeoutSec", c.CodingTools.TimeoutSec},
+		{"heartbeat.everySec", c.Heartbeat.EverySec},
+		{"cron.tickSec", c.Cron.TickSec},
+	}
+	for _, p := range positive {
+		if p.v <= 0 {
+			return bad(p.path, "expected a number greater than 0, got %d", p.v)
+		}
+	}
+	nonNegative := []struct {
+		path string
+		v    int
+	}{
+		{"agent.loopDelayMs", c.Agent.LoopDelayMs},
+		{"agent.contextBudgetChars", c.Agent.ContextBudgetChars},
+		{"scriptExecutor.maxOutputChars", c.ScriptExecutor.MaxOutputChars},
+		{"codingTools.maxOutputChars", c.CodingTools.MaxOutputChars},
+		{"memoryTools.maxResults", c.MemoryTools.MaxResults},
+		{"memoryTools.maxSnippetChars", c.MemoryTools.MaxSnippetChars},
+		{"heartbeat.stuckTaskWarnSec", c.Heartbeat.StuckTaskWarnSec},
+		{"humanAuth.requestTimeoutSec", c.HumanAuth.RequestTimeoutSec},
+		{"device.settleTimeoutMs", c.Device.SettleTimeoutMs},
+		{"device.postActionDelayMs", c.Device.PostActionDelayMs},
+	}
+	for _, p := range nonNegative {
+		if p.v < 0 {
+			return bad(p.path, "expected a number of at least 0, got %d", p.v)
+		}
+	}
+	if c.HumanAuth.RelayPort < 0 || c.HumanAuth.RelayPort > 65535 {
+		return bad("humanAuth.relayPort", "expected a port between 0 and 65535, got %d", c.HumanAuth.RelayPort)
+	}
+	if c.MemoryTools.MinScore < 0 || c.MemoryTools.MinScore > 1 {
+		return bad("memoryTools.minScore", "expected a number between 0 and 1, got %g", c.MemoryTools.MinScore)
+	}
+	if c.Screenshots.SaveStepScreenshots && strings.TrimSpace(c.Screenshots.Directory) == "" {
+		return bad("screenshots.directory", "expected a directory when saveStepScreenshots is true")
+	}
+	if strings.TrimSpace(c.Cron.JobsFile) == "" {
+		return bad("cron.jobsFile", "expected a file path")
+	}
+	if _, ok := c.Models[c.DefaultModel]; !ok {
+		names := make([]string, 0, len(c.Models))
+		for k := range c.Models {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		return bad("defaultModel", "expected the name of a profile in \"models\" (%s), got %q", strings.Join(names, ", "), c.DefaultModel)
+	}
+	return nil
+}
+
+// Profile returns the named model profile, or the default profile for "".
+func (c Config) Profile(name string) (ModelProfile, bool) {
+	if name == "" {
+		name = c.DefaultModel
+	}
+	p, ok := c.Models[name]
+	return p, ok
+}
+
+// MarshalConfig renders cfg as pretty JSON with a trailing newline.
+func MarshalConfig(cfg Config) ([]byte, error) {
+	data, err := json.MarshalIndent(cfg, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encode config: %w", err)
+	}
+	return append(data, '\n'), nil
+}

@@ -1,0 +1,224 @@
+package workspace
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/internal/atomicfile"
+)
+
+// EnvHome names the environment variable that selects OPENPOCKET_HOME.
+const EnvHome = "OPENPOCKET_HOME"
+
+// Home is an opened OPENPOCKET_HOME. It implements engine.Workspace.
+type Home struct {
+	dir      string
+	cfg      Config
+	warnings []Warning
+
+	// Now returns the current time (ended_at of sessions, bootstrap
+	// timestamps). Tests may replace it before use.
+	Now func() time.Time
+
+	memMu  sync.Mutex // serializes daily memory appends
+	shotMu sync.Mutex // serializes screenshot retention
+}
+
+var _ engine.Workspace = (*Home)(nil)
+
+// ResolveHome returns the home directory to use: dir if set, else
+// $OPENPOCKET_HOME, else ~/.openpocket.
+func ResolveHome(dir string) (string, error) {
+	if dir == "" {
+		dir = os.Getenv(EnvHome)
+	}
+	if dir == "" {
+		userHome, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("find home directory for ~/.openpocket (set %s): %w", EnvHome, err)
+		}
+		dir = filepath.Join(userHome, ".openpocket")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("resolve %s: %w", dir, err)
+	}
+	return abs, nil
+}
+
+// Open opens (and on first use creates) an OPENPOCKET_HOME: config.json
+// with the defaults, workspace/ with its subdirectories and
+// workspace-state.json, and state/. An existing config is never
+// overwritten; a malformed one is an error naming line and column.
+func Open(home string) (*Home, error) {
+	dir, err := ResolveHome(home)
+	if err != nil {
+		return nil, err
+	}
+	h := &Home{dir: dir, Now: time.Now}
+	for _, d := range []string{
+		dir,
+		h.State(),
+		h.Workspace(),
+		filepath.Join(h.Workspace(), ".openpocket"),
+		filepath.Join(h.Workspace(), "memory"),
+		filepath.Join(h.Workspace(), "sessions"),
+		filepath.Join(h.Workspace(), "skills"),
+		filepath.Join(h.Workspace(), "scripts"),
+		filepath.Join(h.Workspace(), "cron"),
+	} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("create %s: %w", d, err)
+		}
+	}
+	if _, err := os.Stat(h.ConfigPath()); errors.Is(err, fs.ErrNotExist) {
+		data, err := MarshalConfig(DefaultConfig())
+		if err != nil {
+			return nil, err
+		}
+		if err := writeNew(h.ConfigPath(), data, 0o600); err != nil {
+			return nil, err
+		}
+	} else if err != nil {
+		return nil, fmt.Errorf("stat %s: %w", h.ConfigPath(), err)
+	}
+	cfg, warnings, err := LoadConfigWarnings(h.ConfigPath())
+	if err != nil {
+		return nil, err
+	}
+	h.cfg, h.warnings = cfg, warnings
+	if err := h.ensureWorkspaceState(); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// writeNew writes a file only if it does not exist yet (no overwrite even
+// if another process created it meanwhile): temp file + hard link.
+func writeNew(path string, data []byte, perm os.FileMode) error {
+	tmp := path + ".new"
+	if err := atomicfile.WriteFile(tmp, data, perm); err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	if err := os.Link(tmp, path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return nil
+		}
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	return nil
+}
+
+// Dir is OPENPOCKET_HOME.
+func (h *Home) Dir() string { return h.dir }
+
+// Workspace is OPENPOCKET_HOME/workspace.
+func (h *Home) Workspace() string { return filepath.Join(h.dir, "workspace") }
+
+// Root implements engine.Workspace; it is Workspace().
+func (h *Home) Root() string { return h.Workspace() }
+
+// State is OPENPOCKET_HOME/state.
+func (h *Home) State() string { return filepath.Join(h.dir, "state") }
+
+// ConfigPath is OPENPOCKET_HOME/config.json.
+func (h *Home) ConfigPath() string { return filepath.Join(h.dir, "config.json") }
+
+// Config returns the loaded configuration.
+func (h *Home) Config() Config { return h.cfg }
+
+// Warnings returns the warnings from loading config.json (unknown keys).
+func (h *Home) Warnings() []Warning { return h.warnings }
+
+// Resolve makes a configured path absolute: absolute paths stay, relative
+// ones are relative to OPENPOCKET_HOME.
+func (h *Home) Resolve(p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(h.dir, p)
+}
+
+// JobsPath is the cron jobs file (cron.jobsFile).
+func (h *Home) JobsPath() string { return h.Resolve(h.cfg.Cron.JobsFile) }
+
+// SaveConfig validates cfg and writes it atomically to config.json.
+func (h *Home) SaveConfig(cfg Config) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	data, err := MarshalConfig(cfg)
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(h.ConfigPath(), data, 0o600); err != nil {
+		return fmt.Errorf("save config: %w", err)
+	}
+	h.cfg = cfg
+	return nil
+}
+
+// WorkspaceState is workspace/.openpocket/workspace-state.json (seed 003).
+type WorkspaceState struct {
+	Version               int     `json:"version"`
+	BootstrapSeededAt     string  `json:"bootstrapSeededAt"`
+	OnboardingCompletedAt *string `json:"onboardingCompletedAt"`
+}
+
+// WorkspaceStatePath is workspace/.openpocket/workspace-state.json.
+func (h *Home) WorkspaceStatePath() string {
+	return filepath.Join(h.Workspace(), ".openpocket", "workspace-state.json")
+}
+
+func (h *Home) ensureWorkspaceState() error {
+	if _, err := os.Stat(h.WorkspaceStatePath()); err == nil {
+		return nil
+	}
+	st := WorkspaceState{Version: 1, BootstrapSeededAt: isoTime(h.Now())}
+	data, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeNew(h.WorkspaceStatePath(), append(data, '\n'), 0o644)
+}
+
+// ReadWorkspaceState reads workspace-state.json.
+func (h *Home) ReadWorkspaceState() (WorkspaceState, error) {
+	var st WorkspaceState
+	data, err := os.ReadFile(h.WorkspaceStatePath())
+	if err != nil {
+		return st, fmt.Errorf("read workspace state: %w", err)
+	}
+	if err := json.Unmarshal(data, &st); err != nil {
+		return st, positionError(h.WorkspaceStatePath(), data, err, nil)
+	}
+	return st, nil
+}
+
+// MarkOnboardingCompleted sets onboardingCompletedAt.
+func (h *Home) MarkOnboardingCompleted(at time.Time) error {
+	st, err := h.ReadWorkspaceState()
+	if err != nil {
+		return err
+	}
+	s := isoTime(at)
+	st.OnboardingCompletedAt = &s
+	data, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(h.WorkspaceStatePath(), append(data, '\n'), 0o644)
+}
+
+// isoTime formats like JavaScript's Date.toISOString: UTC, milliseconds.
+func isoTime(t time.Time) string {
+	return t.UTC().Format("2006-01-02T15:04:05.000Z")
+}

@@ -1,0 +1,347 @@
+package workspace
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// span is one JSON value with its key path and byte range.
+type span struct {
+	path     []string // object keys; array elements as their index
+	kind     byte     // '{', '[', 's'tring, 'n'umber, 'b'ool, 'z' null
+	keyStart int64    // offset of the key's opening quote; -1 when not a member
+	start    int64    // offset of the value's first byte
+	end      int64    // offset just after the value
+}
+
+func (s span) dotted() string { return strings.Join(s.path, ".") }
+
+var typeOfConfig = reflect.TypeFor[Config]()
+
+// lineCol converts a byte offset into a 1-based line and column (columns
+// count characters, not bytes).
+func lineCol(data []byte, off int64) (line, col int) {
+	if off < 0 {
+		off = 0
+	}
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	before := data[:off]
+	line = bytes.Count(before, []byte("\n")) + 1
+	lineStart := bytes.LastIndexByte(before, '\n') + 1
+	col = utf8.RuneCount(before[lineStart:]) + 1
+	return line, col
+}
+
+// skipFiller skips whitespace and the separators the decoder consumes
+// silently before a token (':' and ',').
+func skipFiller(data []byte, off int64) int64 {
+	for off < int64(len(data)) {
+		switch data[off] {
+		case ' ', '\t', '\r', '\n', ':', ',':
+			off++
+		default:
+			return off
+		}
+	}
+	return off
+}
+
+// scanJSON lists every value of a syntactically valid document in
+// document order.
+func scanJSON(data []byte) ([]span, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var spans []span
+	var walk func(path []string, keyStart int64) error
+	walk = func(path []string, keyStart int64) error {
+		start := skipFiller(data, dec.InputOffset())
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		idx := len(spans)
+		spans = append(spans, span{path: path, keyStart: keyStart, start: start})
+		switch t := tok.(type) {
+		case json.Delim:
+			spans[idx].kind = byte(t)
+			if t == '{' {
+				for dec.More() {
+					ks := skipFiller(data, dec.InputOffset())
+					ktok, err := dec.Token()
+					if err != nil {
+						return err
+					}
+					key, _ := ktok.(string)
+					if err := walk(append(slicesClone(path), key), ks); err != nil {
+						return err
+					}
+				}
+			} else {
+				for i := 0; dec.More(); i++ {
+					if err := walk(append(slicesClone(path), strconv.Itoa(i)), -1); err != nil {
+						return err
+					}
+				}
+			}
+			if _, err := dec.Token(); err != nil { // closing delimiter
+				return err
+			}
+		case string:
+			spans[idx].kind = 's'
+		case json.Number:
+			spans[idx].kind = 'n'
+		case bool:
+			spans[idx].kind = 'b'
+		default:
+			spans[idx].kind = 'z'
+		}
+		spans[idx].end = dec.InputOffset()
+		return nil
+	}
+	if err := walk(nil, -1); err != nil {
+		return nil, err
+	}
+	return spans, nil
+}
+
+func slicesClone(s []string) []string { return append([]string(nil), s...) }
+
+func findSpan(spans []span, dotted string) (span, bool) {
+	for _, s := range spans {
+		if s.dotted() == dotted {
+			return s, true
+		}
+	}
+	return span{}, false
+}
+
+// checkSyntax reports the first syntax error with its position.
+func checkSyntax(file string, data []byte) error {
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return positionError(file, data, err, nil)
+	}
+	return nil
+}
+
+var invalidCharRE = regexp.MustCompile(`^invalid character (.+?) (looking for beginning of object key string|after object key:value pair|after object key|after array element|looking for beginning of value|after top-level value|in string literal|in string escape code|in numeric literal|in literal .*)$`)
+
+// explainSyntax turns encoding/json's syntax message into what was expected.
+func explainSyntax(msg string) string {
+	if msg == "unexpected end of JSON input" {
+		return "unexpected end of file: expected the rest of the document (an unclosed '{', '[' or string?)"
+	}
+	m := invalidCharRE.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	ch := m[1]
+	switch ctx := m[2]; {
+	case ctx == "looking for beginning of object key string":
+		if ch == "'}'" {
+			return "expected a quoted key after ',' but found '}' (trailing commas are not allowed)"
+		}
+		return "expected a quoted key or '}' but found " + ch
+	case ctx == "after object key":
+		return "expected ':' after the key but found " + ch
+	case ctx == "after object key:value pair":
+		return "expected ',' or '}' after the value but found " + ch + " (missing comma?)"
+	case ctx == "after array element":
+		return "expected ',' or ']' after the array element but found " + ch
+	case ctx == "looking for beginning of value":
+		if ch == "']'" {
+			return "expected a value after ',' but found ']' (trailing commas are not allowed)"
+		}
+		return "expected a value (string, number, object, array, true, false or null) but found " + ch
+	case ctx == "after top-level value":
+		return "expected the end of the file after the top-level value but found " + ch
+	case ctx == "in string literal":
+		return "expected a string without raw control characters but found " + ch + " (escape newlines and tabs as \\n and \\t)"
+	case ctx == "in string escape code":
+		return "expected a valid escape sequence (\\\", \\\\, \\/, \\b, \\f, \\n, \\r, \\t, \\uXXXX) but found " + ch
+	case ctx == "in numeric literal":
+		return "expected a digit in the number but found " + ch
+	default:
+		return "expected true, false or null but found " + ch
+	}
+}
+
+// positionError converts an encoding/json error into a ConfigError with
+// line, column, key path and what was expected.
+func positionError(file string, data []byte, err error, spans []span) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off := se.Offset - 1
+		if se.Error() == "unexpected end of JSON input" {
+			off = int64(len(bytes.TrimRight(data, " \t\r\n")))
+		}
+		line, col := lineCol(data, off)
+		return &ConfigError{File: file, Line: line, Column: col, Message: explainSyntax(se.Error())}
+	case errors.As(err, &te):
+		path := te.Field
+		off := te.Offset
+		// Find the innermost value ending at the reported offset: it has
+		// the exact path (encoding/json leaves map keys out of Field).
+		for i := len(spans) - 1; i >= 0; i-- {
+			if spans[i].end == te.Offset {
+				path = spans[i].dotted()
+				off = spans[i].start
+				break
+			}
+		}
+		line, col := lineCol(data, off)
+		return &ConfigError{File: file, Line: line, Column: col, Path: path,
+			Message: fmt.Sprintf("expected %s, got %s", describeType(te.Type, te.Value), te.Value)}
+	default:
+		return &ConfigError{File: file, Message: err.Error()}
+	}
+}
+
+func describeType(t reflect.Type, value string) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if strings.HasPrefix(value, "number") {
+			return "a whole number"
+		}
+		return "a number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.String:
+		return "a string"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	default:
+		return t.String()
+	}
+}
+
+// jsonFieldNames lists the JSON keys of a struct type.
+func jsonFieldNames(t reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out[name] = f.Type
+	}
+	return out
+}
+
+// typeAt resolves the Go type at a key path below root.
+func typeAt(root reflect.Type, path []string) (reflect.Type, bool) {
+	t := root
+	for _, key := range path {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		switch t.Kind() {
+		case reflect.Struct:
+			ft, ok := jsonFieldNames(t)[key]
+			if !ok {
+				return nil, false
+			}
+			t = ft
+		case reflect.Map, reflect.Slice, reflect.Array:
+			t = t.Elem()
+		default:
+			return nil, false
+		}
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t, true
+}
+
+// unknownKeys warns about object keys the root type does not have.
+func unknownKeys(file string, data []byte, spans []span, root reflect.Type) []Warning {
+	var out []Warning
+	for _, s := range spans {
+		if s.keyStart < 0 || len(s.path) == 0 {
+			continue
+		}
+		parent, ok := typeAt(root, s.path[:len(s.path)-1])
+		if !ok || parent.Kind() != reflect.Struct {
+			continue
+		}
+		key := s.path[len(s.path)-1]
+		names := jsonFieldNames(parent)
+		if _, known := names[key]; known {
+			continue
+		}
+		msg := fmt.Sprintf("unknown key %q", s.dotted())
+		if best := nearest(key, names); best != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", best)
+		}
+		msg += "; it is ignored"
+		line, col := lineCol(data, s.keyStart)
+		out = append(out, Warning{File: file, Line: line, Column: col, Path: s.dotted(), Message: msg})
+	}
+	return out
+}
+
+// nearest returns the candidate closest to key by edit distance, or "" if
+// none is close enough to be a plausible typo.
+func nearest(key string, candidates map[string]reflect.Type) string {
+	best, bestDist := "", -1
+	lk := strings.ToLower(key)
+	for c := range candidates {
+		d := levenshtein(lk, strings.ToLower(c))
+		if bestDist < 0 || d < bestDist || (d == bestDist && c < best) {
+			best, bestDist = c, d
+		}
+	}
+	limit := max(2, utf8.RuneCountInString(key)/3)
+	if bestDist < 0 || bestDist > limit {
+		return ""
+	}
+	return best
+}
+
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
