@@ -3,6 +3,8 @@ package device
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
+	"image"
 	"strings"
 	"sync"
 	"time"
@@ -75,6 +77,67 @@ type Phone struct {
 	cache     *elementCache
 	lastHash  string
 	lastReuse bool
+	// decoded remembers the last screenshot's decode and the last dump's
+	// parse, keyed by the bytes: static screens (settle polls, cache checks,
+	// a waiting agent) then cost a round trip and a byte hash, no decode.
+	decoded decodeMemo
+	parsed  parseMemo
+}
+
+type decodeMemo struct {
+	sum  uint64
+	size int
+	img  image.Image
+	hash string
+}
+
+type parseMemo struct {
+	sum  uint64
+	size int
+	root *screen.Node
+}
+
+var memoSeed = maphash.MakeSeed()
+
+// decode returns the decoded screenshot and its visual hash, reusing the
+// previous result when the PNG bytes are identical.
+func (p *Phone) decode(png []byte) (image.Image, string, error) {
+	sum := maphash.Bytes(memoSeed, png)
+	p.mu.Lock()
+	m := p.decoded
+	p.mu.Unlock()
+	if m.img != nil && m.sum == sum && m.size == len(png) {
+		return m.img, m.hash, nil
+	}
+	img, err := screen.DecodePNG(png)
+	if err != nil {
+		return nil, "", err
+	}
+	hash := screen.DHash(img)
+	p.mu.Lock()
+	p.decoded = decodeMemo{sum: sum, size: len(png), img: img, hash: hash}
+	p.mu.Unlock()
+	return img, hash, nil
+}
+
+// parse returns the parsed UI tree, reusing the previous parse when the
+// dump bytes are identical. Trees are shared read-only.
+func (p *Phone) parse(xml []byte) (*screen.Node, error) {
+	sum := maphash.Bytes(memoSeed, xml)
+	p.mu.Lock()
+	m := p.parsed
+	p.mu.Unlock()
+	if m.root != nil && m.sum == sum && m.size == len(xml) {
+		return m.root, nil
+	}
+	root, err := screen.ParseHierarchy(xml)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	p.parsed = parseMemo{sum: sum, size: len(xml), root: root}
+	p.mu.Unlock()
+	return root, nil
 }
 
 type elementCache struct {
@@ -237,7 +300,7 @@ func (p *Phone) Hierarchy(ctx context.Context) (root *screen.Node, timedOut bool
 	defer cancel()
 	out, err := p.t.ExecOut(dctx, "uiautomator dump /dev/tty")
 	if err == nil {
-		root, perr := screen.ParseHierarchy(out)
+		root, perr := p.parse(out)
 		if perr == nil {
 			return root, false, nil
 		}
@@ -260,7 +323,7 @@ func (p *Phone) Hierarchy(ctx context.Context) (root *screen.Node, timedOut bool
 	if ferr != nil {
 		return nil, false, fmt.Errorf("uiautomator dump: %w", ferr)
 	}
-	root, perr := screen.ParseHierarchy(xml)
+	root, perr := p.parse(xml)
 	if perr != nil {
 		return nil, false, fmt.Errorf("uiautomator dump: %w", perr)
 	}

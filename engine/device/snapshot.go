@@ -93,7 +93,7 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 	m.ScreencapMs = ms(time.Since(t1))
 	snap.Screenshot = png
 	t2 := time.Now()
-	img, err := screen.DecodePNG(png)
+	img, hash, err := p.decode(png)
 	if err != nil {
 		drain(dumpCh)
 		<-appCh
@@ -101,7 +101,7 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 	}
 	b := img.Bounds()
 	snap.Width, snap.Height = b.Dx(), b.Dy()
-	m.VisualHash = screen.DHash(img)
+	m.VisualHash = hash
 	p.mu.Lock()
 	if p.lastHash != "" {
 		d := screen.Hamming(p.lastHash, m.VisualHash)
@@ -262,11 +262,11 @@ func (p *Phone) screenHash(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	img, err := screen.DecodePNG(png)
+	_, hash, err := p.decode(png)
 	if err != nil {
 		return "", fmt.Errorf("screencap: %w", err)
 	}
-	return screen.DHash(img), nil
+	return hash, nil
 }
 
 // Settle waits until two consecutive screenshots hash the same, bounded by

@@ -94,3 +94,52 @@ func BenchmarkTapVsRawInputTap(b *testing.B) {
 	b.ReportMetric(float64(tTap.Microseconds())/1000/float64(b.N), "tap-ms")
 	b.ReportMetric(float64(tTap)/float64(tRaw), "ratio")
 }
+
+// BenchmarkSnapshotChangingScreenVsFloor is the same comparison when every
+// capture sees a different screen (Wi-Fi toggled between iterations, the
+// virtual phone's re-render warmed outside the timed region), so the
+// snapshot must decode and parse anew each time.
+func BenchmarkSnapshotChangingScreenVsFloor(b *testing.B) {
+	s := simtest.Start(b)
+	ctx := context.Background()
+	d, err := adb.NewClient("").Open(ctx, adb.Target{Serial: s.Serial()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := device.NewPhone(d, device.Options{})
+	if _, err := p.LaunchApp(ctx, "com.android.settings"); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	var tFloor, tSnap time.Duration
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		if _, err := d.Shell(ctx, "settings put global wifi_on "+map[bool]string{true: "1", false: "0"}[i%2 == 0]); err != nil {
+			b.Fatal(err)
+		}
+		s.Phone().ScreenPNG() // warm the virtual phone's render
+		s.Phone().UIDumpXML()
+		b.StartTimer()
+		t0 := time.Now()
+		if _, err := d.ExecOut(ctx, "screencap -p"); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := d.Shell(ctx, "dumpsys activity activities"); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := d.ExecOut(ctx, "uiautomator dump /dev/tty"); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if _, err := p.Capture(ctx, device.CaptureOptions{NoCache: true}); err != nil {
+			b.Fatal(err)
+		}
+		t2 := time.Now()
+		tFloor += t1.Sub(t0)
+		tSnap += t2.Sub(t1)
+	}
+	b.ReportMetric(float64(tFloor.Microseconds())/1000/float64(b.N), "floor-ms")
+	b.ReportMetric(float64(tSnap.Microseconds())/1000/float64(b.N), "snapshot-ms")
+	b.ReportMetric(float64(tSnap)/float64(tFloor), "ratio")
+}
