@@ -17,6 +17,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/openpocket/openpocket/internal/sim"
+	"github.com/openpocket/openpocket/internal/workspace"
 )
 
 // Version is set at build time with -ldflags "-X …/internal/cli.Version=…".
@@ -54,6 +55,8 @@ type App struct {
 
 	cleanups []func()
 	sim      *sim.Sim
+	ws       *workspace.Home
+	cfg      workspace.Config
 }
 
 // Main parses args, runs the command and returns the process exit code.

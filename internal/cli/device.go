@@ -46,5 +46,3 @@ func (a *App) openPhone() (*device.Phone, error) {
 	}
 	return device.NewPhone(t, a.phoneOptions()), nil
 }
-
-func (a *App) phoneOptions() device.Options { return device.Options{} }
