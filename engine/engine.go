@@ -79,7 +79,10 @@ type Session struct {
 // now, so even a run that fails at once leaves a finalized record.
 func (e *Engine) NewSession(ctx context.Context, opts SessionOptions) (*Session, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	s := &Session{engine: e, opts: opts, ctx: ctx, cancel: cancel, phone: opts.Phone}
+	s := &Session{engine: e, opts: opts, cancel: cancel, phone: opts.Phone}
+	// The run's context carries its session, so executors reached through
+	// Act (a run_script in Lua) can bind the same device and trace.
+	s.ctx = context.WithValue(ctx, sessionKey{}, s)
 	if opts.Persist && e.Workspace != nil {
 		profile, model := "", ""
 		if e.Model != nil {
@@ -93,6 +96,15 @@ func (e *Engine) NewSession(ctx context.Context, opts SessionOptions) (*Session,
 		s.log = log
 	}
 	return s, nil
+}
+
+type sessionKey struct{}
+
+// SessionFrom returns the session whose run context ctx derives from, nil
+// when there is none.
+func SessionFrom(ctx context.Context) *Session {
+	s, _ := ctx.Value(sessionKey{}).(*Session)
+	return s
 }
 
 // Emit forwards an event to SessionOptions.OnEvent.

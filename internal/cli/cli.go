@@ -18,6 +18,7 @@ import (
 
 	"github.com/openpocket/openpocket/internal/sim"
 	"github.com/openpocket/openpocket/internal/workspace"
+	"github.com/openpocket/openpocket/stdlib/executors"
 )
 
 // Version is set at build time with -ldflags "-X …/internal/cli.Version=…".
@@ -43,6 +44,13 @@ type CLI struct {
 	Devices  DevicesCmd  `cmd:"" help:"List attached devices with state and model."`
 	Snapshot SnapshotCmd `cmd:"" help:"Capture the screen: current app, size, numbered elements, metrics."`
 	Act      ActCmd      `cmd:"" help:"Normalize and execute one action given as JSON."`
+	Play     PlayCmd     `cmd:"" help:"Run YAML playbooks: progress per step, a summary, reports."`
+	Compile  CompileCmd  `cmd:"" help:"Print the Lua a playbook compiles to."`
+	Lint     LintCmd     `cmd:"" help:"Validate playbooks without a device."`
+	Run      RunCmd      `cmd:"" help:"Run a Lua script against the device."`
+	Repl     ReplCmd     `cmd:"" help:"Interactive Lua REPL against a live device."`
+	Script   ScriptCmd   `cmd:"" help:"Run a bash or Lua script in the workspace like the run_script action."`
+	Memory   MemoryCmd   `cmd:"" help:"Search and read the workspace memory (MEMORY.md, memory/*.md)."`
 }
 
 // App carries what commands need, bound once.
@@ -56,6 +64,7 @@ type App struct {
 	cleanups []func()
 	sim      *sim.Sim
 	ws       *workspace.Home
+	execSet  *executors.Set
 	cfg      workspace.Config
 }
 

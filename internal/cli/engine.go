@@ -7,11 +7,11 @@ import (
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/device"
-	"github.com/openpocket/openpocket/internal/executor/coding"
-	"github.com/openpocket/openpocket/internal/executor/memory"
-	"github.com/openpocket/openpocket/internal/executor/script"
 	"github.com/openpocket/openpocket/internal/llm"
 	"github.com/openpocket/openpocket/internal/workspace"
+	"github.com/openpocket/openpocket/lua"
+	"github.com/openpocket/openpocket/stdlib"
+	"github.com/openpocket/openpocket/stdlib/executors"
 )
 
 // home opens OPENPOCKET_HOME once per command (created on first use) and
@@ -125,8 +125,18 @@ func (a *App) newEngine(o engineOptions) (*engine.Engine, error) {
 		OpenDevice:   a.openDevice,
 		PhoneOptions: a.phoneOptions(),
 		Logger:       a.Logger,
-		Executors:    buildExecutors(h, cfg),
 	}
+	set, err := a.executorSet()
+	if err != nil {
+		return nil, err
+	}
+	e.Executors = set.Actions(executors.VMRunner(a.luaRegistry(set), func(ctx context.Context) any {
+		if s := engine.SessionFrom(ctx); s != nil {
+			return s
+		}
+		return nil
+	}))
+	_ = h
 	if o.Persist {
 		e.Workspace = h
 	}
@@ -145,23 +155,23 @@ func (a *App) session(ctx context.Context, e *engine.Engine, opts engine.Session
 	return e.NewSession(ctx, opts)
 }
 
-// buildExecutors wires the executors behind the engine's Executor port from
-// config: run_script, the coding tools (when enabled) and the memory tools.
-func buildExecutors(h *workspace.Home, cfg workspace.Config) map[string]engine.Executor {
-	ws := h.Workspace()
-	sc := cfg.ScriptExecutor
-	m := map[string]engine.Executor{
-		"run_script": script.New(ws, script.Config{AllowedCommands: sc.AllowedCommands, TimeoutSec: sc.TimeoutSec, MaxOutputChars: sc.MaxOutputChars}),
+// executorSet opens the workspace's executors once per command; background
+// exec sessions end with it.
+func (a *App) executorSet() (*executors.Set, error) {
+	if a.execSet != nil {
+		return a.execSet, nil
 	}
-	if ct := cfg.CodingTools; ct.Enabled {
-		co := coding.New(ws, coding.Config{WorkspaceOnly: ct.WorkspaceOnly, TimeoutSec: ct.TimeoutSec, MaxOutputChars: ct.MaxOutputChars,
-			AllowBackground: ct.AllowBackground, ApplyPatchEnabled: ct.ApplyPatchEnabled, AllowedCommands: ct.AllowedCommands})
-		for _, t := range []string{"read", "write", "edit", "apply_patch", "exec", "process"} {
-			m[t] = co
-		}
+	set, err := a.openExecutors()
+	if err != nil {
+		return nil, err
 	}
-	mt := cfg.MemoryTools
-	me := memory.New(ws, memory.Config{MaxResults: mt.MaxResults, MinScore: mt.MinScore, MaxSnippetChars: mt.MaxSnippetChars})
-	m["memory_search"], m["memory_get"] = me, me
-	return m
+	a.execSet = set
+	a.onExit(func() { set.Close() })
+	return set, nil
+}
+
+// luaRegistry is the module set every run sees: the standard library plus
+// the executor modules (script, fs, exec, process, memory).
+func (a *App) luaRegistry(set *executors.Set) *lua.Registry {
+	return stdlib.Registry(set.Modules()...)
 }

@@ -1,0 +1,71 @@
+package executors
+
+import (
+	"context"
+	"time"
+
+	"github.com/openpocket/openpocket/internal/executor/script"
+	"github.com/openpocket/openpocket/lua"
+)
+
+// scriptResult is the Lua view of a script.Result.
+func scriptResult(res script.Result) map[string]any {
+	m := map[string]any{
+		"ok":          res.OK,
+		"run_id":      res.RunID,
+		"run_dir":     res.RunDir,
+		"script_path": res.ScriptPath,
+		"exit_code":   res.ExitCode,
+		"timed_out":   res.TimedOut,
+		"duration_ms": res.DurationMs,
+		"stdout":      res.Stdout,
+		"stderr":      res.Stderr,
+	}
+	if res.Rejected != "" {
+		m["rejected"] = res.Rejected
+		m["rejected_rule"] = res.RejectedRule
+	}
+	return m
+}
+
+// openScript builds the script module:
+//
+//	script.run(src [, {timeout_ms, language = "sh"|"lua"}]) → result | nil, err
+func (s *Set) openScript(vm *lua.VM) (lua.LValue, error) {
+	return vm.NewModule(map[string]lua.LGFunction{
+		"run": func(L *lua.LState) int {
+			src := L.CheckString(1)
+			o := lua.CheckOptions(L, 2)
+			timeout := o.Duration("timeout", 0)
+			language := o.String("language", "")
+			o.Check()
+			switch language {
+			case "":
+				if script.IsLua(src) {
+					language = "lua"
+				}
+			case "sh", "lua":
+			default:
+				L.ArgError(2, `language must be "sh" or "lua", got "`+language+`"`)
+			}
+			ctx := lua.Context(L)
+			var (
+				res script.Result
+				err error
+			)
+			if language == "lua" {
+				reg, sess := vm.Registry(), vm.Session()
+				res, err = s.Script.RunLua(ctx, src, timeout, func(ctx context.Context, src string, timeout time.Duration) (string, error) {
+					return runLua(ctx, reg, sess, src, timeout)
+				})
+			} else {
+				res, err = s.Script.Run(ctx, src, timeout)
+			}
+			if err != nil {
+				return lua.ReturnErr(L, err)
+			}
+			L.Push(lua.ToLua(L, scriptResult(res)))
+			return 1
+		},
+	}), nil
+}
