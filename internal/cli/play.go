@@ -1,0 +1,297 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/internal/atomicfile"
+	"github.com/openpocket/openpocket/internal/workspace"
+	"github.com/openpocket/openpocket/lua"
+	"github.com/openpocket/openpocket/playbooks"
+	"github.com/openpocket/openpocket/stdlib"
+)
+
+// PlayCmd runs playbooks.
+type PlayCmd struct {
+	Paths       []string          `arg:"" help:"Playbook files or directories (their *.yaml files)." type:"path"`
+	Env         map[string]string `short:"e" help:"Set a playbook param (repeatable): -e KEY=VALUE." placeholder:"KEY=VALUE"`
+	IncludeTags []string          `help:"Run only playbooks with one of these tags." sep:","`
+	ExcludeTags []string          `help:"Skip playbooks with one of these tags." sep:","`
+	Report      string            `help:"Write a JUnit XML report to FILE." placeholder:"FILE" type:"path"`
+	Output      string            `help:"Directory for each run's log, steps.json and failure artifacts (default: HOME/state/runs)." placeholder:"DIR" type:"path"`
+	DryRun      bool              `help:"Compile and print the plan of each playbook without a device."`
+	Timeout     time.Duration     `help:"Abort a playbook that runs longer than this (0 = no limit)." default:"0"`
+}
+
+// Run compiles, filters and runs each playbook, prints a summary and
+// exits 0 only if all passed.
+func (c *PlayCmd) Run(app *App) error {
+	files, err := expandPlaybooks(c.Paths)
+	if err != nil {
+		return UsageError{err}
+	}
+	if c.DryRun {
+		return dryRun(app, files, c.Env)
+	}
+	outRoot := c.Output
+	if outRoot == "" {
+		h, err := app.home()
+		if err != nil {
+			return err
+		}
+		outRoot = filepath.Join(h.State(), "runs")
+	}
+	var flows []FlowReport
+	compileFailed := false
+	for i, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			return UsageError{err}
+		}
+		res, err := playbooks.CompileWithMap(src, playbooks.Options{File: f, Params: c.Env})
+		if err != nil {
+			fmt.Fprintln(app.Stderr, err)
+			compileFailed = true
+			flows = append(flows, FlowReport{Name: f, File: f, Status: "failed", Error: err.Error()})
+			continue
+		}
+		for _, w := range res.Warnings {
+			fmt.Fprintf(app.Stderr, "warning: %s\n", w)
+		}
+		if !tagsSelected(res.Meta.Tags, c.IncludeTags, c.ExcludeTags) {
+			continue
+		}
+		fmt.Fprintf(app.Stdout, "[%d/%d] %s (%s)\n", i+1, len(files), res.Meta.Name, f)
+		fr := app.playCompiled(app.Ctx, f, res, outRoot, c.Timeout, app.Stdout)
+		flows = append(flows, fr)
+		if errors.Is(app.Ctx.Err(), context.Canceled) {
+			break
+		}
+	}
+	if c.Report != "" {
+		if err := writeJUnit(c.Report, flows); err != nil {
+			return err
+		}
+	}
+	passed, failed := 0, 0
+	for _, f := range flows {
+		if f.Status == "passed" {
+			passed++
+		} else {
+			failed++
+		}
+	}
+	fmt.Fprintf(app.Stdout, "\n%d passed, %d failed\n", passed, failed)
+	if len(flows) > 0 {
+		fmt.Fprintf(app.Stdout, "report: %s\n", outRoot)
+	}
+	switch {
+	case app.Ctx.Err() != nil:
+		return app.Ctx.Err()
+	case failed > 0 && compileFailed && passed == 0 && failed == countCompileFailures(flows):
+		return UsageError{fmt.Errorf("%d playbook(s) did not compile", failed)}
+	case failed > 0:
+		return FailedError{fmt.Sprintf("%d of %d playbooks failed", failed, passed+failed)}
+	}
+	return nil
+}
+
+func countCompileFailures(flows []FlowReport) int {
+	n := 0
+	for _, f := range flows {
+		if f.OutputDir == "" && f.Status == "failed" {
+			n++
+		}
+	}
+	return n
+}
+
+// runPlaybook runs one playbook file without terminal progress (scheduler).
+func (a *App) runPlaybook(ctx context.Context, path string, params map[string]string) (engine.RunResult, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return engine.RunResult{}, UsageError{err}
+	}
+	res, err := playbooks.CompileWithMap(src, playbooks.Options{File: path, Params: params})
+	if err != nil {
+		return engine.RunResult{Message: err.Error()}, UsageError{err}
+	}
+	h, err := a.home()
+	if err != nil {
+		return engine.RunResult{}, err
+	}
+	fr := a.playCompiled(ctx, path, res, filepath.Join(h.State(), "runs"), 0, nil)
+	r := engine.RunResult{Success: fr.Status == "passed", Message: "playbook " + fr.Status, Steps: len(fr.Steps)}
+	if fr.Error != "" {
+		r.Message = fr.Error
+	}
+	return r, nil
+}
+
+// playCompiled runs one compiled playbook in a fresh session and VM and
+// writes its output directory: log.txt, steps.json, playbook.lua and, on
+// failure, the screen and UI dump at that moment.
+func (a *App) playCompiled(ctx context.Context, file string, res *playbooks.Result, outRoot string, timeout time.Duration, progress io.Writer) FlowReport {
+	start := time.Now()
+	name := res.Meta.Name
+	if name == "" {
+		name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+	}
+	fr := FlowReport{Name: name, File: file, Steps: []StepReport{}}
+	fr.OutputDir = filepath.Join(outRoot, start.Format("20060102-150405")+"-"+workspace.SafeName(name))
+	fail := func(err error) FlowReport {
+		fr.Status, fr.Error = "failed", err.Error()
+		fr.DurationMs = time.Since(start).Milliseconds()
+		return fr
+	}
+	if err := os.MkdirAll(fr.OutputDir, 0o755); err != nil {
+		return fail(err)
+	}
+	logFile, err := os.Create(filepath.Join(fr.OutputDir, "log.txt"))
+	if err != nil {
+		return fail(err)
+	}
+	defer logFile.Close()
+	_ = atomicfile.WriteFile(filepath.Join(fr.OutputDir, "playbook.lua"), res.Lua, 0o644)
+
+	rec := newStepRecorder(progress, progress != nil && isTTY(progress))
+	eng, err := a.newEngine(engineOptions{})
+	if err != nil {
+		return fail(err)
+	}
+	logf := func(format string, args ...any) {
+		fmt.Fprintf(logFile, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05.000")}, args...)...)
+	}
+	sess, err := eng.NewSession(ctx, engine.SessionOptions{Task: name, OnEvent: func(ev engine.Event) {
+		rec.onEvent(ev)
+		if ev.Kind == "step_end" {
+			logf("%s %s %s", strField(ev.Fields, "status"), strField(ev.Fields, "label"), strField(ev.Fields, "error"))
+		}
+	}})
+	if err != nil {
+		return fail(err)
+	}
+	set, err := a.executorSet()
+	if err != nil {
+		return fail(err)
+	}
+	reg := a.luaRegistry(set)
+	if err := reg.RegisterSource(playbooks.RuntimeModule, playbooks.RuntimeSource); err != nil {
+		return fail(err)
+	}
+	vm, err := stdlib.NewVMWith(sess.Context(), reg, sess, lua.Options{
+		Timeout:   timeout,
+		Print:     func(s string) { logf("print: %s", s) },
+		SourceMap: res.Map.VMFunc(res.Chunk),
+	})
+	if err != nil {
+		sess.Finish(false, err.Error())
+		return fail(err)
+	}
+	logf("start %s (%s)", name, file)
+	runErr := vm.Run(res.Chunk, res.Lua)
+	vm.Close()
+	fr.Steps = rec.result()
+	fr.DurationMs = time.Since(start).Milliseconds()
+	if runErr != nil {
+		fr.Status, fr.Error = "failed", runErr.Error()
+		logf("FAILED: %s", runErr)
+		if ctx.Err() == nil {
+			fr.Artifacts = captureFailure(sess, fr.OutputDir)
+		}
+		sess.Finish(false, runErr.Error())
+	} else {
+		fr.Status = "passed"
+		logf("passed in %s", fmtMs(fr.DurationMs))
+		sess.Finish(true, "playbook passed")
+	}
+	if err := writeStepsJSON(filepath.Join(fr.OutputDir, "steps.json"), fr); err != nil {
+		logf("steps.json: %v", err)
+	}
+	if progress != nil && fr.Status != "passed" {
+		fmt.Fprintf(progress, "FAILED %s: %s\n", name, fr.Error)
+	}
+	return fr
+}
+
+// captureFailure saves the screen and the UI dump at the moment of failure.
+func captureFailure(sess *engine.Session, dir string) []string {
+	phone, err := sess.Phone()
+	if err != nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var out []string
+	if png, err := phone.Screencap(ctx); err == nil {
+		p := filepath.Join(dir, "failure.png")
+		if atomicfile.WriteFile(p, png, 0o644) == nil {
+			out = append(out, p)
+		}
+	}
+	if xml, err := phone.Transport().ExecOut(ctx, "uiautomator dump /dev/tty"); err == nil {
+		p := filepath.Join(dir, "failure.xml")
+		if atomicfile.WriteFile(p, xml, 0o644) == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// expandPlaybooks turns the arguments into a sorted list of files: a
+// directory contributes its *.yaml and *.yml files (not subdirectories,
+// which hold sub-playbooks).
+func expandPlaybooks(paths []string) ([]string, error) {
+	var files []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("playbook %s: %w", p, errors.Unwrap(err))
+		}
+		if !st.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		entries, err := os.ReadDir(p)
+		if err != nil {
+			return nil, err
+		}
+		var found []string
+		for _, e := range entries {
+			if ext := filepath.Ext(e.Name()); !e.IsDir() && (ext == ".yaml" || ext == ".yml") {
+				found = append(found, filepath.Join(p, e.Name()))
+			}
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("directory %s has no *.yaml playbooks", p)
+		}
+		sort.Strings(found)
+		files = append(files, found...)
+	}
+	return files, nil
+}
+
+func tagsSelected(tags, include, exclude []string) bool {
+	has := func(list []string) bool {
+		for _, t := range tags {
+			for _, w := range list {
+				if t == w {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if len(include) > 0 && !has(include) {
+		return false
+	}
+	return !has(exclude)
+}

@@ -1,0 +1,206 @@
+package playbooks
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Pos is a position in a playbook file (1-based line and column; 0 when
+// unknown).
+type Pos struct {
+	File   string
+	Line   int
+	Column int
+}
+
+func (p Pos) String() string {
+	switch {
+	case p.Line == 0:
+		return p.File
+	case p.Column == 0:
+		return fmt.Sprintf("%s:%d", p.File, p.Line)
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Column)
+}
+
+// Error is one problem in a playbook: where it is (file, line, column and
+// the step path such as "steps[3].tap"), what was expected (Message) and
+// the offending source line with a caret under the column (Snippet).
+type Error struct {
+	File    string
+	Line    int
+	Column  int
+	Step    string // path of the step or header key; "" when not inside one
+	Message string
+	Snippet string // "  12 |   - tpa: Save\n     |     ^"; "" when unknown
+}
+
+// Error formats "file:line:col: step: message" followed by the snippet.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(Pos{e.File, e.Line, e.Column}.String())
+	b.WriteString(": ")
+	if e.Step != "" {
+		b.WriteString(e.Step)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Message)
+	if e.Snippet != "" {
+		b.WriteString("\n")
+		b.WriteString(e.Snippet)
+	}
+	return b.String()
+}
+
+// ErrorList is every error found in one compilation, in source order. It
+// unwraps to its elements, so errors.As(err, &*Error) finds the first.
+type ErrorList []*Error
+
+func (l ErrorList) Error() string {
+	parts := make([]string, len(l))
+	for i, e := range l {
+		parts[i] = e.Error()
+	}
+	return strings.Join(parts, "\n")
+}
+
+// Unwrap returns the errors for errors.Is / errors.As.
+func (l ErrorList) Unwrap() []error {
+	out := make([]error, len(l))
+	for i, e := range l {
+		out[i] = e
+	}
+	return out
+}
+
+// Warning is a problem that does not stop compilation (a fixed sleep, an
+// unknown variable in an expression, ...).
+type Warning struct {
+	File    string
+	Line    int
+	Column  int
+	Step    string
+	Message string
+}
+
+func (w Warning) String() string {
+	s := Pos{w.File, w.Line, w.Column}.String() + ": warning: "
+	if w.Step != "" {
+		s += w.Step + ": "
+	}
+	return s + w.Message
+}
+
+// maxErrors bounds the errors collected from one file.
+const maxErrors = 50
+
+// snippet renders line `line` of src with a caret under column col.
+func snippet(src []byte, line, col int) string {
+	if line <= 0 || src == nil {
+		return ""
+	}
+	lines := strings.Split(string(src), "\n")
+	if line > len(lines) {
+		return ""
+	}
+	text := strings.TrimRight(lines[line-1], "\r")
+	if len(text) > 200 {
+		text = text[:200] + "…"
+	}
+	num := fmt.Sprintf("%4d | ", line)
+	pad := strings.Repeat(" ", len(num)-2) + "| "
+	caret := ""
+	if col > 0 {
+		// Columns count characters; keep tabs so the caret lines up.
+		var sp strings.Builder
+		i := 0
+		for _, r := range text {
+			if i >= col-1 {
+				break
+			}
+			if r == '\t' {
+				sp.WriteRune('\t')
+			} else {
+				sp.WriteByte(' ')
+			}
+			i++
+		}
+		caret = "\n" + pad + sp.String() + "^"
+	}
+	return num + text + caret
+}
+
+// levenshtein is the edit distance between a and b in runes, counting a
+// transposition of two neighbours as one edit (optimal string alignment),
+// so "tpa" is closer to "tap" than to "lua".
+func levenshtein(a, b string) int {
+	if a == b {
+		return 0
+	}
+	ra, rb := []rune(a), []rune(b)
+	if len(ra) > 64 || len(rb) > 64 {
+		return 1 << 20
+	}
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
+}
+
+// nearest returns the candidate closest to s when it is close enough to be
+// a plausible typo, or "".
+func nearest(s string, candidates []string) string {
+	best, bestD := "", 1<<30
+	ls := strings.ToLower(s)
+	for _, c := range candidates {
+		d := levenshtein(ls, strings.ToLower(c))
+		if d < bestD || (d == bestD && c < best) {
+			best, bestD = c, d
+		}
+	}
+	limit := max(2, utf8.RuneCountInString(s)/3)
+	if best == "" || bestD > limit {
+		return ""
+	}
+	return best
+}
+
+// didYouMean is "; did you mean \"x\"?" or "".
+func didYouMean(s string, candidates []string) string {
+	if n := nearest(s, candidates); n != "" {
+		return fmt.Sprintf("; did you mean %q?", n)
+	}
+	return ""
+}
+
+// asError returns the *Error list inside err, if any.
+func asErrorList(err error) (ErrorList, bool) {
+	var l ErrorList
+	if errors.As(err, &l) {
+		return l, true
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return ErrorList{e}, true
+	}
+	return nil, false
+}
