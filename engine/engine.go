@@ -43,6 +43,9 @@ type SessionOptions struct {
 	// Phone reuses an already opened phone (REPL, tests) instead of
 	// calling OpenDevice.
 	Phone *device.Phone
+	// ArtifactsDir is where a run's relative artifact paths go
+	// (screenshots a playbook saves); "" means the workspace.
+	ArtifactsDir string
 	// OnEvent receives structured events a run emits (playbook steps,
 	// agent steps) for progress lines and reports; nil drops them.
 	OnEvent func(Event)
@@ -112,6 +115,18 @@ func (s *Session) Emit(kind string, fields map[string]any) {
 	if s.opts.OnEvent != nil {
 		s.opts.OnEvent(Event{Kind: kind, Fields: fields})
 	}
+}
+
+// ArtifactsDir is where relative artifact paths of this run resolve: the
+// run's own directory when set, else the workspace, else "".
+func (s *Session) ArtifactsDir() string {
+	if s.opts.ArtifactsDir != "" {
+		return s.opts.ArtifactsDir
+	}
+	if s.engine.Workspace != nil {
+		return s.engine.Workspace.Root()
+	}
+	return ""
 }
 
 // Context is the run's context.

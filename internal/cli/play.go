@@ -170,7 +170,7 @@ func (a *App) playCompiled(ctx context.Context, file string, res *playbooks.Resu
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(logFile, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05.000")}, args...)...)
 	}
-	sess, err := eng.NewSession(ctx, engine.SessionOptions{Task: name, OnEvent: func(ev engine.Event) {
+	sess, err := eng.NewSession(ctx, engine.SessionOptions{Task: name, ArtifactsDir: fr.OutputDir, OnEvent: func(ev engine.Event) {
 		rec.onEvent(ev)
 		if ev.Kind == "step_end" {
 			logf("%s %s %s", strField(ev.Fields, "status"), strField(ev.Fields, "label"), strField(ev.Fields, "error"))

@@ -1,0 +1,185 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/engine/prompt"
+	"github.com/openpocket/openpocket/stdlib/agent"
+)
+
+// AgentCmd runs a model-driven task: `openpocket agent "task"`.
+type AgentCmd struct {
+	Task     string `arg:"" help:"The task, in plain words (\"Turn Wi-Fi off\")."`
+	Model    string `help:"Model profile from config.json models (default: defaultModel)." placeholder:"PROFILE"`
+	MaxSteps int    `help:"Stop after N steps (default: agent.maxSteps)." placeholder:"N"`
+	JSON     bool   `name:"json" help:"Print the result as JSON {status, message, sessionPath, steps, tokens}; no progress lines."`
+}
+
+// agentRunOptions tune one agent run; the zero value uses config.json.
+type agentRunOptions struct {
+	// Model is the profile ("" = defaultModel).
+	Model string
+	// MaxSteps overrides agent.maxSteps when > 0.
+	MaxSteps int
+	// OnEvent receives the run's events (agent_step …); nil drops them.
+	OnEvent func(engine.Event)
+	// Stdin/Stdout are the terminal request_human_auth asks on (only when
+	// Stdin is a TTY); nil for unattended runs (scheduler).
+	Stdin  io.Reader
+	Stdout io.Writer
+}
+
+// agentResult is the --json output.
+type agentResult struct {
+	Status      string       `json:"status"`
+	Message     string       `json:"message"`
+	SessionPath string       `json:"sessionPath"`
+	Steps       int          `json:"steps"`
+	Tokens      engine.Usage `json:"tokens"`
+}
+
+// Run runs the task, shows progress and maps the verdict to the exit code:
+// 0 on SUCCESS, 1 otherwise (130 when cancelled).
+func (c *AgentCmd) Run(app *App) error {
+	task := strings.TrimSpace(c.Task)
+	if task == "" {
+		return UsageError{errors.New("agent: the task is empty; say what the agent should do, e.g. openpocket agent \"Turn Wi-Fi off\"")}
+	}
+	if c.MaxSteps < 0 {
+		return UsageError{fmt.Errorf("agent: --max-steps must be positive, got %d", c.MaxSteps)}
+	}
+	// Human-auth prompts go to stderr so --json output stays clean.
+	o := agentRunOptions{Model: c.Model, MaxSteps: c.MaxSteps, Stdin: os.Stdin, Stdout: app.Stderr}
+	if !c.JSON {
+		o.OnEvent = newAgentProgress(app.Stdout, isTTY(app.Stdout)).event
+	}
+	res, err := app.runAgent(app.Ctx, task, o)
+	if res.SessionPath == "" && res.Message == "" && err != nil {
+		return err // nothing ran: config, model profile, workspace
+	}
+	status := "SUCCESS"
+	if !res.Success {
+		status = "FAILED"
+	}
+	if c.JSON {
+		enc := json.NewEncoder(app.Stdout)
+		enc.SetIndent("", "  ")
+		if jerr := enc.Encode(agentResult{Status: status, Message: res.Message, SessionPath: res.SessionPath, Steps: res.Steps, Tokens: res.Usage}); jerr != nil {
+			return jerr
+		}
+	} else {
+		fmt.Fprintf(app.Stdout, "%s: %s\n", status, res.Message)
+		if res.SessionPath != "" {
+			fmt.Fprintf(app.Stdout, "session: %s\n", res.SessionPath)
+		}
+	}
+	switch {
+	case res.Success:
+		return nil
+	case errors.Is(err, context.Canceled):
+		return err
+	}
+	return FailedError{Msg: fmt.Sprintf("agent: %s: %s", status, res.Message)}
+}
+
+// runAgent runs one agent task with the configured engine, persisting the
+// session, trace, screenshots and daily memory. The scheduler calls it for
+// cron jobs. The session is always finalized; a non-nil error with an empty
+// result means nothing ran (bad config, unknown model profile).
+func (a *App) runAgent(ctx context.Context, task string, o agentRunOptions) (engine.RunResult, error) {
+	if ctx == nil {
+		ctx = a.Ctx
+	}
+	e, err := a.newEngine(engineOptions{Model: o.Model, WithModel: true, Persist: true})
+	if err != nil {
+		return engine.RunResult{}, err
+	}
+	h, err := a.home()
+	if err != nil {
+		return engine.RunResult{}, err
+	}
+	cfg := a.cfg
+	sess, err := a.session(ctx, e, engine.SessionOptions{Task: task, Persist: true, OnEvent: o.OnEvent})
+	if err != nil {
+		return engine.RunResult{}, err
+	}
+	var files []prompt.ContextFile
+	for _, f := range h.ContextFiles(cfg.Agent.ContextBudgetChars) {
+		files = append(files, prompt.ContextFile{Name: f.Name, Content: f.Content})
+	}
+	if files == nil {
+		files = []prompt.ContextFile{} // none: do not fall back to reading them again
+	}
+	maxSteps := cfg.Agent.MaxSteps
+	if o.MaxSteps > 0 {
+		maxSteps = o.MaxSteps
+	}
+	return agent.Run(ctx, sess, agent.Options{
+		MaxSteps:           maxSteps,
+		SystemPromptMode:   cfg.Agent.SystemPromptMode,
+		ReturnHome:         cfg.Agent.ReturnHomeOnTaskEnd,
+		LoopDelay:          time.Duration(cfg.Agent.LoopDelayMs) * time.Millisecond,
+		ContextFiles:       files,
+		ContextBudgetChars: cfg.Agent.ContextBudgetChars,
+		Stdin:              o.Stdin,
+		Stdout:             o.Stdout,
+	})
+}
+
+// agentProgress prints one line per agent step: a compact live line on a
+// terminal, key=value lines when piped.
+type agentProgress struct {
+	w   io.Writer
+	tty bool
+}
+
+func newAgentProgress(w io.Writer, tty bool) *agentProgress { return &agentProgress{w: w, tty: tty} }
+
+func (p *agentProgress) event(ev engine.Event) {
+	if ev.Kind != "agent_step" {
+		return
+	}
+	f := ev.Fields
+	step, maxSteps := agentFieldInt(f["step"]), agentFieldInt(f["max_steps"])
+	act, _ := f["action"].(string)
+	res, _ := f["result"].(string)
+	ms := agentFieldInt(f["model_ms"])
+	if p.tty {
+		fmt.Fprintf(p.w, "\x1b[1mstep %d/%d\x1b[0m  %-32s %s \x1b[2m(model %.1fs)\x1b[0m\n", step, maxSteps, agentShort(act, 32), agentShort(agentFirstLine(res), 60), float64(ms)/1000)
+		return
+	}
+	fmt.Fprintf(p.w, "step %d/%d action=%s model_ms=%d result=%q\n", step, maxSteps, act, ms, agentShort(agentFirstLine(res), 120))
+}
+
+// fieldInt reads an event number (Lua numbers arrive as float64).
+func agentFieldInt(v any) int {
+	switch x := v.(type) {
+	case float64:
+		return int(x)
+	case int:
+		return x
+	case int64:
+		return int(x)
+	}
+	return 0
+}
+
+func agentFirstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+func agentShort(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

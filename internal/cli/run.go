@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/lua"
+	"github.com/openpocket/openpocket/stdlib"
+	"github.com/openpocket/openpocket/stdlib/executors"
+)
+
+// RunCmd runs a Lua script against the device.
+type RunCmd struct {
+	Script  string        `arg:"" help:"Lua script to run." placeholder:"SCRIPT.lua"`
+	Args    []string      `arg:"" optional:"" passthrough:"" help:"Arguments for the script: arg[1]..arg[n] and the chunk's varargs (...)."`
+	Timeout time.Duration `help:"Stop the script after this long (0 = no limit)." default:"0s"`
+}
+
+// Run executes the script in a sandboxed VM bound to a fresh session. The
+// device is opened on first use, so a script that never touches it runs
+// without one. Registered modules resolve as globals on first use (a
+// script may still require them). Script errors are printed as
+// file:line: message.
+func (c *RunCmd) Run(app *App) error {
+	src, err := os.ReadFile(c.Script)
+	if err != nil {
+		return UsageError{fmt.Errorf("run: %w", err)}
+	}
+	if c.Timeout < 0 {
+		return UsageError{fmt.Errorf("--timeout must not be negative, got %s", c.Timeout)}
+	}
+	sess, reg, done, err := app.newLuaSession("run " + filepath.Base(c.Script))
+	if err != nil {
+		return err
+	}
+	defer done()
+	vm, err := stdlib.NewVMWith(app.Ctx, reg, sess, lua.Options{
+		Timeout:     c.Timeout,
+		Args:        c.Args,
+		AutoRequire: true, // ui.tap(...) works without require, as in the REPL
+		Print:       func(line string) { fmt.Fprintln(app.Stdout, line) },
+	})
+	if err != nil {
+		sess.Finish(false, err.Error())
+		return err
+	}
+	defer vm.Close()
+	runErr := vm.Run(c.Script, src)
+	if runErr == nil {
+		sess.Finish(true, "script finished")
+		return nil
+	}
+	sess.Finish(false, runErr.Error())
+	return app.scriptError(runErr)
+}
+
+// newLuaSession composes what a Lua run needs: the engine of the CLI's
+// device selection and config (OPENPOCKET_HOME), a throwaway (not
+// persisted) session, and the registry of the whole library plus the
+// executor modules (fs, exec, process, memory, script) of the workspace.
+// done releases the executors.
+func (a *App) newLuaSession(task string) (*engine.Session, *lua.Registry, func(), error) {
+	eng, err := a.newEngine(engineOptions{})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	set := executors.New(a.ws.Workspace(), executorConfigFrom(a.cfg))
+	sess, err := eng.NewSession(a.Ctx, engine.SessionOptions{Task: task})
+	if err != nil {
+		set.Close()
+		return nil, nil, nil, err
+	}
+	return sess, stdlib.Registry(set.Modules()...), func() { set.Close() }, nil
+}
+
+// scriptError reports a failed script: syntax errors are bad input
+// (exit 2), cancellation and device failures keep their own exit codes,
+// any other runtime error is printed as file:line: message (with the Lua
+// traceback under --verbose) and fails the run (exit 1).
+func (a *App) scriptError(err error) error {
+	var se *lua.ScriptError
+	if !errors.As(err, &se) {
+		return err
+	}
+	switch {
+	case se.Kind == lua.KindSyntax:
+		return UsageError{se}
+	case se.Kind == lua.KindCanceled:
+		return se
+	case se.Cause != nil && ExitCode(se.Cause) != ExitFailed:
+		return se // device lost, no device…: Main prints it and maps the code
+	}
+	fmt.Fprintln(a.Stderr, se.Error())
+	if a.Verbose && se.Traceback != "" {
+		fmt.Fprintln(a.Stderr, se.Traceback)
+	}
+	return FailedError{Msg: se.Error()}
+}

@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/openpocket/openpocket/internal/sim/simtest"
+)
+
+// luaApp is an App for calling RunCmd/ReplCmd directly, on the given
+// device serial ("" = none), with a throwaway home.
+func luaApp(t *testing.T, ctx context.Context, serial string) (*App, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	app := &App{
+		Globals: Globals{Home: t.TempDir(), Device: serial, ADBServer: "127.0.0.1:5037"},
+		Stdout:  &stdout, Stderr: &stderr, Ctx: ctx,
+		Logger: slog.New(slog.NewTextHandler(&stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	}
+	t.Cleanup(app.runCleanups)
+	return app, &stdout, &stderr
+}
+
+func writeScript(t *testing.T, src string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "script.lua")
+	require.NoError(t, os.WriteFile(p, []byte(src), 0o644))
+	return p
+}
+
+func TestRunScriptAgainstThePhone(t *testing.T) {
+	s := simtest.Start(t)
+	app, stdout, stderr := luaApp(t, t.Context(), s.Serial())
+	script := writeScript(t, `
+local who = ...
+print("hello " .. who .. " " .. arg[2] .. " n=" .. arg.n)
+ui.tap("Settings")
+assert(ui.wait("Wi-Fi"))
+ui.tap("Wi-Fi")
+print(app.current())
+`)
+	err := (&RunCmd{Script: script, Args: []string{"ada", "--flag"}}).Run(app)
+	require.NoError(t, err, stderr.String())
+	assert.Equal(t, "hello ada --flag n=2\ncom.android.settings\n", stdout.String())
+	assert.False(t, s.Phone().WifiOn())
+}
+
+func TestRunScriptErrors(t *testing.T) {
+	app, _, stderr := luaApp(t, t.Context(), "")
+
+	// a runtime error: file:line: message on stderr, exit 1.
+	script := writeScript(t, "local x = 1\nerror(\"boom\")\n")
+	err := (&RunCmd{Script: script}).Run(app)
+	require.Error(t, err)
+	assert.Equal(t, ExitFailed, ExitCode(err))
+	assert.True(t, isReported(err))
+	assert.Equal(t, script+":2: boom\n", stderr.String())
+
+	// an assertion names the selector, no device: an operational failure.
+	stderr.Reset()
+	script = writeScript(t, "require('assert').eq(1, 2, 'numbers')\n")
+	err = (&RunCmd{Script: script}).Run(app)
+	assert.Equal(t, ExitFailed, ExitCode(err))
+	assert.Contains(t, stderr.String(), script+":1: numbers: assert.eq: expected 2, got 1")
+
+	// a syntax error is bad input.
+	script = writeScript(t, "x = = 1\n")
+	err = (&RunCmd{Script: script}).Run(app)
+	assert.Equal(t, ExitUsage, ExitCode(err))
+	assert.Contains(t, err.Error(), script+":1:")
+
+	// a missing file is bad input.
+	err = (&RunCmd{Script: filepath.Join(t.TempDir(), "nope.lua")}).Run(app)
+	assert.Equal(t, ExitUsage, ExitCode(err))
+
+	// --timeout stops the run.
+	script = writeScript(t, "while true do end\n")
+	start := time.Now()
+	err = (&RunCmd{Script: script, Timeout: 200 * time.Millisecond}).Run(app)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "timeout")
+	assert.Less(t, time.Since(start), 5*time.Second)
+
+	// cancellation (Ctrl-C) maps to exit 130.
+	ctx, cancel := context.WithCancel(t.Context())
+	app2, _, _ := luaApp(t, ctx, "")
+	time.AfterFunc(200*time.Millisecond, cancel)
+	err = (&RunCmd{Script: writeScript(t, "wait.ms(60000)\n")}).Run(app2)
+	assert.Equal(t, ExitCanceled, ExitCode(err), "%v", err)
+}

@@ -1,0 +1,321 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/internal/skills"
+	"github.com/openpocket/openpocket/stdlib"
+	"github.com/openpocket/openpocket/stdlib/skillsmod"
+)
+
+// SkillsCmd groups the skills commands.
+type SkillsCmd struct {
+	List     SkillsListCmd     `cmd:"" help:"List skills: bundled, OPENPOCKET_HOME/skills and workspace/skills (for one name the more specific wins)."`
+	Show     SkillsShowCmd     `cmd:"" help:"Print a skill, where it comes from and its replay script."`
+	Validate SkillsValidateCmd `cmd:"" help:"Check skill files: frontmatter, metadata JSON, replay script syntax."`
+	Run      SkillsRunCmd      `cmd:"" help:"Replay a skill on the device without a model."`
+}
+
+// skillsLoader is the loader over OPENPOCKET_HOME and its workspace.
+func (a *App) skillsLoader() (*skills.Loader, error) {
+	h, err := a.home()
+	if err != nil {
+		return nil, err
+	}
+	return &skills.Loader{HomeDir: h.Dir(), WorkspaceDir: h.Workspace()}, nil
+}
+
+// SkillsListCmd lists skills.
+type SkillsListCmd struct {
+	JSON bool `help:"Print JSON."`
+}
+
+type skillListEntry struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	Source      string   `json:"source"`
+	Location    string   `json:"location"`
+	Auto        bool     `json:"auto,omitempty"`
+	Runnable    bool     `json:"runnable"`
+	Shadows     []string `json:"shadows,omitempty"`
+}
+
+// Run prints one line per skill (name, source, runnable, description).
+func (c *SkillsListCmd) Run(app *App) error {
+	l, err := app.skillsLoader()
+	if err != nil {
+		return err
+	}
+	all, problems := l.Load()
+	var out []skillListEntry
+	for _, s := range all {
+		_, _, serr := l.Script(s)
+		out = append(out, skillListEntry{Name: s.Name, Description: s.Description, Source: s.Source.String(), Location: s.Location,
+			Auto: s.Auto, Runnable: serr == nil, Shadows: s.Shadows})
+	}
+	for _, p := range problems {
+		fmt.Fprintf(app.Stderr, "warning: %v\n", p)
+	}
+	if c.JSON {
+		enc := json.NewEncoder(app.Stdout)
+		enc.SetIndent("", "  ")
+		if out == nil {
+			out = []skillListEntry{}
+		}
+		return enc.Encode(out)
+	}
+	if len(out) == 0 {
+		fmt.Fprintln(app.Stdout, "no skills")
+		return nil
+	}
+	tw := tabwriter.NewWriter(app.Stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tSOURCE\tRUN\tDESCRIPTION")
+	for _, e := range out {
+		src := e.Source
+		if e.Auto {
+			src += " (auto)"
+		}
+		run := "-"
+		if e.Runnable {
+			run = "yes"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Name, src, run, oneLine(e.Description))
+	}
+	return tw.Flush()
+}
+
+// SkillsShowCmd prints one skill.
+type SkillsShowCmd struct {
+	Name   string `arg:"" help:"Skill name or path to a skill file."`
+	Script bool   `help:"Print the replay script instead of the markdown."`
+}
+
+// Run prints the skill's origin, then its markdown (or script).
+func (c *SkillsShowCmd) Run(app *App) error {
+	l, err := app.skillsLoader()
+	if err != nil {
+		return err
+	}
+	s, err := l.Find(c.Name)
+	if err != nil {
+		return UsageError{err}
+	}
+	src, from, serr := l.Script(s)
+	if c.Script {
+		if serr != nil {
+			return FailedError{Msg: serr.Error()}
+		}
+		_, err := app.Stdout.Write(src)
+		return err
+	}
+	fmt.Fprintf(app.Stdout, "name:     %s\nsource:   %s\nlocation: %s\n", s.Name, s.Source, s.Location)
+	for _, sh := range s.Shadows {
+		fmt.Fprintf(app.Stdout, "shadows:  %s\n", sh)
+	}
+	if serr == nil {
+		fmt.Fprintf(app.Stdout, "script:   %s\n", from)
+	} else {
+		fmt.Fprintf(app.Stdout, "script:   none\n")
+	}
+	fmt.Fprintf(app.Stdout, "\n%s", s.Body)
+	if !strings.HasSuffix(s.Body, "\n") {
+		fmt.Fprintln(app.Stdout)
+	}
+	return nil
+}
+
+// SkillsValidateCmd checks skills.
+type SkillsValidateCmd struct {
+	Paths []string `arg:"" optional:"" help:"Skill (.md) or script (.lua) files or directories; default: every skill the loader finds." type:"path"`
+}
+
+// Run reports each problem and fails (exit 1) when there is one.
+func (c *SkillsValidateCmd) Run(app *App) error {
+	var problems []error
+	checked := 0
+	check := func(s skills.Skill, l *skills.Loader) {
+		checked++
+		src, from, err := l.Script(s)
+		if errors.Is(err, skills.ErrNoScript) {
+			return // a procedure to read, not to run
+		}
+		if err != nil {
+			problems = append(problems, err)
+			return
+		}
+		if err := skills.Check(from, src); err != nil {
+			problems = append(problems, err)
+		}
+	}
+	if len(c.Paths) == 0 {
+		l, err := app.skillsLoader()
+		if err != nil {
+			return err
+		}
+		all, p := l.Load()
+		problems = append(problems, p...)
+		for _, s := range all {
+			check(s, l)
+		}
+	} else {
+		l := &skills.Loader{NoBundled: true}
+		for _, root := range c.Paths {
+			err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+				if err != nil {
+					return err
+				}
+				switch {
+				case d.IsDir():
+				case strings.HasSuffix(p, ".md"):
+					s, err := skills.LoadFile(p)
+					if err != nil {
+						problems = append(problems, err)
+						return nil
+					}
+					check(s, l)
+				case strings.HasSuffix(p, ".lua"):
+					checked++
+					b, err := os.ReadFile(p)
+					if err == nil {
+						err = skills.Check(p, b)
+					}
+					if err != nil {
+						problems = append(problems, err)
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				problems = append(problems, err)
+			}
+		}
+	}
+	for _, p := range problems {
+		fmt.Fprintf(app.Stdout, "✗ %v\n", p)
+	}
+	if len(problems) > 0 {
+		return FailedError{Msg: fmt.Sprintf("%d problem(s) in %d skill file(s)", len(problems), checked)}
+	}
+	fmt.Fprintf(app.Stdout, "✓ %d skill file(s) valid\n", checked)
+	return nil
+}
+
+// SkillsRunCmd replays a skill.
+type SkillsRunCmd struct {
+	Name          string            `arg:"" help:"Skill name, or path to a skill (.md) or replay script (.lua)."`
+	Params        map[string]string `short:"e" name:"param" help:"Parameter NAME=VALUE (repeatable), e.g. -e text_1=hello." placeholder:"NAME=VALUE"`
+	FallbackAgent bool              `name:"fallback-agent" help:"When a step's check fails, hand the rest of the task to the model from the current screen."`
+	Timeout       time.Duration     `help:"Time limit for the whole replay (0: none)." placeholder:"DURATION"`
+}
+
+// Run replays the skill with zero model calls, printing one line per step
+// and writing a session file. A failed check stops with the step, what was
+// expected and what the screen showed — or, with --fallback-agent, the
+// model continues the task.
+func (c *SkillsRunCmd) Run(app *App) error {
+	l, err := app.skillsLoader()
+	if err != nil {
+		return err
+	}
+	name, task, src, from, err := c.resolve(l)
+	if err != nil {
+		return err
+	}
+	if err := skills.Check(from, src); err != nil {
+		return UsageError{err}
+	}
+	e, err := app.newEngine(engineOptions{Persist: true})
+	if err != nil {
+		return err
+	}
+	rec := newStepRecorder(app.Stdout, isTTY(app.Stdout))
+	sess, err := app.session(app.Ctx, e, engine.SessionOptions{Task: "skill " + name + ": " + task, Persist: true, OnEvent: rec.onEvent})
+	if err != nil {
+		return err
+	}
+	reg := stdlib.Registry(skillsmod.New(l))
+	res, runErr := skills.Run(sess.Context(), sess, src, skills.RunOptions{Name: from, Params: c.Params, Registry: reg, Timeout: c.Timeout})
+	if runErr == nil {
+		r := sess.Finish(true, fmt.Sprintf("Replayed skill %s: %d step(s) passed, no model calls.", name, res.Passed))
+		fmt.Fprintf(app.Stdout, "✓ %s: %d step(s) passed\n", name, res.Passed)
+		if r.SessionPath != "" {
+			fmt.Fprintf(app.Stdout, "session: %s\n", r.SessionPath)
+		}
+		return nil
+	}
+	var se *skills.StepError
+	report := runErr.Error()
+	if errors.As(runErr, &se) {
+		report = fmt.Sprintf("step %d (%s) failed\n  expected: %s\n  screen:   %s", se.Step, se.Label, orText(se.Expected, se.Message), orText(strings.TrimPrefix(se.Saw, "app "), "-"))
+	}
+	r := sess.Finish(false, "Replay of skill "+name+" stopped: "+oneLine(runErr.Error()))
+	fmt.Fprintf(app.Stderr, "✗ %s\n", report)
+	if r.SessionPath != "" {
+		fmt.Fprintf(app.Stderr, "session: %s\n", r.SessionPath)
+	}
+	if !c.FallbackAgent || se == nil {
+		return FailedError{Msg: "replay failed"}
+	}
+	done := res.Passed
+	var labels []string
+	for _, s := range res.Steps {
+		if s.Status == "passed" {
+			labels = append(labels, s.Label)
+		}
+	}
+	fallback := fmt.Sprintf("%s\n\nProgress so far: steps 1..%d done (%s); step %d (%s) did not work: expected %s. Continue from the current screen.",
+		task, done, strings.Join(labels, "; "), se.Step, se.Label, orText(se.Expected, se.Message))
+	fmt.Fprintf(app.Stdout, "handing the rest of the task to the model…\n")
+	ares, aerr := app.runAgent(app.Ctx, fallback, agentRunOptions{Stdin: os.Stdin, Stdout: app.Stdout,
+		OnEvent: newAgentProgress(app.Stdout, isTTY(app.Stdout)).event})
+	if aerr != nil && ares.SessionPath == "" {
+		return aerr
+	}
+	if !ares.Success {
+		return FailedError{Msg: "the model could not finish the task either: " + ares.Message}
+	}
+	fmt.Fprintf(app.Stdout, "✓ finished by the model: %s\n", ares.Message)
+	return nil
+}
+
+// resolve finds the script: a .lua path, a .md path or a skill name.
+func (c *SkillsRunCmd) resolve(l *skills.Loader) (name, task string, src []byte, from string, err error) {
+	if strings.HasSuffix(c.Name, ".lua") {
+		b, err := os.ReadFile(c.Name)
+		if err != nil {
+			return "", "", nil, "", UsageError{fmt.Errorf("replay script: %w", err)}
+		}
+		n := strings.TrimSuffix(filepath.Base(c.Name), ".lua")
+		return n, n, b, c.Name, nil
+	}
+	s, err := l.Find(c.Name)
+	if err != nil {
+		return "", "", nil, "", UsageError{err}
+	}
+	src, from, err = l.Script(s)
+	if err != nil {
+		return "", "", nil, "", UsageError{err}
+	}
+	task = s.Description
+	if m, ok := s.Metadata["openpocket"].(map[string]any); ok {
+		if t, ok := m["task"].(string); ok && t != "" {
+			task = t
+		}
+	}
+	return s.Name, task, src, from, nil
+}
+
+func orText(s, def string) string {
+	if strings.TrimSpace(s) == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,96 @@
+-- agent.lua — the OpenPocket agent loop.
+--
+-- One step: capture the screen, ask the model for exactly one action, act,
+-- record the step, report progress. The loop stops when the model calls
+-- finish (success), after max_steps (failure), on an error it cannot
+-- recover from (model down, device lost) or when the run is cancelled
+-- (Ctrl-C: the cancellation is raised and the host finalizes the session).
+--
+-- The Go primitives live in agent_host (see stdlib/agent docs). Replace this
+-- file with `agent.Options.Source` to change the loop; keep the contract:
+-- run() returns {ok = boolean, message = string}.
+
+local host = require("agent_host")
+
+local M = {}
+
+-- history entry as the model reads it: step N: app=… action=… result=…
+local function remember(state, step, app, action, result)
+  local h = state.history
+  h[#h + 1] = { step = step, app = app, action = action, result = result }
+end
+
+-- one step; returns a verdict table to stop, nil to go on.
+local function step_once(state, step)
+  local snap, err = host.capture()
+  if not snap then
+    return { ok = false, message = "device error: " .. tostring(err) }
+  end
+
+  local d, derr, kind = host.decide(snap, state.history, state.problems, step)
+  if not d then
+    if kind == "reply" and state.bad_replies < state.max_bad_replies then
+      -- The model answered without a usable action: tell it, try again.
+      state.bad_replies = state.bad_replies + 1
+      state.problems = { tostring(derr) }
+      remember(state, step, snap.app, "none", "reply rejected: " .. tostring(derr))
+      host.emit("agent_step", { step = step, max_steps = state.max_steps, action = "none",
+        result = "reply rejected: " .. tostring(derr), model_ms = 0 })
+      return nil
+    end
+    return { ok = false, message = "model error: " .. tostring(derr) }
+  end
+  state.bad_replies = 0
+
+  local out, aerr = host.act(d, snap)
+  if not out then
+    return { ok = false, message = "action " .. d.summary .. " failed: " .. tostring(aerr) }
+  end
+
+  local _, rerr = host.record({ step = step, snapshot = snap, decision = d, outcome = out })
+  if rerr then
+    return { ok = false, message = "cannot record step " .. step .. ": " .. tostring(rerr) }
+  end
+  host.emit("agent_step", { step = step, max_steps = state.max_steps, action = d.summary,
+    result = out.result, model_ms = d.model_ms })
+
+  remember(state, step, snap.app, d.summary, out.result)
+  state.problems = d.problems
+  if out.finished then
+    return { ok = true, message = d.message }
+  end
+  return nil
+end
+
+-- run(overrides?) → {ok, message}. overrides may set max_steps,
+-- loop_delay_ms and return_home.
+function M.run(overrides)
+  local o = host.options()
+  for k, v in pairs(overrides or {}) do
+    o[k] = v
+  end
+  local state = {
+    max_steps = o.max_steps,
+    max_bad_replies = o.max_bad_replies,
+    history = {},
+    problems = {},
+    bad_replies = 0,
+  }
+  local verdict
+  for step = 1, o.max_steps do
+    verdict = step_once(state, step)
+    if verdict then
+      break
+    end
+    if step < o.max_steps and o.loop_delay_ms > 0 then
+      host.sleep(o.loop_delay_ms)
+    end
+  end
+  verdict = verdict or { ok = false, message = "max steps (" .. o.max_steps .. ") reached" }
+  if o.return_home then
+    host.go_home() -- best effort: a failure here does not change the verdict
+  end
+  return verdict
+end
+
+return M

@@ -1,0 +1,141 @@
+package agent
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+)
+
+// HumanAuthRequest is a request_human_auth action put to a person.
+type HumanAuthRequest struct {
+	ID          string
+	Capability  string
+	Instruction string
+	Timeout     time.Duration
+}
+
+// HumanAuthDecision is the person's answer.
+type HumanAuthDecision struct {
+	// Status is "approved", "rejected" or "timeout".
+	Status string
+	// Text, when not empty, is typed into the focused field.
+	Text string
+	// Message summarizes the decision for the model.
+	Message string
+}
+
+// HumanAuthFunc asks a person to approve a request_human_auth action. An
+// error means no one can be asked (no terminal); it becomes the step's
+// result, not a run failure.
+type HumanAuthFunc func(ctx context.Context, req HumanAuthRequest) (HumanAuthDecision, error)
+
+// ErrHumanAuthUnavailable reports that nobody can answer a human-auth
+// request (stdin is not a terminal, no relay configured).
+var ErrHumanAuthUnavailable = errors.New("human auth unavailable: no interactive terminal to ask (stdin is not a TTY) and no relay configured")
+
+// IsTerminal reports whether r is an interactive terminal.
+func IsTerminal(r any) bool {
+	f, ok := r.(*os.File)
+	if !ok || f == nil {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// TerminalAuth asks on a terminal: the instruction, "Approve? [y/N]", then
+// an optional text to type into the focused field (an OTP code). in is read
+// line by line by one goroutine for the whole process, so a request that
+// times out does not leave a second reader behind.
+func TerminalAuth(in io.Reader, out io.Writer) HumanAuthFunc {
+	lr := &lineReader{r: in}
+	return func(ctx context.Context, req HumanAuthRequest) (HumanAuthDecision, error) {
+		if req.Timeout <= 0 {
+			req.Timeout = 300 * time.Second
+		}
+		ctx, cancel := context.WithTimeout(ctx, req.Timeout)
+		defer cancel()
+		fmt.Fprintf(out, "\nHuman authorization requested (%s, request %s):\n  %s\nApprove? [y/N] ", req.Capability, req.ID, req.Instruction)
+		ans, err := lr.line(ctx)
+		if err != nil {
+			return timeoutOr(ctx, err)
+		}
+		if a := strings.ToLower(strings.TrimSpace(ans)); a != "y" && a != "yes" {
+			return HumanAuthDecision{Status: "rejected", Message: "the user rejected the request"}, nil
+		}
+		fmt.Fprint(out, "Text to type into the focused field (Enter for none): ")
+		text, err := lr.line(ctx)
+		if err != nil {
+			return timeoutOr(ctx, err)
+		}
+		text = strings.TrimRight(text, "\r\n")
+		msg := "the user approved"
+		if text != "" {
+			msg += " and provided text"
+		}
+		return HumanAuthDecision{Status: "approved", Text: text, Message: msg}, nil
+	}
+}
+
+func timeoutOr(ctx context.Context, err error) (HumanAuthDecision, error) {
+	if errors.Is(err, context.DeadlineExceeded) && context.Cause(ctx) == context.DeadlineExceeded {
+		return HumanAuthDecision{Status: "timeout", Message: "no answer before the timeout"}, nil
+	}
+	if errors.Is(err, io.EOF) {
+		return HumanAuthDecision{Status: "rejected", Message: "input closed before an answer"}, nil
+	}
+	return HumanAuthDecision{}, err
+}
+
+// lineReader reads lines from r on demand with one long-lived goroutine.
+type lineReader struct {
+	r     io.Reader
+	once  sync.Once
+	lines chan lineResult
+	want  chan struct{}
+}
+
+type lineResult struct {
+	s   string
+	err error
+}
+
+func (l *lineReader) line(ctx context.Context) (string, error) {
+	l.once.Do(func() {
+		l.lines = make(chan lineResult)
+		l.want = make(chan struct{}, 1)
+		go func() {
+			br := bufio.NewReader(l.r)
+			for range l.want {
+				s, err := br.ReadString('\n')
+				if err != nil && s != "" {
+					err = nil
+				}
+				l.lines <- lineResult{s, err}
+				if err != nil {
+					close(l.lines)
+					return
+				}
+			}
+		}()
+	})
+	select {
+	case l.want <- struct{}{}:
+	default: // a read is already pending from an earlier, abandoned call
+	}
+	select {
+	case r, ok := <-l.lines:
+		if !ok {
+			return "", io.EOF
+		}
+		return r.s, r.err
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}

@@ -1,0 +1,108 @@
+package agent
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/engine/screen"
+)
+
+// TracePath is the trace file of a session markdown file:
+// sessions/session-<id>.md → sessions/session-<id>.trace.jsonl.
+func TracePath(sessionPath string) string {
+	return strings.TrimSuffix(sessionPath, ".md") + ".trace.jsonl"
+}
+
+// AppendTrace appends one step as a JSON line to a trace file (created on
+// first use) and syncs it, so a crash keeps every completed step.
+func AppendTrace(path string, st engine.TraceStep) error {
+	line, err := json.Marshal(st)
+	if err != nil {
+		return fmt.Errorf("trace step %d: %w", st.Step, err)
+	}
+	line = append(line, '\n')
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(line); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// ReadTrace reads a trace file written by AppendTrace. A torn last line (a
+// crash in the middle of a write) is ignored; any other bad line is an
+// error naming its line number.
+func ReadTrace(path string) ([]engine.TraceStep, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []engine.TraceStep
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64*1024), 64<<20)
+	n := 0
+	complete := len(data) > 0 && data[len(data)-1] == '\n'
+	lines := bytes.Count(data, []byte("\n"))
+	for sc.Scan() {
+		n++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		var st engine.TraceStep
+		if err := json.Unmarshal(b, &st); err != nil {
+			if !complete && n == lines+1 {
+				break // torn final line
+			}
+			return out, fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+		out = append(out, st)
+	}
+	return out, sc.Err()
+}
+
+// TargetSelector is the selector a replay uses to find a recorded target
+// again: the element's own text, resource-id, content-desc and class, all
+// exact. Target.Index is the element's position among this selector's
+// matches (FindAll) on the tree it was recorded on.
+func TargetSelector(t engine.Target) screen.Selector {
+	return screen.Selector{Text: t.Text, ID: t.ResourceID, Desc: t.ContentDesc, Class: t.ClassName}
+}
+
+// targetOf describes the element an action hit so a replay can find it.
+func targetOf(el *screen.UIElement, tree *screen.Node) *engine.Target {
+	if el == nil {
+		return nil
+	}
+	t := &engine.Target{Text: el.Text, ResourceID: el.ResourceID, ContentDesc: el.ContentDesc, ClassName: el.ClassName, Bounds: el.Bounds}
+	n := el.Node
+	if n == nil || tree == nil {
+		return t
+	}
+	// The node's own attributes: a label borrowed from a child is not
+	// something a selector can match on the node itself.
+	t.Text, t.ResourceID, t.ContentDesc, t.ClassName = n.Text, n.ResourceID, n.ContentDesc, n.Class
+	m, err := TargetSelector(*t).Compile()
+	if err != nil {
+		return t
+	}
+	for i, c := range m.FindAll(tree) {
+		if c == n {
+			t.Index = i
+			break
+		}
+	}
+	return t
+}

@@ -1,0 +1,109 @@
+package stdlib
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/openpocket/openpocket/engine/device"
+	"github.com/openpocket/openpocket/lua"
+)
+
+func openApp(vm *lua.VM) (lua.LValue, error) {
+	e := envOf(vm)
+	return vm.NewModule(map[string]lua.LGFunction{
+		// app.launch(pkg, {clear, stop}) → result or nil, err.
+		"launch": func(L *lua.LState) int {
+			pkg := checkPackage(L, 1, "app.launch")
+			o := lua.CheckOptions(L, 2)
+			clear, stop := o.Bool("clear", false), o.Bool("stop", false)
+			o.Check()
+			p, ok := e.phone(L, "app.launch")
+			if !ok {
+				return 2
+			}
+			if stop {
+				if err := run(L, p, "am force-stop "+device.Quote(pkg)); err != nil {
+					return fail(L, "app.launch", err)
+				}
+			}
+			if clear {
+				if err := run(L, p, "pm clear "+device.Quote(pkg)); err != nil {
+					return fail(L, "app.launch", err)
+				}
+			}
+			res, err := p.LaunchApp(lua.Context(L), pkg)
+			if err != nil {
+				return fail(L, "app.launch", err)
+			}
+			return pushStr(L, res)
+		},
+		// app.stop(pkg) → true or nil, err.
+		"stop": func(L *lua.LState) int {
+			return e.appCmd(L, "app.stop", "am force-stop ")
+		},
+		// app.clear(pkg) → true or nil, err.
+		"clear": func(L *lua.LState) int {
+			return e.appCmd(L, "app.clear", "pm clear ")
+		},
+		// app.current() → package or nil, err.
+		"current": func(L *lua.LState) int {
+			p, ok := e.phone(L, "app.current")
+			if !ok {
+				return 2
+			}
+			pkg, err := p.CurrentApp(lua.Context(L))
+			if err != nil {
+				return fail(L, "app.current", err)
+			}
+			return pushStr(L, pkg)
+		},
+		// app.installed(pkg) → boolean (pm path).
+		"installed": func(L *lua.LState) int {
+			pkg := checkPackage(L, 1, "app.installed")
+			p, ok := e.phone(L, "app.installed")
+			if !ok {
+				return 2
+			}
+			res, err := p.Shell(lua.Context(L), "pm path "+device.Quote(pkg))
+			if err != nil {
+				return fail(L, "app.installed", err)
+			}
+			L.Push(lua.LBool(res.ExitCode == 0 && strings.Contains(string(res.Stdout), "package:")))
+			return 1
+		},
+	}), nil
+}
+
+func checkPackage(L *lua.LState, idx int, fn string) string {
+	pkg := L.CheckString(idx)
+	if strings.TrimSpace(pkg) == "" || strings.ContainsAny(pkg, " \t\n/") {
+		L.ArgError(idx, fmt.Sprintf("%s: package name expected (like com.android.settings), got %q", fn, pkg))
+	}
+	return pkg
+}
+
+func (e *env) appCmd(L *lua.LState, fn, cmd string) int {
+	pkg := checkPackage(L, 1, fn)
+	p, ok := e.phone(L, fn)
+	if !ok {
+		return 2
+	}
+	if err := run(L, p, cmd+device.Quote(pkg)); err != nil {
+		return fail(L, fn, err)
+	}
+	L.Push(lua.LTrue)
+	return 1
+}
+
+// run executes a shell command and fails on a non-zero exit.
+func run(L *lua.LState, p *device.Phone, cmd string) error {
+	res, err := p.Shell(lua.Context(L), cmd)
+	if err != nil {
+		return err
+	}
+	if res.ExitCode != 0 {
+		msg := strings.TrimSpace(string(res.Stderr) + string(res.Stdout))
+		return fmt.Errorf("%s: exit code %d: %s", cmd, res.ExitCode, msg)
+	}
+	return nil
+}

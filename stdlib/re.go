@@ -1,0 +1,110 @@
+package stdlib
+
+import (
+	"fmt"
+	"regexp"
+
+	"github.com/openpocket/openpocket/lua"
+)
+
+// maxCachedRegexps bounds a VM's compiled-pattern cache.
+const maxCachedRegexps = 256
+
+func openRe(vm *lua.VM) (lua.LValue, error) {
+	e := envOf(vm)
+	return vm.NewModule(map[string]lua.LGFunction{
+		// re.match(pattern, s) → boolean.
+		"match": func(L *lua.LState) int {
+			re := e.checkRe(L, "re.match")
+			s := L.CheckString(2)
+			L.Push(lua.LBool(re.MatchString(s)))
+			return 1
+		},
+		// re.find(pattern, s) → match, group1, … or nil (unmatched groups
+		// are nil).
+		"find": func(L *lua.LState) int {
+			re := e.checkRe(L, "re.find")
+			s := L.CheckString(2)
+			m := re.FindStringSubmatchIndex(s)
+			if m == nil {
+				L.Push(lua.LNil)
+				return 1
+			}
+			for i := 0; i < len(m); i += 2 {
+				if m[i] < 0 {
+					L.Push(lua.LNil)
+				} else {
+					L.Push(lua.LString(s[m[i]:m[i+1]]))
+				}
+			}
+			return len(m) / 2
+		},
+		// re.gsub(pattern, s, repl) → result, count. repl is a string with
+		// $1 / ${name} expansions, or a function(match, groups…) returning
+		// the replacement (nil or false keeps the match).
+		"gsub": func(L *lua.LState) int {
+			re := e.checkRe(L, "re.gsub")
+			s := L.CheckString(2)
+			count := 0
+			switch repl := L.Get(3).(type) {
+			case lua.LString:
+				count = len(re.FindAllStringIndex(s, -1))
+				L.Push(lua.LString(re.ReplaceAllString(s, string(repl))))
+			case *lua.LFunction:
+				var out []byte
+				last := 0
+				for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+					count++
+					out = append(out, s[last:m[0]]...)
+					L.Push(repl)
+					for i := 0; i < len(m); i += 2 {
+						if m[i] < 0 {
+							L.Push(lua.LNil)
+						} else {
+							L.Push(lua.LString(s[m[i]:m[i+1]]))
+						}
+					}
+					L.Call(len(m)/2, 1)
+					r := L.Get(-1)
+					L.Pop(1)
+					switch rv := r.(type) {
+					case lua.LString:
+						out = append(out, rv...)
+					case lua.LNumber:
+						out = append(out, rv.String()...)
+					default:
+						if r != lua.LNil && r != lua.LFalse {
+							return lua.Raisef(L, "re.gsub: the replacement function returned a %s (string, number, nil or false expected)", r.Type())
+						}
+						out = append(out, s[m[0]:m[1]]...)
+					}
+					last = m[1]
+				}
+				out = append(out, s[last:]...)
+				L.Push(lua.LString(out))
+			default:
+				L.ArgError(3, "re.gsub: replacement string or function expected, got "+L.Get(3).Type().String())
+			}
+			L.Push(lua.LNumber(count))
+			return 2
+		},
+	}), nil
+}
+
+// checkRe compiles argument 1 (cached per VM); a bad pattern raises naming
+// it.
+func (e *env) checkRe(L *lua.LState, fn string) *regexp.Regexp {
+	pat := L.CheckString(1)
+	if re, ok := e.res[pat]; ok {
+		return re
+	}
+	re, err := regexp.Compile(pat)
+	if err != nil {
+		lua.Raise(L, fmt.Errorf("%s: invalid pattern %q: %v", fn, pat, err))
+	}
+	if len(e.res) >= maxCachedRegexps {
+		clear(e.res)
+	}
+	e.res[pat] = re
+	return re
+}

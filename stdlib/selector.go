@@ -1,0 +1,364 @@
+package stdlib
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/openpocket/openpocket/engine/screen"
+	"github.com/openpocket/openpocket/lua"
+)
+
+// Sel is a compiled selector as Lua sees it (ui.sel objects).
+type Sel struct {
+	S screen.Selector
+	M *screen.Matcher
+}
+
+// String renders the selector with the Lua field names, e.g.
+// `text="Save" below(id="title")`.
+func (s *Sel) String() string { return selString(&s.S, 0) }
+
+var (
+	selOnce  sync.Once
+	selTypeV *lua.UserDataType[*Sel]
+)
+
+// selUD is the selector userdata type (built on first use: its methods
+// create selectors, which a package-level initializer cannot refer to).
+func selUD() *lua.UserDataType[*Sel] {
+	selOnce.Do(func() { selTypeV = newSelType() })
+	return selTypeV
+}
+
+func newSelType() *lua.UserDataType[*Sel] {
+	return &lua.UserDataType[*Sel]{
+		Name: "openpocket.ui.selector",
+		Methods: map[string]func(*lua.LState, *Sel) int{
+			"below":    relMethod("below", func(s *screen.Selector, r *screen.Selector) { s.Below = r }),
+			"above":    relMethod("above", func(s *screen.Selector, r *screen.Selector) { s.Above = r }),
+			"left_of":  relMethod("left_of", func(s *screen.Selector, r *screen.Selector) { s.LeftOf = r }),
+			"right_of": relMethod("right_of", func(s *screen.Selector, r *screen.Selector) { s.RightOf = r }),
+			"child_of": relMethod("child_of", func(s *screen.Selector, r *screen.Selector) { s.ChildOf = r }),
+			"contains": relMethod("contains", func(s *screen.Selector, r *screen.Selector) { s.Contains = r }),
+			"index": func(L *lua.LState, s *Sel) int {
+				n := L.CheckInt(2)
+				c := s.S
+				c.Index = screen.Int(n)
+				return pushSel(L, "sel:index", c)
+			},
+		},
+		Meta: map[string]lua.LGFunction{
+			"__tostring": func(L *lua.LState) int {
+				if ud, ok := L.Get(1).(*lua.LUserData); ok {
+					if s, ok := ud.Value.(*Sel); ok {
+						return pushStr(L, s.String())
+					}
+				}
+				return pushStr(L, "selector")
+			},
+		},
+	}
+}
+
+func relMethod(name string, set func(s, ref *screen.Selector)) func(*lua.LState, *Sel) int {
+	return func(L *lua.LState, s *Sel) int {
+		ref := checkSel(L, 2, "sel:"+name)
+		c := s.S
+		r := ref.S
+		set(&c, &r)
+		return pushSel(L, "sel:"+name, c)
+	}
+}
+
+func pushSel(L *lua.LState, fn string, s screen.Selector) int {
+	m, err := s.Compile()
+	if err != nil {
+		return lua.Raisef(L, "%s: %s", fn, luaSelErr(err))
+	}
+	return selUD().Push(L, &Sel{S: s, M: m})
+}
+
+// luaSelErr rewrites screen's camelCase field names to the Lua ones.
+func luaSelErr(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "screen: ")
+	return camelFields.Replace(msg)
+}
+
+var camelFields = strings.NewReplacer(
+	"textContains", "text_contains", "textRegex", "text_regex", "descContains", "desc_contains",
+	"leftOf", "left_of", "rightOf", "right_of", "childOf", "child_of",
+)
+
+// selFields are the keys a selector table accepts.
+var selFields = []string{
+	"text", "text_contains", "text_regex", "id", "desc", "desc_contains", "class", "package", "index",
+	"clickable", "enabled", "checked", "focused", "selected", "scrollable", "checkable",
+	"below", "above", "left_of", "right_of", "child_of", "contains",
+}
+
+// checkSel reads a selector argument: a string (exact text, content-desc
+// or hint), a table of fields or a ui.sel object. Anything else, an
+// unknown field or an invalid selector raises naming fn.
+func checkSel(L *lua.LState, idx int, fn string) *Sel {
+	if s, ok := selUD().Test(L, idx); ok {
+		return s
+	}
+	s, err := toSelector(L, L.Get(idx), 0)
+	if err != nil {
+		L.ArgError(idx, fmt.Sprintf("%s: %v", fn, err))
+	}
+	m, err := s.Compile()
+	if err != nil {
+		L.ArgError(idx, fmt.Sprintf("%s: %s", fn, luaSelErr(err)))
+	}
+	return &Sel{S: s, M: m}
+}
+
+func toSelector(L *lua.LState, v lua.LValue, depth int) (screen.Selector, error) {
+	var s screen.Selector
+	if depth > 16 {
+		return s, fmt.Errorf("selector relations nested more than 16 deep")
+	}
+	switch x := v.(type) {
+	case lua.LString:
+		if strings.TrimSpace(string(x)) == "" {
+			return s, fmt.Errorf("selector string is empty (give the text, content-desc or hint to match)")
+		}
+		s.Text = string(x)
+		return s, nil
+	case *lua.LUserData:
+		if sel, ok := selUD().Is(L, x); ok {
+			return sel.S, nil
+		}
+	case *lua.LTable:
+		return tableSelector(L, x, depth)
+	}
+	return s, fmt.Errorf("selector expected (a string, a table of fields or ui.sel), got %s", v.Type())
+}
+
+func tableSelector(L *lua.LState, t *lua.LTable, depth int) (screen.Selector, error) {
+	var s screen.Selector
+	var err error
+	str := func(key string, dst *string, v lua.LValue) {
+		if str, ok := v.(lua.LString); ok {
+			*dst = string(str)
+		} else {
+			err = fmt.Errorf("selector field %s: string expected, got %s", key, v.Type())
+		}
+	}
+	boolean := func(key string, dst **bool, v lua.LValue) {
+		if b, ok := v.(lua.LBool); ok {
+			*dst = screen.Bool(bool(b))
+		} else {
+			err = fmt.Errorf("selector field %s: boolean expected, got %s", key, v.Type())
+		}
+	}
+	rel := func(key string, dst **screen.Selector, v lua.LValue) {
+		r, rerr := toSelector(L, v, depth+1)
+		if rerr != nil {
+			err = fmt.Errorf("selector field %s: %v", key, rerr)
+			return
+		}
+		*dst = &r
+	}
+	t.ForEach(func(k, v lua.LValue) {
+		if err != nil {
+			return
+		}
+		if n, ok := k.(lua.LNumber); ok && n == 1 { // ui.sel{"Save"}
+			str("[1]", &s.Text, v)
+			return
+		}
+		key, ok := k.(lua.LString)
+		if !ok {
+			err = fmt.Errorf("unknown selector field %s (valid: %s)", k.String(), strings.Join(selFields, ", "))
+			return
+		}
+		switch string(key) {
+		case "text":
+			str("text", &s.Text, v)
+		case "text_contains":
+			str("text_contains", &s.TextContains, v)
+		case "text_regex":
+			str("text_regex", &s.TextRegex, v)
+		case "id":
+			str("id", &s.ID, v)
+		case "desc":
+			str("desc", &s.Desc, v)
+		case "desc_contains":
+			str("desc_contains", &s.DescContains, v)
+		case "class":
+			str("class", &s.Class, v)
+		case "package":
+			str("package", &s.Package, v)
+		case "index":
+			n, ok := v.(lua.LNumber)
+			if !ok || float64(n) != float64(int(n)) {
+				err = fmt.Errorf("selector field index: integer expected, got %s", v.String())
+				return
+			}
+			s.Index = screen.Int(int(n))
+		case "clickable":
+			boolean("clickable", &s.Clickable, v)
+		case "enabled":
+			boolean("enabled", &s.Enabled, v)
+		case "checked":
+			boolean("checked", &s.Checked, v)
+		case "focused":
+			boolean("focused", &s.Focused, v)
+		case "selected":
+			boolean("selected", &s.Selected, v)
+		case "scrollable":
+			boolean("scrollable", &s.Scrollable, v)
+		case "checkable":
+			boolean("checkable", &s.Checkable, v)
+		case "below":
+			rel("below", &s.Below, v)
+		case "above":
+			rel("above", &s.Above, v)
+		case "left_of":
+			rel("left_of", &s.LeftOf, v)
+		case "right_of":
+			rel("right_of", &s.RightOf, v)
+		case "child_of":
+			rel("child_of", &s.ChildOf, v)
+		case "contains":
+			rel("contains", &s.Contains, v)
+		default:
+			err = fmt.Errorf("unknown selector field %q (valid: %s)", string(key), strings.Join(selFields, ", "))
+		}
+	})
+	return s, err
+}
+
+// selString renders a selector with Lua field names.
+func selString(s *screen.Selector, depth int) string {
+	if depth > 16 {
+		return "…"
+	}
+	var parts []string
+	for _, f := range []struct{ name, v string }{
+		{"text", s.Text}, {"text_contains", s.TextContains}, {"text_regex", s.TextRegex},
+		{"id", s.ID}, {"desc", s.Desc}, {"desc_contains", s.DescContains},
+		{"class", s.Class}, {"package", s.Package},
+	} {
+		if f.v != "" {
+			parts = append(parts, f.name+"="+strconv.Quote(f.v))
+		}
+	}
+	for _, b := range []struct {
+		name string
+		v    *bool
+	}{
+		{"clickable", s.Clickable}, {"enabled", s.Enabled}, {"checked", s.Checked},
+		{"focused", s.Focused}, {"selected", s.Selected}, {"scrollable", s.Scrollable},
+		{"checkable", s.Checkable},
+	} {
+		if b.v != nil {
+			parts = append(parts, b.name+"="+strconv.FormatBool(*b.v))
+		}
+	}
+	if s.Index != nil {
+		parts = append(parts, "index="+strconv.Itoa(*s.Index))
+	}
+	for _, r := range []struct {
+		name string
+		v    *screen.Selector
+	}{
+		{"below", s.Below}, {"above", s.Above}, {"left_of", s.LeftOf},
+		{"right_of", s.RightOf}, {"child_of", s.ChildOf}, {"contains", s.Contains},
+	} {
+		if r.v != nil {
+			parts = append(parts, r.name+"("+selString(r.v, depth+1)+")")
+		}
+	}
+	if len(parts) == 0 {
+		return "<empty selector>"
+	}
+	return strings.Join(parts, " ")
+}
+
+// elementTable renders a tree node as the element table of the docs:
+// {text, desc, id, class, package, clickable, enabled, checked, focused,
+// selected, scrollable, bounds, center} plus hint and label.
+func elementTable(L *lua.LState, n *screen.Node) *lua.LTable {
+	t := L.CreateTable(0, 16)
+	t.RawSetString("text", lua.LString(n.Text))
+	t.RawSetString("desc", lua.LString(n.ContentDesc))
+	t.RawSetString("id", lua.LString(n.ResourceID))
+	t.RawSetString("class", lua.LString(n.Class))
+	t.RawSetString("package", lua.LString(n.Package))
+	t.RawSetString("hint", lua.LString(n.Hint()))
+	t.RawSetString("label", lua.LString(n.Label()))
+	t.RawSetString("clickable", lua.LBool(n.Clickable))
+	t.RawSetString("enabled", lua.LBool(n.Enabled))
+	t.RawSetString("checked", lua.LBool(n.Checked))
+	t.RawSetString("focused", lua.LBool(n.Focused))
+	t.RawSetString("selected", lua.LBool(n.Selected))
+	t.RawSetString("scrollable", lua.LBool(n.Scrollable))
+	t.RawSetString("password", lua.LBool(n.Password))
+	t.RawSetString("bounds", rectTable(L, n.Bounds))
+	t.RawSetString("center", pointTable(L, n.Center()))
+	return t
+}
+
+func elementsTable(L *lua.LState, nodes []*screen.Node) *lua.LTable {
+	t := L.CreateTable(len(nodes), 0)
+	for i, n := range nodes {
+		t.RawSetInt(i+1, elementTable(L, n))
+	}
+	return t
+}
+
+// visibleLabels lists the distinct labels on screen (document order, at
+// most max, each shortened), for "what the screen showed" in messages.
+func visibleLabels(root *screen.Node, max int) []string {
+	var out []string
+	more := 0
+	root.Walk(func(n *screen.Node) bool {
+		if n.IsRoot() || !n.Visible() {
+			return true
+		}
+		l := ownLabel(n)
+		if l == "" || slices.Contains(out, strconv.Quote(l)) {
+			return true
+		}
+		if len(out) >= max {
+			more++
+			return true
+		}
+		if r := []rune(l); len(r) > 40 {
+			l = string(r[:39]) + "…"
+		}
+		out = append(out, strconv.Quote(l))
+		return true
+	})
+	if more > 0 {
+		out = append(out, fmt.Sprintf("… %d more", more))
+	}
+	return out
+}
+
+func ownLabel(n *screen.Node) string {
+	for _, s := range []string{n.Text, n.ContentDesc, n.Hint()} {
+		if s = strings.Join(strings.Fields(s), " "); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// screenShows describes a tree for failure messages.
+func screenShows(root *screen.Node) string {
+	if root == nil {
+		return "no UI tree"
+	}
+	labels := visibleLabels(root, 20)
+	if len(labels) == 0 {
+		return "screen shows no labels"
+	}
+	return "screen shows: " + strings.Join(labels, ", ")
+}

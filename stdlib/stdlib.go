@@ -1,0 +1,192 @@
+package stdlib
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"path"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/engine/device"
+	"github.com/openpocket/openpocket/engine/screen"
+	"github.com/openpocket/openpocket/lua"
+)
+
+//go:embed lua/*.lua
+var luaFS embed.FS
+
+// Modules returns a fresh instance of every Go module of the library, in
+// docs order. Pure-Lua modules are added by [Registry].
+func Modules() []lua.Module {
+	return []lua.Module{
+		lua.ModuleFunc("device", openDevice),
+		lua.ModuleFunc("screen", openScreen),
+		lua.ModuleFunc("ui", openUI),
+		lua.ModuleFunc("app", openApp),
+		lua.ModuleFunc("wait", openWait),
+		lua.ModuleFunc("log", openLog),
+		lua.ModuleFunc("json", openJSON),
+		lua.ModuleFunc("time", openTime),
+		lua.ModuleFunc("re", openRe),
+		lua.ModuleFunc("session", openSession),
+		lua.ModuleFunc("events", openEvents),
+	}
+}
+
+// SourceNames lists the embedded pure-Lua modules (lua/NAME.lua, test
+// files excluded).
+func SourceNames() []string {
+	entries, err := fs.ReadDir(luaFS, "lua")
+	if err != nil {
+		panic(err) // embedded at build time
+	}
+	var names []string
+	for _, e := range entries {
+		n := e.Name()
+		if strings.HasSuffix(n, "_test.lua") || path.Ext(n) != ".lua" {
+			continue
+		}
+		names = append(names, strings.TrimSuffix(n, ".lua"))
+	}
+	return names
+}
+
+// Source returns the embedded source of a pure-Lua module.
+func Source(name string) (string, bool) {
+	b, err := luaFS.ReadFile("lua/" + name + ".lua")
+	return string(b), err == nil
+}
+
+var (
+	sourcesOnce sync.Once
+	baseReg     *lua.Registry
+)
+
+// Registry returns a registry holding every module of the library (Go
+// modules and embedded Lua sources) plus extra (which replace library
+// modules of the same name). The embedded sources are compiled once per
+// process.
+func Registry(extra ...lua.Module) *lua.Registry {
+	sourcesOnce.Do(func() {
+		r := lua.NewRegistry(Modules()...)
+		for _, n := range SourceNames() {
+			src, _ := Source(n)
+			r.MustRegisterSource(n, src)
+		}
+		baseReg = r
+	})
+	return baseReg.With(extra...)
+}
+
+// NewVM creates a sandboxed VM over [Registry] bound to sess: o.Session is
+// set to sess, print goes to the session's logger unless o.Print is set,
+// and the VM's context also ends when the session's context ends.
+func NewVM(ctx context.Context, sess *engine.Session, o lua.Options) (*lua.VM, error) {
+	return NewVMWith(ctx, Registry(), sess, o)
+}
+
+// NewVMWith is [NewVM] over a given registry (tests swap modules with
+// Registry(fake) or Registry().Without(...)).
+func NewVMWith(ctx context.Context, reg *lua.Registry, sess *engine.Session, o lua.Options) (*lua.VM, error) {
+	if sess == nil {
+		return nil, errors.New("stdlib: NewVM needs a session")
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	o.Session = sess
+	if o.Logger == nil {
+		o.Logger = sess.Logger()
+	}
+	if o.Print == nil {
+		logger := sess.Logger()
+		o.Print = func(line string) { logger.Info(line, "source", "lua") }
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(sess.Context(), func() { cancel(context.Cause(sess.Context())) })
+	vm, err := lua.New(ctx, reg, o)
+	if err != nil {
+		stop()
+		cancel(nil)
+		return nil, err
+	}
+	vm.OnClose(func() { stop(); cancel(nil) })
+	return vm, nil
+}
+
+// PollInterval is the pause between two UI tree polls of ui finds.
+const PollInterval = 150 * time.Millisecond
+
+// DefaultTimeout is ui's default find timeout.
+const DefaultTimeout = 5 * time.Second
+
+// env is the per-VM state shared by the modules of one VM.
+type env struct {
+	vm *lua.VM
+
+	lastSnap  *screen.Snapshot // last screen.capture, for tap_element
+	uiTimeout time.Duration
+	onPoll    *lua.LFunction
+	inHook    bool
+	res       map[string]*regexp.Regexp
+}
+
+var envs sync.Map // *lua.VM → *env
+
+func envOf(vm *lua.VM) *env {
+	if e, ok := envs.Load(vm); ok {
+		return e.(*env)
+	}
+	e := &env{vm: vm, uiTimeout: DefaultTimeout, res: map[string]*regexp.Regexp{}}
+	if prev, loaded := envs.LoadOrStore(vm, e); loaded {
+		return prev.(*env)
+	}
+	vm.OnClose(func() { envs.Delete(vm) })
+	return e
+}
+
+// session returns the VM's engine session or raises naming fn.
+func (e *env) session(L *lua.LState, fn string) *engine.Session {
+	s, ok := e.vm.Session().(*engine.Session)
+	if !ok || s == nil {
+		lua.Raisef(L, "%s: no engine session is bound to this VM (create it with stdlib.NewVM)", fn)
+	}
+	return s
+}
+
+// phone returns the session's phone; ok=false means an operational error
+// was already pushed (nil, err) and the binding must return 2.
+func (e *env) phone(L *lua.LState, fn string) (*device.Phone, bool) {
+	p, err := e.session(L, fn).Phone()
+	if err != nil {
+		lua.ReturnErr(L, fmt.Errorf("%s: %w", fn, err))
+		return nil, false
+	}
+	return p, true
+}
+
+// logger is the session logger, or the default one without a session.
+func (e *env) logger() *slog.Logger {
+	if s, ok := e.vm.Session().(*engine.Session); ok && s != nil {
+		return s.Logger()
+	}
+	return slog.Default()
+}
+
+// fail returns nil, "fn: err" (or raises on cancellation).
+func fail(L *lua.LState, fn string, err error) int {
+	return lua.ReturnErr(L, fmt.Errorf("%s: %w", fn, err))
+}
+
+// pushStr pushes one string and returns 1.
+func pushStr(L *lua.LState, s string) int {
+	L.Push(lua.LString(s))
+	return 1
+}
