@@ -51,6 +51,8 @@ type CLI struct {
 	Repl     ReplCmd     `cmd:"" help:"Interactive Lua REPL against a live device."`
 	Script   ScriptCmd   `cmd:"" help:"Run a bash or Lua script in the workspace like the run_script action."`
 	Memory   MemoryCmd   `cmd:"" help:"Search and read the workspace memory (MEMORY.md, memory/*.md)."`
+	Cron     CronCmd     `cmd:"" help:"Manage scheduled jobs: list, add, remove, enable, disable, run."`
+	Gateway  GatewayCmd  `cmd:"" help:"Run the scheduler and heartbeat in the foreground until Ctrl-C (SIGUSR1 reloads config and jobs)."`
 }
 
 // App carries what commands need, bound once.

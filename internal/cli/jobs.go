@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -63,31 +62,10 @@ func (a *App) jobRunner() *jobRunner {
 // when the job ends.
 func (a *App) jobRunsFor(ctx context.Context, device string) (jobRuns, func()) {
 	c := a.jobApp(ctx, device)
-	// TODO(lead): once runLuaFile has landed, return c directly and add
-	// `var _ jobRuns = (*App)(nil)`; the dynamic check keeps the package
-	// building meanwhile (TestAppImplementsJobRuns fails until then).
-	if runs, ok := any(c).(jobRuns); ok {
-		return runs, c.runCleanups
-	}
-	return unlinkedRuns{}, c.runCleanups
+	return c, c.runCleanups
 }
 
-// unlinkedRuns fails every run: the App lacks a run function.
-type unlinkedRuns struct{}
-
-var errUnlinked = errors.New("internal error: this build has no run function for this payload kind")
-
-func (unlinkedRuns) runAgent(context.Context, string, agentRunOptions) (engine.RunResult, error) {
-	return engine.RunResult{}, errUnlinked
-}
-
-func (unlinkedRuns) runPlaybook(context.Context, string, map[string]string) (engine.RunResult, error) {
-	return engine.RunResult{}, errUnlinked
-}
-
-func (unlinkedRuns) runLuaFile(context.Context, string, []string) (engine.RunResult, error) {
-	return engine.RunResult{}, errUnlinked
-}
+var _ jobRuns = (*App)(nil)
 
 func (a *App) jobApp(ctx context.Context, device string) *App {
 	c := &App{

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,7 +11,6 @@ import (
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/lua"
 	"github.com/openpocket/openpocket/stdlib"
-	"github.com/openpocket/openpocket/stdlib/executors"
 )
 
 // RunCmd runs a Lua script against the device.
@@ -60,21 +60,50 @@ func (c *RunCmd) Run(app *App) error {
 
 // newLuaSession composes what a Lua run needs: the engine of the CLI's
 // device selection and config (OPENPOCKET_HOME), a throwaway (not
-// persisted) session, and the registry of the whole library plus the
-// executor modules (fs, exec, process, memory, script) of the workspace.
-// done releases the executors.
+// persisted) session bound to ctx, and the registry of the whole library
+// plus the workspace's executor modules (fs, exec, process, memory,
+// script). done finalizes nothing; the executors close with the command.
 func (a *App) newLuaSession(task string) (*engine.Session, *lua.Registry, func(), error) {
+	return a.newLuaSessionCtx(a.Ctx, task)
+}
+
+func (a *App) newLuaSessionCtx(ctx context.Context, task string) (*engine.Session, *lua.Registry, func(), error) {
 	eng, err := a.newEngine(engineOptions{})
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	set := executors.New(a.ws.Workspace(), executorConfigFrom(a.cfg))
-	sess, err := eng.NewSession(a.Ctx, engine.SessionOptions{Task: task})
+	set, err := a.executorSet()
 	if err != nil {
-		set.Close()
 		return nil, nil, nil, err
 	}
-	return sess, stdlib.Registry(set.Modules()...), func() { set.Close() }, nil
+	sess, err := eng.NewSession(ctx, engine.SessionOptions{Task: task})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return sess, a.luaRegistry(set), func() {}, nil
+}
+
+// runLuaFile runs a Lua script for the scheduler: no terminal output, the
+// result as a RunResult.
+func (a *App) runLuaFile(ctx context.Context, path string, args []string) (engine.RunResult, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return engine.RunResult{Message: err.Error()}, UsageError{fmt.Errorf("lua job: %w", err)}
+	}
+	sess, reg, done, err := a.newLuaSessionCtx(ctx, "lua "+filepath.Base(path))
+	if err != nil {
+		return engine.RunResult{Message: err.Error()}, err
+	}
+	defer done()
+	vm, err := stdlib.NewVMWith(sess.Context(), reg, sess, lua.Options{Args: args, AutoRequire: true})
+	if err != nil {
+		return sess.Finish(false, err.Error()), err
+	}
+	defer vm.Close()
+	if err := vm.Run(path, src); err != nil {
+		return sess.Finish(false, err.Error()), nil
+	}
+	return sess.Finish(true, "script finished"), nil
 }
 
 // scriptError reports a failed script: syntax errors are bad input
