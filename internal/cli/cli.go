@@ -52,6 +52,7 @@ type CLI struct {
 	Script   ScriptCmd   `cmd:"" help:"Run a bash or Lua script in the workspace like the run_script action."`
 	Memory   MemoryCmd   `cmd:"" help:"Search and read the workspace memory (MEMORY.md, memory/*.md)."`
 	Cron     CronCmd     `cmd:"" help:"Manage scheduled jobs: list, add, remove, enable, disable, run."`
+	Skills   SkillsCmd   `cmd:"" help:"List, show, validate and replay skills (learned procedures) without a model."`
 	Gateway  GatewayCmd  `cmd:"" help:"Run the scheduler and heartbeat in the foreground until Ctrl-C (SIGUSR1 reloads config and jobs)."`
 }
 
