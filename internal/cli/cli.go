@@ -49,6 +49,8 @@ type CLI struct {
 	Lint     LintCmd     `cmd:"" help:"Validate playbooks without a device."`
 	Run      RunCmd      `cmd:"" help:"Run a Lua script against the device."`
 	Repl     ReplCmd     `cmd:"" help:"Interactive Lua REPL against a live device."`
+	Agent    AgentCmd    `cmd:"" help:"Run a task with a model: it looks at the screen and picks one action per step."`
+	Model    ModelCmd    `cmd:"" help:"List, show and choose model profiles."`
 	Script   ScriptCmd   `cmd:"" help:"Run a bash or Lua script in the workspace like the run_script action."`
 	Memory   MemoryCmd   `cmd:"" help:"Search and read the workspace memory (MEMORY.md, memory/*.md)."`
 	Cron     CronCmd     `cmd:"" help:"Manage scheduled jobs: list, add, remove, enable, disable, run."`
