@@ -307,8 +307,12 @@ type TraceStep struct {
 	HashAfter  string  `json:"hashAfter,omitempty"`
 	Changed    bool    `json:"changed"`
 	Screenshot string  `json:"screenshot,omitempty"`
-	Usage      Usage   `json:"usage"`
-	ModelMs    int64   `json:"modelMs,omitempty"`
+	// ScreenWidth and ScreenHeight are the device screen the step was
+	// decided on, so a replay can scale a recorded point to another size.
+	ScreenWidth  int   `json:"screenWidth,omitempty"`
+	ScreenHeight int   `json:"screenHeight,omitempty"`
+	Usage        Usage `json:"usage"`
+	ModelMs      int64 `json:"modelMs,omitempty"`
 }
 
 // Target identifies an element so a replay can find it again.

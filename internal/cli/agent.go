@@ -12,6 +12,7 @@ import (
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/prompt"
+	"github.com/openpocket/openpocket/internal/skills"
 	"github.com/openpocket/openpocket/stdlib/agent"
 )
 
@@ -44,6 +45,8 @@ type agentResult struct {
 	SessionPath string       `json:"sessionPath"`
 	Steps       int          `json:"steps"`
 	Tokens      engine.Usage `json:"tokens"`
+	SkillPath   string       `json:"skillPath,omitempty"`
+	ScriptPath  string       `json:"scriptPath,omitempty"`
 }
 
 // Run runs the task, shows progress and maps the verdict to the exit code:
@@ -72,13 +75,17 @@ func (c *AgentCmd) Run(app *App) error {
 	if c.JSON {
 		enc := json.NewEncoder(app.Stdout)
 		enc.SetIndent("", "  ")
-		if jerr := enc.Encode(agentResult{Status: status, Message: res.Message, SessionPath: res.SessionPath, Steps: res.Steps, Tokens: res.Usage}); jerr != nil {
+		if jerr := enc.Encode(agentResult{Status: status, Message: res.Message, SessionPath: res.SessionPath, Steps: res.Steps, Tokens: res.Usage,
+			SkillPath: res.SkillPath, ScriptPath: res.ScriptPath}); jerr != nil {
 			return jerr
 		}
 	} else {
 		fmt.Fprintf(app.Stdout, "%s: %s\n", status, res.Message)
 		if res.SessionPath != "" {
 			fmt.Fprintf(app.Stdout, "session: %s\n", res.SessionPath)
+		}
+		if res.ScriptPath != "" {
+			fmt.Fprintf(app.Stdout, "learned skill: %s (replay: openpocket skills run %s)\n", res.SkillPath, res.SkillPath)
 		}
 	}
 	switch {
@@ -122,7 +129,14 @@ func (a *App) runAgent(ctx context.Context, task string, o agentRunOptions) (eng
 	if o.MaxSteps > 0 {
 		maxSteps = o.MaxSteps
 	}
-	return agent.Run(ctx, sess, agent.Options{
+	set, err := a.executorSet()
+	if err != nil {
+		return engine.RunResult{}, err
+	}
+	loader := a.skillLoader()
+	res, err := agent.Run(ctx, sess, agent.Options{
+		Registry:           agent.Registry(a.luaModules(set, loader)...),
+		Skills:             loader.Index(0),
 		MaxSteps:           maxSteps,
 		SystemPromptMode:   cfg.Agent.SystemPromptMode,
 		ReturnHome:         cfg.Agent.ReturnHomeOnTaskEnd,
@@ -132,6 +146,17 @@ func (a *App) runAgent(ctx context.Context, task string, o agentRunOptions) (eng
 		Stdin:              o.Stdin,
 		Stdout:             o.Stdout,
 	})
+	if res.Success && cfg.Agent.AutoArtifactsEnabled {
+		// What worked becomes a skill and a replay script; failing to write
+		// them does not fail the run.
+		skill, script, werr := skills.WriteArtifacts(h.Workspace(), task, res.SessionPath, sess.Trace(), time.Now())
+		if werr != nil {
+			a.Logger.Warn("auto artifacts not written", "err", werr)
+		} else {
+			res.SkillPath, res.ScriptPath = skill, script
+		}
+	}
+	return res, err
 }
 
 // agentProgress prints one line per agent step: a compact live line on a

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/openpocket/openpocket/internal/llm/llmtest"
+	"github.com/openpocket/openpocket/internal/sim"
 	"github.com/openpocket/openpocket/internal/sim/simtest"
 	"github.com/openpocket/openpocket/internal/workspace"
 	"github.com/openpocket/openpocket/stdlib/agent"
@@ -20,6 +21,13 @@ import (
 // agentApp is an App over a fresh home whose default model profile "fake"
 // points at a fake OpenAI server, driving a virtual phone.
 func agentApp(t *testing.T) (*App, *llmtest.Server, *bytes.Buffer) {
+	t.Helper()
+	app, srv, out, _ := agentAppWithSim(t)
+	return app, srv, out
+}
+
+// agentAppWithSim is agentApp that also returns the virtual phone.
+func agentAppWithSim(t *testing.T) (*App, *llmtest.Server, *bytes.Buffer, *sim.Sim) {
 	t.Helper()
 	t.Setenv(workspace.EnvHome, "")
 	t.Setenv("OPENAI_API_KEY", "")
@@ -40,7 +48,7 @@ func agentApp(t *testing.T) (*App, *llmtest.Server, *bytes.Buffer) {
 	var out, errOut bytes.Buffer
 	app := &App{Globals: Globals{Home: home, Device: s.Serial(), ADBServer: "127.0.0.1:5037"}, Stdout: &out, Stderr: &errOut, Ctx: context.Background()}
 	t.Cleanup(app.runCleanups)
-	return app, srv, &out
+	return app, srv, &out, s
 }
 
 func TestAgentCmdJSON(t *testing.T) {

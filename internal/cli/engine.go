@@ -8,10 +8,12 @@ import (
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/internal/llm"
+	"github.com/openpocket/openpocket/internal/skills"
 	"github.com/openpocket/openpocket/internal/workspace"
 	"github.com/openpocket/openpocket/lua"
 	"github.com/openpocket/openpocket/stdlib"
 	"github.com/openpocket/openpocket/stdlib/executors"
+	"github.com/openpocket/openpocket/stdlib/skillsmod"
 )
 
 // home opens OPENPOCKET_HOME once per command (created on first use) and
@@ -171,7 +173,21 @@ func (a *App) executorSet() (*executors.Set, error) {
 }
 
 // luaRegistry is the module set every run sees: the standard library plus
-// the executor modules (script, fs, exec, process, memory).
+// the executor modules (script, fs, exec, process, memory) and skills.
 func (a *App) luaRegistry(set *executors.Set) *lua.Registry {
-	return stdlib.Registry(set.Modules()...)
+	return stdlib.Registry(a.luaModules(set, a.skillLoader())...)
+}
+
+// luaModules are the modules added to the standard library for CLI runs.
+func (a *App) luaModules(set *executors.Set, loader *skills.Loader) []lua.Module {
+	return append(set.Modules(), skillsmod.New(loader))
+}
+
+// skillLoader finds skills: bundled, OPENPOCKET_HOME/skills, workspace/skills.
+func (a *App) skillLoader() *skills.Loader {
+	l := &skills.Loader{}
+	if a.ws != nil {
+		l.HomeDir, l.WorkspaceDir = a.ws.Dir(), a.ws.Workspace()
+	}
+	return l
 }

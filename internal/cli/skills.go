@@ -26,11 +26,10 @@ type SkillsCmd struct {
 
 // skillsLoader is the loader over OPENPOCKET_HOME and its workspace.
 func (a *App) skillsLoader() (*skills.Loader, error) {
-	h, err := a.home()
-	if err != nil {
+	if _, err := a.home(); err != nil {
 		return nil, err
 	}
-	return &skills.Loader{HomeDir: h.Dir(), WorkspaceDir: h.Workspace()}, nil
+	return a.skillLoader(), nil
 }
 
 // SkillsListCmd lists skills.

@@ -174,9 +174,15 @@ func fileHasFingerprint(path, fp string) bool {
 	return strings.Contains(head, "behavior_fingerprint: "+fp) || strings.Contains(head, "behavior_fingerprint "+fp)
 }
 
-// screenFromScreenshots reads the recorded screen size from the first step
-// screenshot that exists (its PNG header).
+// screenFromScreenshots returns the recorded screen size: from the trace
+// when it carries one, else from the first step screenshot that exists
+// (its PNG header; traces from before sizes were recorded).
 func screenFromScreenshots(steps []engine.TraceStep) (int, int) {
+	for _, st := range steps {
+		if st.ScreenWidth > 0 && st.ScreenHeight > 0 {
+			return st.ScreenWidth, st.ScreenHeight
+		}
+	}
 	for _, st := range steps {
 		if st.Screenshot == "" {
 			continue

@@ -200,7 +200,7 @@ func (g *gen) targetTable(st engine.TraceStep) string {
 			fmt.Fprintf(&b, "      {sel = %s, why = %s},\n", luaSel(c.Sel), luaStr(c.Why))
 		}
 		b.WriteString("    },\n")
-		prim, _ := PrimarySelector(st.Target)
+		prim, _ := engine.PrimarySelector(st.Target)
 		fmt.Fprintf(&b, "    target = %s,\n", luaStr(targetDesc(st.Target, prim)))
 	} else {
 		b.WriteString("    target = \"the recorded point\",\n")
@@ -234,7 +234,7 @@ func devicePoint(st engine.TraceStep) (int, int, bool) {
 
 func (g *gen) tap(id int, st engine.TraceStep) {
 	label := Summary(st)
-	_, hasSel := PrimarySelector(st.Target)
+	_, hasSel := engine.PrimarySelector(st.Target)
 	_, _, hasPoint := devicePoint(st)
 	if !hasSel && !hasPoint {
 		fmt.Fprintf(&g.body, "-- Step %d: %s is not replayed (no element and no point recorded).\n\n", id, label)
@@ -256,11 +256,11 @@ func (g *gen) tap(id int, st engine.TraceStep) {
 // target, else the field the previous step tapped, else the focused field.
 func (g *gen) fieldFor(st engine.TraceStep, i int) (screen.Selector, string) {
 	t := st.Target
-	if t == nil && i > 0 && isTap(g.steps[i-1]) && g.steps[i-1].Target != nil && editableClass(g.steps[i-1].Target.ClassName) {
+	if t == nil && i > 0 && isTap(g.steps[i-1]) && g.steps[i-1].Target != nil && engine.EditableClass(g.steps[i-1].Target.ClassName) {
 		t = g.steps[i-1].Target
 	}
-	if t != nil && editableClass(t.ClassName) {
-		if s, ok := PrimarySelector(t); ok {
+	if t != nil && engine.EditableClass(t.ClassName) {
+		if s, ok := engine.PrimarySelector(t); ok {
 			if t.Index > 0 {
 				s.Index = screen.Int(t.Index)
 			}
@@ -301,7 +301,7 @@ func (g *gen) typeText(id int, st engine.TraceStep, i int) {
 // target is visible (in the recorded direction).
 func (g *gen) scroll(id int, swipes []engine.TraceStep, next engine.TraceStep) {
 	st := swipes[0]
-	sel, _ := PrimarySelector(next.Target)
+	sel, _ := engine.PrimarySelector(next.Target)
 	dir := swipeDirection(st.DeviceAction)
 	label := fmt.Sprintf("Scroll %s until %s is visible", dir, luaSelString(sel))
 	g.open(id, st, label)
@@ -496,9 +496,9 @@ func targetLabel(t *engine.Target) string {
 	if t == nil {
 		return ""
 	}
-	kind := simpleClass(t.ClassName)
+	kind := engine.SimpleClass(t.ClassName)
 	switch {
-	case strings.TrimSpace(t.Text) != "" && !editableClass(t.ClassName):
+	case strings.TrimSpace(t.Text) != "" && !engine.EditableClass(t.ClassName):
 		return strconv.Quote(oneLine(t.Text, 60)) + " " + kind
 	case strings.TrimSpace(t.ContentDesc) != "":
 		return strconv.Quote(oneLine(t.ContentDesc, 60)) + " " + kind

@@ -210,7 +210,7 @@ func TestClassOnlyTarget(t *testing.T) {
 		t.Fatalf("candidates %+v", c)
 	}
 	row := &engine.Target{Text: "Wi-Fi", ClassName: "android.widget.LinearLayout"}
-	if s, _ := skills.PrimarySelector(row); s.Text != "Wi-Fi" || s.Class != "" {
+	if s, _ := engine.PrimarySelector(row); s.Text != "Wi-Fi" || s.Class != "" {
 		t.Fatalf("a row with its label is found by the label, got %+v", s)
 	}
 }

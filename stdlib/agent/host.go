@@ -293,6 +293,8 @@ func (h *host) record(L *lua.LState) int {
 		HashBefore:   o.out.HashBefore,
 		HashAfter:    o.out.HashAfter,
 		Changed:      o.out.Changed,
+		ScreenWidth:  snap.Width,
+		ScreenHeight: snap.Height,
 		Usage:        d.rep.Usage,
 		ModelMs:      d.rep.Latency.Milliseconds(),
 	}

@@ -73,36 +73,15 @@ func ReadTrace(path string) ([]engine.TraceStep, error) {
 	return out, sc.Err()
 }
 
-// TargetSelector is the selector a replay uses to find a recorded target
-// again: the element's own text, resource-id, content-desc and class, all
-// exact. Target.Index is the element's position among this selector's
-// matches (FindAll) on the tree it was recorded on.
-func TargetSelector(t engine.Target) screen.Selector {
-	return screen.Selector{Text: t.Text, ID: t.ResourceID, Desc: t.ContentDesc, Class: t.ClassName}
-}
-
-// targetOf describes the element an action hit so a replay can find it.
+// targetOf describes the element an action hit the way a replay finds it
+// again (engine.TargetOf: own attributes, a row's borrowed label, index
+// among the primary selector's matches).
 func targetOf(el *screen.UIElement, tree *screen.Node) *engine.Target {
 	if el == nil {
 		return nil
 	}
-	t := &engine.Target{Text: el.Text, ResourceID: el.ResourceID, ContentDesc: el.ContentDesc, ClassName: el.ClassName, Bounds: el.Bounds}
-	n := el.Node
-	if n == nil || tree == nil {
-		return t
+	if el.Node != nil && tree != nil {
+		return engine.TargetOf(tree, el.Node)
 	}
-	// The node's own attributes: a label borrowed from a child is not
-	// something a selector can match on the node itself.
-	t.Text, t.ResourceID, t.ContentDesc, t.ClassName = n.Text, n.ResourceID, n.ContentDesc, n.Class
-	m, err := TargetSelector(*t).Compile()
-	if err != nil {
-		return t
-	}
-	for i, c := range m.FindAll(tree) {
-		if c == n {
-			t.Index = i
-			break
-		}
-	}
-	return t
+	return &engine.Target{Text: el.Text, ResourceID: el.ResourceID, ContentDesc: el.ContentDesc, ClassName: el.ClassName, Bounds: el.Bounds}
 }

@@ -48,8 +48,3 @@ func TestTraceRoundTrip(t *testing.T) {
 	_, err = agent.ReadTrace(p)
 	require.ErrorContains(t, err, "s.trace.jsonl:2:")
 }
-
-func TestTargetSelectorIndex(t *testing.T) {
-	sel := agent.TargetSelector(engine.Target{Text: "Save", ResourceID: "app:id/save", ClassName: "android.widget.Button"})
-	assert.Equal(t, screen.Selector{Text: "Save", ID: "app:id/save", Class: "android.widget.Button"}, sel)
-}
