@@ -150,9 +150,11 @@ func (a *App) runAgent(ctx context.Context, task string, o agentRunOptions) (eng
 		// What worked becomes a skill and a replay script; failing to write
 		// them does not fail the run.
 		skill, script, werr := skills.WriteArtifacts(h.Workspace(), task, res.SessionPath, sess.Trace(), time.Now())
-		if werr != nil {
-			a.Logger.Warn("auto artifacts not written", "err", werr)
-		} else {
+		switch {
+		case errors.Is(werr, skills.ErrNothingToLearn):
+		case werr != nil:
+			a.logger().Warn("auto artifacts not written", "err", werr)
+		default:
 			res.SkillPath, res.ScriptPath = skill, script
 		}
 	}

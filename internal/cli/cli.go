@@ -129,6 +129,14 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return ExitOK
 }
 
+// logger is the command's logger (slog.Default for Apps built in tests).
+func (a *App) logger() *slog.Logger {
+	if a.Logger != nil {
+		return a.Logger
+	}
+	return slog.Default()
+}
+
 // defer registers work to run when the command ends (detach the virtual
 // phone, close files), in reverse order.
 func (a *App) onExit(fn func()) { a.cleanups = append(a.cleanups, fn) }

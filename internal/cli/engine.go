@@ -72,7 +72,7 @@ func (a *App) model(profile string) (*llm.Client, error) {
 	}
 	c, err := llm.New(llm.Profile{Name: profile, BaseURL: p.BaseURL, Model: p.Model, APIKey: p.APIKey, APIKeyEnv: p.APIKeyEnv,
 		MaxTokens: p.MaxTokens, ReasoningEffort: p.ReasoningEffort, Temperature: p.Temperature},
-		llm.Options{Modes: modes, Logger: a.Logger})
+		llm.Options{Modes: modes, Logger: a.logger()})
 	if err != nil {
 		return nil, UsageError{fmt.Errorf("model profile %q: %w", profile, err)}
 	}
@@ -126,7 +126,7 @@ func (a *App) newEngine(o engineOptions) (*engine.Engine, error) {
 	e := &engine.Engine{
 		OpenDevice:   a.openDevice,
 		PhoneOptions: a.phoneOptions(),
-		Logger:       a.Logger,
+		Logger:       a.logger(),
 	}
 	set, err := a.executorSet()
 	if err != nil {

@@ -62,7 +62,7 @@ func Write(o ArtifactOptions) (Artifacts, error) {
 		return Artifacts{}, errors.New("skills: write artifacts: no workspace directory")
 	}
 	if !replayable(o.Steps) {
-		return Artifacts{}, errors.New("skills: write artifacts: the run has no device steps to learn from")
+		return Artifacts{}, ErrNothingToLearn
 	}
 	if o.Now.IsZero() {
 		o.Now = time.Now()
@@ -173,6 +173,10 @@ func fileHasFingerprint(path, fp string) bool {
 	head := string(buf[:n])
 	return strings.Contains(head, "behavior_fingerprint: "+fp) || strings.Contains(head, "behavior_fingerprint "+fp)
 }
+
+// ErrNothingToLearn reports a run without device steps: there is no
+// procedure to write down, which is not a failure of the run.
+var ErrNothingToLearn = errors.New("skills: the run has no device steps to learn from")
 
 // screenFromScreenshots returns the recorded screen size: from the trace
 // when it carries one, else from the first step screenshot that exists
