@@ -3,26 +3,26 @@ module github.com/openpocket/openpocket
 go 1.26.8
 
 require (
-	github.com/alecthomas/kong v1.17.0 // indirect
-	github.com/chzyer/readline v1.5.1 // indirect
-	github.com/clipperhouse/uax29/v2 v2.7.0 // indirect
+	github.com/alecthomas/kong v1.17.0
+	github.com/ergochat/readline v0.1.3
+	github.com/go-co-op/gocron/v2 v2.21.2
+	github.com/jonboulle/clockwork v0.5.0
+	github.com/openai/openai-go/v3 v3.96.0
+	github.com/stretchr/testify v1.12.1
+	github.com/yuin/gopher-lua v1.1.2
+	github.com/zach-klippenstein/goadb v0.0.0-20201208042340-620e0e950ed7
+	go.yaml.in/yaml/v3 v3.0.6
+	golang.org/x/image v0.47.0
+)
+
+require (
 	github.com/coder/websocket v1.8.15 // indirect
-	github.com/ergochat/readline v0.1.3 // indirect
-	github.com/go-co-op/gocron/v2 v2.21.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/jonboulle/clockwork v0.5.0 // indirect
-	github.com/mattn/go-runewidth v0.0.31 // indirect
-	github.com/openai/openai-go/v3 v3.96.0 // indirect
 	github.com/robfig/cron/v3 v3.0.1 // indirect
-	github.com/stretchr/testify v1.12.1 // indirect
 	github.com/tidwall/gjson v1.20.0 // indirect
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.2.1 // indirect
 	github.com/tidwall/sjson v1.2.5 // indirect
-	github.com/yuin/gopher-lua v1.1.2 // indirect
-	github.com/zach-klippenstein/goadb v0.0.0-20201208042340-620e0e950ed7 // indirect
-	go.yaml.in/yaml/v3 v3.0.6 // indirect
-	golang.org/x/image v0.47.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 )

@@ -5,6 +5,9 @@ package main
 import (
 	"context"
 	"os"
+	// Cron jobs name time zones; embed the zone database so schedules work
+	// on machines without tzdata.
+	_ "time/tzdata"
 
 	"github.com/openpocket/openpocket/internal/cli"
 )
