@@ -3,6 +3,7 @@ package playbooks
 import (
 	"bytes"
 	"fmt"
+	"github.com/openpocket/openpocket/lua/luasrc"
 	"math"
 	"path/filepath"
 	"sort"
@@ -177,7 +178,7 @@ func luaKey(k string) string {
 	if isIdent(k) {
 		return k
 	}
-	return "[" + luaQuote(k) + "]"
+	return "[" + luasrc.Quote(k) + "]"
 }
 
 // metaTable writes META_x = {...}: what flow.run/flow.sub need to bind
@@ -189,14 +190,14 @@ func (g *gen) metaTable(w *writer, pb *Playbook) {
 	}
 	w.f("local %s = {", g.meta[pb])
 	w.indent++
-	w.f("name = %s, file = %s,", luaQuote(name), luaQuote(pb.File))
+	w.f("name = %s, file = %s,", luasrc.Quote(name), luasrc.Quote(pb.File))
 	if pb.App != "" {
-		w.f("app = %s,", luaQuote(pb.App))
+		w.f("app = %s,", luasrc.Quote(pb.App))
 	}
 	if len(pb.Tags) > 0 {
 		var ts []string
 		for _, t := range pb.Tags {
-			ts = append(ts, luaQuote(t))
+			ts = append(ts, luasrc.Quote(t))
 		}
 		w.f("tags = {%s},", strings.Join(ts, ", "))
 	}
@@ -204,7 +205,7 @@ func (g *gen) metaTable(w *writer, pb *Playbook) {
 		w.line("params = {")
 		w.indent++
 		for _, p := range pb.Params {
-			s := fmt.Sprintf("{name = %s, type = %s", luaQuote(p.Name), luaQuote(p.Type))
+			s := fmt.Sprintf("{name = %s, type = %s", luasrc.Quote(p.Name), luasrc.Quote(p.Type))
 			if p.Default != nil && p.Default.Kind != VNull {
 				s += ", default = " + g.literal(p.Default)
 			}
@@ -297,7 +298,7 @@ func (g *gen) playbook(pb *Playbook) {
 			w.cur = origin{file: wt.Pos.File, line: wt.Pos.Line, label: label}
 			w.f("-- %s:%d watcher: %s", commentSafe(wt.Pos.File), wt.Pos.Line, commentSafe(label))
 			w.f("{id = %q, label = %s, file = %s, line = %d, max_hits = %d, when = %s, run = function()",
-				id, luaQuote(label), luaQuote(wt.Pos.File), wt.Pos.Line, wt.MaxHits, g.sel(wt.When))
+				id, luasrc.Quote(label), luasrc.Quote(wt.Pos.File), wt.Pos.Line, wt.MaxHits, g.sel(wt.When))
 			w.indent++
 			g.stepList(wt.Do, "") // the runtime prefixes ids with the watcher's
 			w.indent--
@@ -371,7 +372,7 @@ func (g *gen) step(s *Step, id string) {
 	label := labelOf(s)
 	w.cur = origin{file: s.Pos.File, line: s.Pos.Line, label: label}
 	w.f("-- %s:%d %s", commentSafe(s.Pos.File), s.Pos.Line, commentSafe(label))
-	info := fmt.Sprintf("{id = %q, label = %s, file = %s, line = %d", id, luaQuote(label), luaQuote(s.Pos.File), s.Pos.Line)
+	info := fmt.Sprintf("{id = %q, label = %s, file = %s, line = %d", id, luasrc.Quote(label), luasrc.Quote(s.Pos.File), s.Pos.Line)
 	if s.Optional {
 		info += ", optional = true"
 	}
@@ -424,7 +425,7 @@ func (g *gen) body(s *Step, id string) {
 	to := strconv.FormatInt(g.timeoutMs(s), 10)
 	if s.Action != nil || stepDefs[s.Kind].Action {
 		var parts []string
-		parts = append(parts, "type = "+luaQuote(s.Kind))
+		parts = append(parts, "type = "+luasrc.Quote(s.Kind))
 		for _, ap := range s.Action {
 			if ap.str {
 				parts = append(parts, luaKey(ap.Name)+" = "+g.literal(ap.Value))
@@ -446,7 +447,7 @@ func (g *gen) body(s *Step, id string) {
 				g.errAt(s.Pos, s.Path, "%s needs an app package: write `%s: com.example.app` or set app: in the header", s.Kind, s.Kind)
 				return
 			}
-			pkg = luaQuote(g.pb.App)
+			pkg = luasrc.Quote(g.pb.App)
 		}
 		switch s.Kind {
 		case "launch":
@@ -575,7 +576,7 @@ func (g *gen) body(s *Step, id string) {
 		g.checkExpr(expr, s.Args["expr"].Pos, s.Path)
 		msg := g.argStr(s, "message")
 		if msg == "" {
-			msg = luaQuote("assertion failed: " + strings.TrimSpace(expr))
+			msg = luasrc.Quote("assertion failed: " + strings.TrimSpace(expr))
 		}
 		w.f("if not (%s) then flow.fail(%s) end", expr, msg)
 	case "screenshot":
@@ -632,9 +633,9 @@ func (g *gen) body(s *Step, id string) {
 		condSrc := s.Branches[0].Cond.String()
 		failMsg := func(what string) string {
 			if _, err := strconv.Atoi(maxN); err == nil {
-				return luaQuote(fmt.Sprintf("repeat: %s after %s iterations: %s", what, maxN, condSrc))
+				return luasrc.Quote(fmt.Sprintf("repeat: %s after %s iterations: %s", what, maxN, condSrc))
 			}
-			return fmt.Sprintf("%s .. %s .. %s", luaQuote("repeat: "+what+" after "), maxN, luaQuote(" iterations: "+condSrc))
+			return fmt.Sprintf("%s .. %s .. %s", luasrc.Quote("repeat: "+what+" after "), maxN, luasrc.Quote(" iterations: "+condSrc))
 		}
 		if mode == "while" {
 			w.line("local __n = 0")
@@ -760,7 +761,7 @@ func (g *gen) cond(c *Cond, s *Step) string {
 func (g *gen) intExpr(v *Value) string {
 	if e, ok := exprOf(v); ok {
 		g.checkExpr(e, v.Pos, "")
-		return fmt.Sprintf("flow.int(%s, %s)", e, luaQuote(e))
+		return fmt.Sprintf("flow.int(%s, %s)", e, luasrc.Quote(e))
 	}
 	return g.literal(v)
 }
@@ -867,49 +868,18 @@ func numLit(f float64) string {
 // str renders an interpolated string: "a" .. flow.str(expr, "expr") .. "b".
 func (g *gen) str(s *Str) string {
 	if st, ok := s.Static(); ok {
-		return luaQuote(st)
+		return luasrc.Quote(st)
 	}
 	parts := make([]string, 0, len(s.Parts))
 	for _, p := range s.Parts {
 		if p.IsExpr {
 			g.checkExpr(p.Text, s.Pos, "")
-			parts = append(parts, fmt.Sprintf("flow.str(%s, %s)", p.Text, luaQuote("${"+p.Text+"}")))
+			parts = append(parts, fmt.Sprintf("flow.str(%s, %s)", p.Text, luasrc.Quote("${"+p.Text+"}")))
 		} else if p.Text != "" {
-			parts = append(parts, luaQuote(p.Text))
+			parts = append(parts, luasrc.Quote(p.Text))
 		}
 	}
 	return strings.Join(parts, " .. ")
-}
-
-// luaQuote renders s as a Lua string literal. Bytes ≥ 0x80 pass through
-// (UTF-8 stays readable); control characters are escaped.
-func luaQuote(s string) string {
-	var b strings.Builder
-	b.Grow(len(s) + 2)
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch c {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		default:
-			if c < 0x20 || c == 0x7f {
-				fmt.Fprintf(&b, "\\%03d", c)
-			} else {
-				b.WriteByte(c)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
 
 func (g *gen) known(name string) bool {

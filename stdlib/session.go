@@ -45,7 +45,15 @@ func openSession(vm *lua.VM) (lua.LValue, error) {
 	}), nil
 }
 
-func openEvents(vm *lua.VM) (lua.LValue, error) {
+func openEvents(vm *lua.VM) (lua.LValue, error) { return openEventsObserved(vm, nil) }
+
+// EventsModule is the events module with an observer that also sees every
+// event (a runner that tracks steps); observe may be nil.
+func EventsModule(observe func(kind string, fields map[string]any)) lua.Module {
+	return lua.ModuleFunc("events", func(vm *lua.VM) (lua.LValue, error) { return openEventsObserved(vm, observe) })
+}
+
+func openEventsObserved(vm *lua.VM, observe func(kind string, fields map[string]any)) (lua.LValue, error) {
 	e := envOf(vm)
 	return vm.NewModule(map[string]lua.LGFunction{
 		// events.emit(kind, fields) forwards a structured event to the host.
@@ -66,6 +74,9 @@ func openEvents(vm *lua.VM) (lua.LValue, error) {
 				fields = map[string]any{}
 			}
 			e.session(L, "events.emit").Emit(kind, fields)
+			if observe != nil {
+				observe(kind, fields)
+			}
 			return 0
 		},
 	}), nil

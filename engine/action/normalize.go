@@ -375,13 +375,15 @@ func Parse(data []byte, d Defaults) (Action, []string, error) {
 	if !ok {
 		start := len(data) - len(bytes.TrimLeft(data, " \t\r\n"))
 		line, col := position(data, int64(start))
-		return Action{}, nil, fmt.Errorf("action: expected a JSON object at line %d, column %d, got %s", line, col, jsonKind(v))
+		return Action{}, nil, fmt.Errorf("action: expected a JSON object at line %d, column %d, got %s", line, col, JSONKind(v))
 	}
 	a, notes := Normalize(m, d)
 	return a, notes, nil
 }
 
-func jsonKind(v any) string {
+// JSONKind names the kind of a decoded JSON value for error messages
+// ("a string", "an array", "null").
+func JSONKind(v any) string {
 	switch v.(type) {
 	case nil:
 		return "null"

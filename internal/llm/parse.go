@@ -107,7 +107,7 @@ func parseArguments(raw string) (map[string]any, []string) {
 			}
 		}
 		return map[string]any{}, []string{fmt.Sprintf(
-			"arguments were not valid JSON: expected an object, got %s; used the defaults", jsonKindOf(v))}
+			"arguments were not valid JSON: expected an object, got %s; used the defaults", action.JSONKind(v))}
 	}
 	if m, steps, ok := repairObject(s); ok {
 		return m, []string{fmt.Sprintf("arguments were not valid JSON: %v; repaired by %s",
@@ -125,22 +125,6 @@ func decodeObject(s string) (map[string]any, bool) {
 	}
 	m, _, ok := repairObject(s)
 	return m, ok
-}
-
-func jsonKindOf(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case []any:
-		return "an array"
-	case string:
-		return "a string"
-	case float64:
-		return "a number"
-	case bool:
-		return "a boolean"
-	}
-	return fmt.Sprintf("%T", v)
 }
 
 // repairObject tries common fixes of almost-JSON objects: code fences,

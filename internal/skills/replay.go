@@ -3,6 +3,7 @@ package skills
 import (
 	_ "embed"
 	"fmt"
+	"github.com/openpocket/openpocket/lua/luasrc"
 	"strconv"
 	"strings"
 
@@ -149,15 +150,15 @@ func (g *gen) open(id int, st engine.TraceStep, label string) {
 	if res := firstLine(st.Result); res != "" {
 		fmt.Fprintf(&g.body, "-- recorded: %s\n", oneLine(res, 160))
 	}
-	fmt.Fprintf(&g.body, "step({id = %d, label = %s}, function()\n", id, luaStr(label))
+	fmt.Fprintf(&g.body, "step({id = %d, label = %s}, function()\n", id, luasrc.Quote(label))
 	if dialogPackage(st.AppBefore) {
 		fmt.Fprintf(&g.body, "  -- a system dialog was answered here; answer it again only if it shows up\n")
-		fmt.Fprintf(&g.body, "  if not dialog_shown(%s) then return \"skipped\" end\n", luaStr(st.AppBefore))
+		fmt.Fprintf(&g.body, "  if not dialog_shown(%s) then return \"skipped\" end\n", luasrc.Quote(st.AppBefore))
 	} else if st.AppBefore != "" && st.Action.Type != "launch_app" {
 		if g.first {
-			fmt.Fprintf(&g.body, "  expect_app(%s, true)\n", luaStr(st.AppBefore))
+			fmt.Fprintf(&g.body, "  expect_app(%s, true)\n", luasrc.Quote(st.AppBefore))
 		} else {
-			fmt.Fprintf(&g.body, "  expect_app(%s)\n", luaStr(st.AppBefore))
+			fmt.Fprintf(&g.body, "  expect_app(%s)\n", luasrc.Quote(st.AppBefore))
 		}
 	}
 	g.first = false
@@ -181,13 +182,13 @@ func (g *gen) before(st engine.TraceStep) {
 func (g *gen) after(st engine.TraceStep, what string) {
 	switch {
 	case st.AppAfter != "" && st.AppAfter != st.AppBefore:
-		fmt.Fprintf(&g.body, "  wait_app(%s, %s)\n", luaStr(st.AppAfter), luaStr("app "+st.AppAfter+" in front after "+what))
+		fmt.Fprintf(&g.body, "  wait_app(%s, %s)\n", luasrc.Quote(st.AppAfter), luasrc.Quote("app "+st.AppAfter+" in front after "+what))
 	case needsSig(st):
 		app := "nil"
 		if st.AppBefore != "" {
-			app = luaStr(st.AppBefore)
+			app = luasrc.Quote(st.AppBefore)
 		}
-		fmt.Fprintf(&g.body, "  wait_changed(before, %s, %s)\n", luaStr("the screen to change after "+what+" (it did in the recorded run)"), app)
+		fmt.Fprintf(&g.body, "  wait_changed(before, %s, %s)\n", luasrc.Quote("the screen to change after "+what+" (it did in the recorded run)"), app)
 	}
 }
 
@@ -197,11 +198,11 @@ func (g *gen) targetTable(st engine.TraceStep) string {
 	if cands := Candidates(st.Target); len(cands) > 0 {
 		b.WriteString("    cands = {\n")
 		for _, c := range cands {
-			fmt.Fprintf(&b, "      {sel = %s, why = %s},\n", luaSel(c.Sel), luaStr(c.Why))
+			fmt.Fprintf(&b, "      {sel = %s, why = %s},\n", luaSel(c.Sel), luasrc.Quote(c.Why))
 		}
 		b.WriteString("    },\n")
 		prim, _ := engine.PrimarySelector(st.Target)
-		fmt.Fprintf(&b, "    target = %s,\n", luaStr(targetDesc(st.Target, prim)))
+		fmt.Fprintf(&b, "    target = %s,\n", luasrc.Quote(targetDesc(st.Target, prim)))
 	} else {
 		b.WriteString("    target = \"the recorded point\",\n")
 	}
@@ -286,13 +287,13 @@ func (g *gen) typeText(id int, st engine.TraceStep, i int) {
 	if p.Required {
 		fmt.Fprintf(&g.body, "  local text = params.%s\n", p.Name)
 	} else {
-		fmt.Fprintf(&g.body, "  local text = params.%s or %s\n", p.Name, luaStr(p.Default))
+		fmt.Fprintf(&g.body, "  local text = params.%s or %s\n", p.Name, luasrc.Quote(p.Default))
 	}
 	what := fmt.Sprintf("%s to read back after typing it into %s", p.Name, field)
 	if g.o.CoordinatesOnly {
-		fmt.Fprintf(&g.body, "  type_into(nil, text, %s)\n", luaStr(what))
+		fmt.Fprintf(&g.body, "  type_into(nil, text, %s)\n", luasrc.Quote(what))
 	} else {
-		fmt.Fprintf(&g.body, "  type_into(%s, text, %s)\n", luaSel(sel), luaStr(what))
+		fmt.Fprintf(&g.body, "  type_into(%s, text, %s)\n", luaSel(sel), luasrc.Quote(what))
 	}
 	g.close()
 }
@@ -306,7 +307,7 @@ func (g *gen) scroll(id int, swipes []engine.TraceStep, next engine.TraceStep) {
 	label := fmt.Sprintf("Scroll %s until %s is visible", dir, luaSelString(sel))
 	g.open(id, st, label)
 	fmt.Fprintf(&g.body, "  -- replaces %d recorded swipe(s): the list may be longer or shorter now\n", len(swipes))
-	fmt.Fprintf(&g.body, "  scroll_to(%s, %s, %d)\n", luaSel(sel), luaStr(dir), max(10, 3*len(swipes)))
+	fmt.Fprintf(&g.body, "  scroll_to(%s, %s, %d)\n", luaSel(sel), luasrc.Quote(dir), max(10, 3*len(swipes)))
 	g.close()
 }
 
@@ -354,8 +355,8 @@ func (g *gen) key(id int, st engine.TraceStep) {
 	code := st.Action.Str("keycode")
 	g.open(id, st, Summary(st))
 	g.before(st)
-	fmt.Fprintf(&g.body, "  local ok, err = device.keyevent(%s)\n", luaStr(code))
-	fmt.Fprintf(&g.body, "  if not ok then fail(%s .. \" (\" .. tostring(err) .. \")\") end\n", luaStr("key "+code+" to be sent"))
+	fmt.Fprintf(&g.body, "  local ok, err = device.keyevent(%s)\n", luasrc.Quote(code))
+	fmt.Fprintf(&g.body, "  if not ok then fail(%s .. \" (\" .. tostring(err) .. \")\") end\n", luasrc.Quote("key "+code+" to be sent"))
 	g.after(st, "key "+code)
 	g.close()
 }
@@ -367,15 +368,15 @@ func (g *gen) launch(id int, st engine.TraceStep) {
 		want = pkg
 	}
 	g.open(id, st, Summary(st))
-	fmt.Fprintf(&g.body, "  local ok, err = app.launch(%s)\n", luaStr(pkg))
-	fmt.Fprintf(&g.body, "  if not ok then fail(%s .. \" (\" .. tostring(err) .. \")\") end\n", luaStr("to launch "+pkg))
-	fmt.Fprintf(&g.body, "  wait_app(%s)\n", luaStr(want))
+	fmt.Fprintf(&g.body, "  local ok, err = app.launch(%s)\n", luasrc.Quote(pkg))
+	fmt.Fprintf(&g.body, "  if not ok then fail(%s .. \" (\" .. tostring(err) .. \")\") end\n", luasrc.Quote("to launch "+pkg))
+	fmt.Fprintf(&g.body, "  wait_app(%s)\n", luasrc.Quote(want))
 	g.close()
 }
 
 func (g *gen) shell(id int, st engine.TraceStep) {
 	g.open(id, st, Summary(st))
-	fmt.Fprintf(&g.body, "  local out, code = device.shell(%s)\n", luaStr(st.Action.Str("command")))
+	fmt.Fprintf(&g.body, "  local out, code = device.shell(%s)\n", luasrc.Quote(st.Action.Str("command")))
 	fmt.Fprintf(&g.body, "  if out == nil then fail(\"the shell command to run (\" .. tostring(code) .. \")\") end\n")
 	g.close()
 }
@@ -389,7 +390,7 @@ func (g *gen) wait(id int, st engine.TraceStep) {
 
 func (g *gen) finish(id int, st engine.TraceStep) {
 	g.open(id, st, Summary(st))
-	fmt.Fprintf(&g.body, "  log.info(%s)\n", luaStr("replay finished: "+oneLine(st.Action.Str("message"), 200)))
+	fmt.Fprintf(&g.body, "  log.info(%s)\n", luasrc.Quote("replay finished: "+oneLine(st.Action.Str("message"), 200)))
 	g.close()
 }
 
@@ -446,7 +447,7 @@ func (g *gen) render() string {
 	var req []string
 	for _, p := range g.params {
 		if p.Required {
-			req = append(req, fmt.Sprintf("need(%q, %s)", p.Name, luaStr(p.About)))
+			req = append(req, fmt.Sprintf("need(%q, %s)", p.Name, luasrc.Quote(p.About)))
 		}
 	}
 	if len(req) > 0 {
@@ -512,41 +513,12 @@ func targetLabel(t *engine.Target) string {
 	return ""
 }
 
-// luaStr quotes s as a Lua string literal.
-func luaStr(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch c {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		default:
-			if c < 0x20 || c == 0x7f {
-				fmt.Fprintf(&b, "\\%03d", c)
-			} else {
-				b.WriteByte(c)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
 // luaSel renders a selector (fields used by replay) as a Lua table.
 func luaSel(s screen.Selector) string {
 	var f []string
 	add := func(k, v string) {
 		if v != "" {
-			f = append(f, k+" = "+luaStr(v))
+			f = append(f, k+" = "+luasrc.Quote(v))
 		}
 	}
 	add("id", s.ID)

@@ -103,7 +103,7 @@ func Run(ctx context.Context, sess *engine.Session, src []byte, o RunOptions) (R
 			failed = &StepError{Step: sr.ID, Label: sr.Label, Expected: strOf(f["expected"]), Saw: strOf(f["saw"]), Message: sr.Error}
 		}
 	}
-	reg = reg.With(eventsModule(observe))
+	reg = reg.With(stdlib.EventsModule(observe))
 	params := map[string]any{}
 	for k, v := range o.Params {
 		params[k] = v
@@ -122,36 +122,6 @@ func Run(ctx context.Context, sess *engine.Session, src []byte, o RunOptions) (R
 		return res, failed
 	}
 	return res, err
-}
-
-// eventsModule replaces the library's events module: it forwards to the
-// session like the original and lets the runner observe step events.
-func eventsModule(observe func(kind string, fields map[string]any)) lua.Module {
-	return lua.ModuleFunc("events", func(vm *lua.VM) (lua.LValue, error) {
-		return vm.NewModule(map[string]lua.LGFunction{
-			"emit": func(L *lua.LState) int {
-				kind := L.CheckString(1)
-				fields := map[string]any{}
-				switch v := L.Get(2).(type) {
-				case *lua.LTable:
-					m, ok := lua.ToGo(v).(map[string]any)
-					if !ok {
-						L.ArgError(2, "events.emit: fields must be a table with string keys, not an array")
-					}
-					fields = m
-				default:
-					if v != lua.LNil {
-						L.ArgError(2, "events.emit: fields table expected, got "+v.Type().String())
-					}
-				}
-				if s, ok := vm.Session().(*engine.Session); ok && s != nil {
-					s.Emit(kind, fields)
-				}
-				observe(kind, fields)
-				return 0
-			},
-		}), nil
-	})
 }
 
 func intOf(v any) int {
