@@ -3,7 +3,7 @@ package stdlib
 import (
 	"encoding/json"
 	"fmt"
-	"os"
+	"github.com/openpocket/openpocket/internal/atomicfile"
 	"path/filepath"
 	"strings"
 	"time"
@@ -187,7 +187,7 @@ func snapSave(L *lua.LState, s *Snap) int {
 			dst = filepath.Join(root, clean)
 		}
 	}
-	if err := writeFileAtomic(dst, s.S.Screenshot); err != nil {
+	if err := atomicfile.WriteFile(dst, s.S.Screenshot, 0o644); err != nil {
 		return fail(L, "snap:save", err)
 	}
 	if abs, err := filepath.Abs(dst); err == nil {
@@ -204,36 +204,6 @@ func (e *env) workspaceRoot() string {
 		return s.ArtifactsDir()
 	}
 	return ""
-}
-
-// writeFileAtomic writes via a temp file and rename.
-func writeFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
 }
 
 // snap:find(sel) → element or nil, err (on this snapshot's tree).
