@@ -60,5 +60,12 @@ func TestAgentRunBecomesAReplayableSkill(t *testing.T) {
 		require.NoError(t, (&SkillsRunCmd{Name: res.SkillPath}).Run(app), out.String())
 		assert.False(t, s.Phone().WifiOn(), "the replay turned Wi-Fi off again (layout shifted by %d)", shift)
 	}
+	// A cron job's lua payload may name the skill file.
+	_, err = phone.Shell(ctx, "settings put global wifi_on 1")
+	require.NoError(t, err)
+	jr, err := app.runLuaFile(ctx, res.SkillPath, nil)
+	require.NoError(t, err)
+	assert.True(t, jr.Success, jr.Message)
+	assert.False(t, s.Phone().WifiOn(), "the scheduled replay turned Wi-Fi off")
 	assert.Equal(t, modelCalls, len(srv.Requests()), "replays make no model calls")
 }

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/internal/skills"
 	"github.com/openpocket/openpocket/lua"
 	"github.com/openpocket/openpocket/stdlib"
 )
@@ -84,8 +86,13 @@ func (a *App) newLuaSessionCtx(ctx context.Context, task string) (*engine.Sessio
 }
 
 // runLuaFile runs a Lua script for the scheduler: no terminal output, the
-// result as a RunResult.
+// result as a RunResult. A path that is not a .lua file names a skill (its
+// .md file or its name); the skill's replay runs with args as KEY=VALUE
+// parameters.
 func (a *App) runLuaFile(ctx context.Context, path string, args []string) (engine.RunResult, error) {
+	if !strings.HasSuffix(path, ".lua") {
+		return a.runSkill(ctx, path, args)
+	}
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return engine.RunResult{Message: err.Error()}, UsageError{fmt.Errorf("lua job: %w", err)}
@@ -128,4 +135,37 @@ func (a *App) scriptError(err error) error {
 		fmt.Fprintln(a.Stderr, se.Traceback)
 	}
 	return FailedError{Msg: se.Error()}
+}
+
+// runSkill replays a skill for the scheduler.
+func (a *App) runSkill(ctx context.Context, name string, args []string) (engine.RunResult, error) {
+	l, err := a.skillsLoader()
+	if err != nil {
+		return engine.RunResult{}, err
+	}
+	sk, err := l.Find(name)
+	if err != nil {
+		return engine.RunResult{Message: err.Error()}, UsageError{fmt.Errorf("lua job: %w", err)}
+	}
+	src, from, err := l.Script(sk)
+	if err != nil {
+		return engine.RunResult{Message: err.Error()}, UsageError{fmt.Errorf("lua job: %w", err)}
+	}
+	params := map[string]string{}
+	for _, kv := range args {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return engine.RunResult{}, UsageError{fmt.Errorf("lua job: skill parameter %q: expected KEY=VALUE", kv)}
+		}
+		params[k] = v
+	}
+	sess, reg, done, err := a.newLuaSessionCtx(ctx, "skill "+sk.Name)
+	if err != nil {
+		return engine.RunResult{Message: err.Error()}, err
+	}
+	defer done()
+	if _, err := skills.Run(sess.Context(), sess, src, skills.RunOptions{Name: from, Params: params, Registry: reg}); err != nil {
+		return sess.Finish(false, err.Error()), nil
+	}
+	return sess.Finish(true, "skill replayed"), nil
 }
