@@ -143,13 +143,9 @@ func (a *App) runSkill(ctx context.Context, name string, args []string) (engine.
 	if err != nil {
 		return engine.RunResult{}, err
 	}
-	sk, err := l.Find(name)
+	skillName, _, src, from, err := (&SkillsRunCmd{Name: name}).resolve(l)
 	if err != nil {
-		return engine.RunResult{Message: err.Error()}, UsageError{fmt.Errorf("lua job: %w", err)}
-	}
-	src, from, err := l.Script(sk)
-	if err != nil {
-		return engine.RunResult{Message: err.Error()}, UsageError{fmt.Errorf("lua job: %w", err)}
+		return engine.RunResult{Message: err.Error()}, err
 	}
 	params := map[string]string{}
 	for _, kv := range args {
@@ -159,7 +155,7 @@ func (a *App) runSkill(ctx context.Context, name string, args []string) (engine.
 		}
 		params[k] = v
 	}
-	sess, reg, done, err := a.newLuaSessionCtx(ctx, "skill "+sk.Name)
+	sess, reg, done, err := a.newLuaSessionCtx(ctx, "skill "+skillName)
 	if err != nil {
 		return engine.RunResult{Message: err.Error()}, err
 	}

@@ -12,8 +12,6 @@ import (
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/internal/skills"
-	"github.com/openpocket/openpocket/stdlib"
-	"github.com/openpocket/openpocket/stdlib/skillsmod"
 )
 
 // SkillsCmd groups the skills commands.
@@ -240,7 +238,11 @@ func (c *SkillsRunCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	reg := stdlib.Registry(skillsmod.New(l))
+	set, err := app.executorSet()
+	if err != nil {
+		return err
+	}
+	reg := app.luaRegistry(set)
 	res, runErr := skills.Run(sess.Context(), sess, src, skills.RunOptions{Name: from, Params: c.Params, Registry: reg, Timeout: c.Timeout})
 	if runErr == nil {
 		r := sess.Finish(true, fmt.Sprintf("Replayed skill %s: %d step(s) passed, no model calls.", name, res.Passed))
