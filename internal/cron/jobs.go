@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/openpocket/openpocket/internal/atomicfile"
@@ -508,8 +509,15 @@ func versionFirst(data []byte) []byte {
 	return b.Bytes()
 }
 
+// updateJobsMu serializes UpdateJobs in this process, so two updates (say
+// two one-shot jobs disabling themselves at once) cannot both load the old
+// file and the later save drop the earlier change.
+var updateJobsMu sync.Mutex
+
 // UpdateJobs loads a jobs file, applies fn and saves it.
 func UpdateJobs(path string, fn func(*JobsFile) error) error {
+	updateJobsMu.Lock()
+	defer updateJobsMu.Unlock()
 	f, _, err := LoadJobs(path)
 	if err != nil {
 		return err

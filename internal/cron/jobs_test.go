@@ -2,6 +2,7 @@ package cron
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -251,5 +252,34 @@ func TestTZCronDaylightSaving(t *testing.T) {
 	want = []string{"10-24 02:30 CEST", "10-25 02:30 CEST", "10-26 02:30 CET"}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("fall back: %v, want %v", got, want)
+	}
+}
+
+// Concurrent UpdateJobs calls in one process must not lose each other's
+// changes (each loads, edits and saves the whole file).
+func TestUpdateJobsConcurrentUpdatesAllKept(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cron", "jobs.json")
+	const n = 16
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			errs <- UpdateJobs(path, func(f *JobsFile) error {
+				_, err := f.AddJob(Job{ID: fmt.Sprintf("job-%02d", i), Enabled: true,
+					Schedule: Schedule{Kind: KindEvery, EveryMs: 60000}, Payload: Payload{Task: "t"}})
+				return err
+			})
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, problems, err := LoadJobs(path)
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("LoadJobs: %v %v", err, problems)
+	}
+	if len(f.Jobs) != n {
+		t.Fatalf("jobs after %d concurrent adds = %d, want %d", n, len(f.Jobs), n)
 	}
 }

@@ -472,11 +472,12 @@ func (s *Scheduler) execute(parent context.Context, job Job, trigger string) (st
 			msg = runErr.Error()
 		}
 	}
-	s.updateState(job.ID, func(st *JobState) {
+	next, _ := s.NextRun(job.ID)
+	s.updateState(job.ID, func(st *JobState) { // one state write per finished run
 		st.LastStatus = status
 		st.LastMessage = truncate(msg, 2000)
+		st.NextRunAtMs = unixMs(next)
 	})
-	s.refreshNextRun(job.ID)
 	s.log.Info("cron job finished", "job", job.ID, "status", status, "message", truncate(msg, 200))
 	s.emit(Event{Kind: EventFinished, JobID: job.ID, Trigger: trigger, Status: status, Message: msg, Err: runErr})
 	s.afterAt(job, trigger)
@@ -604,11 +605,6 @@ func (s *Scheduler) nextRunOf(e *entry) time.Time {
 		}
 		return time.Time{}
 	}
-}
-
-func (s *Scheduler) refreshNextRun(id string) {
-	t, _ := s.NextRun(id)
-	s.updateState(id, func(st *JobState) { st.NextRunAtMs = unixMs(t) })
 }
 
 func (s *Scheduler) refreshNextRuns() {

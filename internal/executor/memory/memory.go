@@ -37,12 +37,16 @@ import (
 	"github.com/openpocket/openpocket/engine/action"
 )
 
-// Config is the memoryTools configuration. Zero values take the defaults.
+// Config is the memoryTools configuration. A zero Config means all
+// defaults; otherwise zero counts take their defaults while MinScore is
+// taken as given, since 0 ("every window that matches at all") is a
+// meaningful threshold that config.json may set.
 type Config struct {
 	// MaxResults is the default result count (default 6; requests are
 	// clamped to 1..30).
 	MaxResults int
-	// MinScore is the default score threshold (default 0.2).
+	// MinScore is the default score threshold (default 0.2 when the whole
+	// Config is zero, or when negative or NaN).
 	MinScore float64
 	// MaxSnippetChars caps each snippet (default 1200).
 	MaxSnippetChars int
@@ -72,11 +76,11 @@ var _ engine.Executor = (*Executor)(nil)
 
 // New returns an executor for workspaceDir.
 func New(workspaceDir string, cfg Config) *Executor {
+	if cfg == (Config{}) || cfg.MinScore < 0 || math.IsNaN(cfg.MinScore) {
+		cfg.MinScore = 0.2
+	}
 	if cfg.MaxResults <= 0 {
 		cfg.MaxResults = 6
-	}
-	if cfg.MinScore <= 0 || math.IsNaN(cfg.MinScore) {
-		cfg.MinScore = 0.2
 	}
 	if cfg.MaxSnippetChars <= 0 {
 		cfg.MaxSnippetChars = 1200
@@ -233,8 +237,9 @@ type memFile struct {
 // files lists MEMORY.md and memory/**/*.md (walk order), skipping entries that
 // resolve outside the memory scope.
 func (e *Executor) files() ([]memFile, error) {
+	sc := e.scope()
 	var out []memFile
-	if real, ok := e.inScope("MEMORY.md"); ok {
+	if real, ok := sc.contains("MEMORY.md"); ok {
 		out = append(out, memFile{real, "MEMORY.md"})
 	}
 	dir := filepath.Join(e.workspace, "memory")
@@ -253,7 +258,7 @@ func (e *Executor) files() ([]memFile, error) {
 			return err
 		}
 		rel = filepath.ToSlash(rel)
-		if real, ok := e.inScope(rel); ok {
+		if real, ok := sc.contains(rel); ok {
 			out = append(out, memFile{real, rel})
 		}
 		return nil
@@ -264,29 +269,43 @@ func (e *Executor) files() ([]memFile, error) {
 	return out, nil
 }
 
-// inScope resolves a clean workspace-relative path and reports whether it is
-// an existing regular file that is MEMORY.md or lies below memory/ — after
-// resolving symlinks of the workspace, memory/ and the file.
-func (e *Executor) inScope(rel string) (string, bool) {
+// memScope is the memory scope with the workspace and memory/ resolved
+// through symlinks ("" when they do not exist), computed once per request.
+type memScope struct {
+	root   string
+	memDir string
+}
+
+func (e *Executor) scope() memScope {
 	root, err := filepath.EvalSymlinks(e.workspace)
 	if err != nil {
+		return memScope{}
+	}
+	memDir, _ := filepath.EvalSymlinks(filepath.Join(root, "memory"))
+	return memScope{root: root, memDir: memDir}
+}
+
+// contains resolves a clean workspace-relative path and reports whether it
+// is an existing regular file that is MEMORY.md or lies below memory/ —
+// after resolving symlinks of the workspace, memory/ and the file.
+func (sc memScope) contains(rel string) (string, bool) {
+	if sc.root == "" {
 		return "", false
 	}
-	real, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(rel)))
+	real, err := filepath.EvalSymlinks(filepath.Join(sc.root, filepath.FromSlash(rel)))
 	if err != nil {
 		return "", false
 	}
 	if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() || !strings.HasSuffix(real, ".md") {
 		return "", false
 	}
-	if real == filepath.Join(root, "MEMORY.md") {
+	if real == filepath.Join(sc.root, "MEMORY.md") {
 		return real, true
 	}
-	memDir, err := filepath.EvalSymlinks(filepath.Join(root, "memory"))
-	if err != nil {
+	if sc.memDir == "" {
 		return "", false
 	}
-	r, err := filepath.Rel(memDir, real)
+	r, err := filepath.Rel(sc.memDir, real)
 	if err != nil || r == "." || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
 		return "", false
 	}
@@ -327,7 +346,7 @@ func (e *Executor) GetWindow(p string, from, lines int) (GetResult, error) {
 	if _, err := os.Lstat(filepath.Join(e.workspace, filepath.FromSlash(rel))); errors.Is(err, fs.ErrNotExist) {
 		return GetResult{}, fmt.Errorf("%s does not exist", rel)
 	}
-	real, ok := e.inScope(rel)
+	real, ok := e.scope().contains(rel)
 	if !ok {
 		return GetResult{}, fmt.Errorf("%s resolves outside the memory files: %w", rel, ErrOutOfScope)
 	}

@@ -111,9 +111,13 @@ func TestSearchBestThreePerFileAndMaxResults(t *testing.T) {
 	assert.Len(t, r.Results, 2)
 	r, _ = e.Search("coffee", 0, 0.2) // 0 → config default 6
 	assert.Len(t, r.Results, 6)
-	r, _ = New(e.workspace, Config{MaxResults: 1}).Search("coffee", 0, -1)
+	r, _ = New(e.workspace, Config{MaxResults: 1, MinScore: 0.3}).Search("coffee", 0, -1)
 	assert.Len(t, r.Results, 1)
-	assert.Equal(t, 0.2, r.MinScore, "negative minScore → config default")
+	assert.Equal(t, 0.3, r.MinScore, "negative minScore → config default")
+	r, _ = New(e.workspace, Config{}).Search("coffee", 0, -1)
+	assert.Equal(t, 0.2, r.MinScore, "zero Config → default minScore")
+	r, _ = New(e.workspace, Config{MaxResults: 6, MinScore: 0, MaxSnippetChars: 1200}).Search("coffee", 0, -1)
+	assert.Equal(t, 0.0, r.MinScore, "an explicit minScore 0 from config.json is honoured")
 	r, _ = e.Search("coffee", 100, 0.2)
 	assert.Len(t, r.Results, 6, "maxResults is clamped to 30, only 6 hits exist")
 

@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 	"unicode/utf8"
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/action"
-	"github.com/openpocket/openpocket/internal/atomicfile"
 	"github.com/openpocket/openpocket/internal/executor/policy"
 )
 
@@ -43,30 +41,16 @@ const (
 // "lua-unavailable") so the attempt is still recorded. The error is
 // non-nil when the artifacts cannot be written or ctx was cancelled.
 func (e *Executor) RunLua(ctx context.Context, src string, timeout time.Duration, run LuaFunc) (Result, error) {
-	limit := time.Duration(e.cfg.TimeoutSec) * time.Second
-	if timeout <= 0 || timeout > limit {
-		timeout = limit
-	}
-	res, err := e.newRun()
+	timeout = e.clampTimeout(timeout)
+	res, err := e.newRun("script.lua", src)
 	if err != nil {
 		return res, err
 	}
-	res.ScriptPath = filepath.Join(res.RunDir, "script.lua")
-	if err := atomicfile.WriteFile(res.ScriptPath, []byte(src), 0o644); err != nil {
-		return res, fmt.Errorf("run_script: %w", err)
-	}
-	reject := func(rule, reason string) (Result, error) {
-		res.ExitCode = -1
-		res.Rejected = reason
-		res.RejectedRule = rule
-		res.Stderr = "rejected: " + reason
-		return res, e.writeArtifacts(res)
-	}
 	if n := utf8.RuneCountInString(src); n > e.cfg.MaxScriptChars {
-		return reject("max-length", fmt.Sprintf("script is %d chars, the limit is %d", n, e.cfg.MaxScriptChars))
+		return e.reject(res, "max-length", fmt.Sprintf("script is %d chars, the limit is %d", n, e.cfg.MaxScriptChars))
 	}
 	if run == nil {
-		return reject("lua-unavailable", "Lua scripts (first line \"-- lua\") cannot run here: no Lua VM is configured for this runtime; send a bash script instead")
+		return e.reject(res, "lua-unavailable", "Lua scripts (first line \"-- lua\") cannot run here: no Lua VM is configured for this runtime; send a bash script instead")
 	}
 
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
@@ -118,15 +102,5 @@ func (d luaDispatch) Execute(ctx context.Context, a action.Action) (string, erro
 		return d.e.Execute(ctx, a)
 	}
 	res, err := d.e.RunLua(ctx, a.Str("script"), time.Duration(a.Int("timeoutSec"))*time.Second, d.run)
-	if ctx.Err() != nil {
-		return "", err
-	}
-	if res.RunDir == "" {
-		return "run_script failed: " + err.Error(), nil
-	}
-	text := Format(res)
-	if err != nil {
-		text += "\nerror: " + err.Error()
-	}
-	return text, nil
+	return actionResult(ctx, res, err)
 }

@@ -114,3 +114,17 @@ func TestWithLuaDispatch(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(text, "run_script rejected: Lua scripts"), text)
 }
+
+// A run that completes while the caller's context ends must still report
+// the cancellation instead of an empty, error-free result.
+func TestExecuteCancelledAfterRunIsAnError(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ex := New(t.TempDir(), Config{}).WithLua(func(context.Context, string, time.Duration) (string, error) {
+		cancel()
+		return "done\n", nil
+	})
+	text, err := ex.Execute(ctx, runAction("-- lua\nprint('done')"))
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Empty(t, text)
+}

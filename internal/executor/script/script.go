@@ -117,24 +117,13 @@ func (e *Executor) ScriptsDir() string { return filepath.Join(e.workspace, "scri
 // be written or ctx was cancelled (the group is killed and the partial
 // Result is still returned and recorded).
 func (e *Executor) Run(ctx context.Context, script string, timeout time.Duration) (Result, error) {
-	limit := time.Duration(e.cfg.TimeoutSec) * time.Second
-	if timeout <= 0 || timeout > limit {
-		timeout = limit
-	}
-	res, err := e.newRun()
+	timeout = e.clampTimeout(timeout)
+	res, err := e.newRun("script.sh", script)
 	if err != nil {
 		return res, err
 	}
-	if err := atomicfile.WriteFile(res.ScriptPath, []byte(script), 0o644); err != nil {
-		return res, fmt.Errorf("run_script: %w", err)
-	}
-
 	if v := policy.Check(script, e.cfg.MaxScriptChars, e.allow); v != nil {
-		res.ExitCode = -1
-		res.Rejected = v.Reason
-		res.RejectedRule = v.Rule
-		res.Stderr = "rejected: " + v.Reason
-		return res, e.writeArtifacts(res)
+		return e.reject(res, v.Rule, v.Reason)
 	}
 
 	stdout := policy.NewCapWriter(e.cfg.MaxOutputChars)
@@ -176,8 +165,42 @@ func (e *Executor) Run(ctx context.Context, script string, timeout time.Duration
 	return res, werr
 }
 
-// newRun creates a fresh run directory with a unique run id.
-func (e *Executor) newRun() (Result, error) {
+// clampTimeout maps timeout <= 0 to Config.TimeoutSec and cuts longer
+// timeouts to it.
+func (e *Executor) clampTimeout(timeout time.Duration) time.Duration {
+	limit := time.Duration(e.cfg.TimeoutSec) * time.Second
+	if timeout <= 0 || timeout > limit {
+		return limit
+	}
+	return timeout
+}
+
+// reject records a refused script: it never ran, so exit code -1.
+func (e *Executor) reject(res Result, rule, reason string) (Result, error) {
+	res.ExitCode = -1
+	res.Rejected = reason
+	res.RejectedRule = rule
+	res.Stderr = "rejected: " + reason
+	return res, e.writeArtifacts(res)
+}
+
+// newRun creates a fresh run directory with a unique run id and records the
+// script in it as scriptName before anything is checked, so rejected
+// attempts are audited too. On a write failure the returned Result still
+// names the run directory.
+func (e *Executor) newRun(scriptName, script string) (Result, error) {
+	res, err := e.newRunDir()
+	if err != nil {
+		return res, err
+	}
+	res.ScriptPath = filepath.Join(res.RunDir, scriptName)
+	if err := atomicfile.WriteFile(res.ScriptPath, []byte(script), 0o644); err != nil {
+		return res, fmt.Errorf("run_script: %w", err)
+	}
+	return res, nil
+}
+
+func (e *Executor) newRunDir() (Result, error) {
 	runs := filepath.Join(e.ScriptsDir(), "runs")
 	if err := os.MkdirAll(runs, 0o755); err != nil {
 		return Result{}, fmt.Errorf("run_script: %w", err)
@@ -195,7 +218,7 @@ func (e *Executor) newRun() (Result, error) {
 			}
 			return Result{}, fmt.Errorf("run_script: %w", err)
 		}
-		return Result{RunID: id, RunDir: dir, ScriptPath: filepath.Join(dir, "script.sh")}, nil
+		return Result{RunID: id, RunDir: dir}, nil
 	}
 	return Result{}, errors.New("run_script: could not allocate a unique run directory")
 }
@@ -229,7 +252,16 @@ func (e *Executor) Execute(ctx context.Context, a action.Action) (string, error)
 		return "", fmt.Errorf("script executor: unsupported action %q", a.Type)
 	}
 	res, err := e.Run(ctx, a.Str("script"), time.Duration(a.Int("timeoutSec"))*time.Second)
-	if ctx.Err() != nil {
+	return actionResult(ctx, res, err)
+}
+
+// actionResult turns a Run or RunLua outcome into Execute's return values:
+// cancellation is the only error, everything else is text for the model.
+func actionResult(ctx context.Context, res Result, err error) (string, error) {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		if err == nil { // the run finished just before ctx ended
+			err = fmt.Errorf("run_script cancelled: %w", ctxErr)
+		}
 		return "", err
 	}
 	if res.RunDir == "" { // nothing ran, nothing recorded
