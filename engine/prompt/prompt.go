@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/openpocket/openpocket/engine/action"
 	"github.com/openpocket/openpocket/engine/screen"
@@ -59,8 +60,7 @@ func System(o SystemOptions) string {
 	b.WriteString("Each step you see the current screen (a screenshot with numbered marks on interactive elements) and the element list, and you call exactly ONE tool: the next action.\n\n")
 
 	b.WriteString("## Tools\n")
-	tools := append([]action.Tool(nil), o.Tools...)
-	for _, t := range tools {
+	for _, t := range o.Tools {
 		desc := strings.SplitN(strings.TrimSpace(t.Description), "\n", 2)[0]
 		fmt.Fprintf(&b, "- %s: %s\n", t.Name, desc)
 	}
@@ -126,7 +126,13 @@ func contextFiles(files []ContextFile, fileCap, budget int) string {
 		if b.Len()+len(block) > budget {
 			rest := budget - b.Len()
 			if rest > 200 {
-				b.WriteString(block[:rest] + "\n…[context budget reached]\n")
+				// Cut on a rune boundary: a split character would make the
+				// prompt invalid UTF-8.
+				cut := rest
+				for cut > 0 && !utf8.RuneStart(block[cut]) {
+					cut--
+				}
+				b.WriteString(block[:cut] + "\n…[context budget reached]\n")
 			}
 			break
 		}

@@ -3,6 +3,7 @@ package prompt
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 
@@ -63,4 +64,14 @@ func TestStepMessage(t *testing.T) {
 
 	calm := Step(StepOptions{Task: "t", Step: 1, History: hist[:2]})
 	assert.NotContains(t, calm, "Stuck signal")
+}
+
+func TestContextBudgetCutsOnRuneBoundary(t *testing.T) {
+	// 3-byte runes: a byte-offset cut would almost surely split one.
+	wide := strings.Repeat("€", 5000)
+	for budget := 1000; budget < 1003; budget++ {
+		out := contextFiles([]ContextFile{{Name: "A.md", Content: wide}}, 20000, budget)
+		assert.Contains(t, out, "[context budget reached]")
+		assert.True(t, utf8.ValidString(out), "budget %d: output is not valid UTF-8", budget)
+	}
 }

@@ -378,3 +378,52 @@ func TestEncodePNGFastPath(t *testing.T) {
 		t.Errorf("alpha = %d, want 128", a>>8)
 	}
 }
+
+// opaqueImage hides the concrete type so the generic conversion path runs.
+type opaqueImage struct{ image.Image }
+
+func TestDHashPixelPathsAndSampling(t *testing.T) {
+	big := testScreen(1080, 2400, 0) // sampled sparsely
+	h := DHash(big)
+	rgba := image.NewRGBA(big.Bounds())
+	copy(rgba.Pix, big.Pix) // opaque: same bytes premultiplied or not
+	if got := DHash(rgba); got != h {
+		t.Errorf("RGBA hash %s, NRGBA hash %s", got, h)
+	}
+	if got := DHash(opaqueImage{big}); got != h {
+		t.Errorf("generic path hash %s, want %s", got, h)
+	}
+	// Sampling agrees with a full read of the same picture.
+	if d := Hamming(h, DHash(Resize(big, 360, 800))); d > 3 {
+		t.Errorf("sampled 1080x2400 vs full 360x800 distance %d, want ≤ 3", d)
+	}
+
+	// Translucent NRGBA is premultiplied like image/draw does.
+	tr := testScreen(180, 400, 0)
+	for i := 3; i < len(tr.Pix); i += 4 {
+		tr.Pix[i] = uint8(i / 4 % 256)
+	}
+	if got, want := DHash(tr), DHash(opaqueImage{tr}); got != want {
+		t.Errorf("translucent NRGBA hash %s, converted %s", got, want)
+	}
+
+	// Flat images stay flat whatever the cell sizes, down to 1×1.
+	for _, sz := range [][2]int{{1081, 2399}, {7, 5}, {1, 1}, {9, 8}} {
+		flat := image.NewRGBA(image.Rect(0, 0, sz[0], sz[1]))
+		for i := range flat.Pix {
+			flat.Pix[i] = 200
+		}
+		if got := DHash(flat); got != "0000000000000000" {
+			t.Errorf("flat %dx%d hash %s", sz[0], sz[1], got)
+		}
+	}
+	// A tiny gradient still orders its cells.
+	tiny := image.NewGray(image.Rect(0, 0, 3, 2))
+	for x := 0; x < 3; x++ {
+		tiny.SetGray(x, 0, color.Gray{uint8(200 - 50*x)})
+		tiny.SetGray(x, 1, color.Gray{uint8(200 - 50*x)})
+	}
+	if got := DHash(tiny); got == "0000000000000000" {
+		t.Error("3x2 falling gradient hashed flat")
+	}
+}

@@ -127,20 +127,7 @@ func Resize(img image.Image, w, h int) *image.RGBA {
 	if w <= 0 || h <= 0 || b.Empty() {
 		return dst
 	}
-	var pix []uint8
-	var stride int
-	nrgba := false
-	switch s := img.(type) {
-	case *image.RGBA:
-		pix, stride = s.Pix[s.PixOffset(b.Min.X, b.Min.Y):], s.Stride
-	case *image.NRGBA:
-		pix, stride = s.Pix[s.PixOffset(b.Min.X, b.Min.Y):], s.Stride
-		nrgba = true
-	default:
-		c := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
-		draw.Draw(c, c.Bounds(), img, b.Min, draw.Src)
-		pix, stride = c.Pix, c.Stride
-	}
+	pix, stride, nrgba := rgbaPixels(img, b)
 	sw, sh := b.Dx(), b.Dy()
 	xs := boxWeights(sw, w)
 	ys := boxWeights(sh, h)
@@ -195,6 +182,22 @@ func Resize(img image.Image, w, h int) *image.RGBA {
 		}
 	}
 	return dst
+}
+
+// rgbaPixels returns the 8-bit RGBA samples of r (a rectangle inside img's
+// bounds) starting at r.Min, with their row stride. *image.RGBA and
+// *image.NRGBA (what image/png decodes screenshots to) are read in place;
+// nrgba reports non-premultiplied samples. Other types are converted.
+func rgbaPixels(img image.Image, r image.Rectangle) (pix []uint8, stride int, nrgba bool) {
+	switch s := img.(type) {
+	case *image.RGBA:
+		return s.Pix[s.PixOffset(r.Min.X, r.Min.Y):], s.Stride, false
+	case *image.NRGBA:
+		return s.Pix[s.PixOffset(r.Min.X, r.Min.Y):], s.Stride, true
+	}
+	c := image.NewRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
+	draw.Draw(c, c.Bounds(), img, r.Min, draw.Src)
+	return c.Pix, c.Stride, false
 }
 
 // mul255 is x*a/255 rounded, for premultiplying.
