@@ -8,6 +8,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -107,6 +108,73 @@ func TestAttachGivesUpWhenTheDeviceNeverComesOnline(t *testing.T) {
 	require.Error(t, err)
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.Contains(t, err.Error(), "state: not listed")
+}
+
+func TestAttachReplacesAStaleTransportOfAnEarlierPhone(t *testing.T) {
+	var mu sync.Mutex
+	var requests []string
+	stale, online := true, false // an earlier phone's transport, in reconnect
+	serial := ""
+	addr := fakeADBServer(t, func(req string) (string, string) {
+		mu.Lock()
+		defer mu.Unlock()
+		op, arg, _ := strings.Cut(strings.TrimPrefix(req, "host:"), ":")
+		requests = append(requests, op)
+		switch op {
+		case "connect":
+			serial = arg
+			if stale {
+				return "OKAY", "already connected to " + arg
+			}
+			online = true
+			return "OKAY", "connected to " + arg
+		case "disconnect":
+			stale = false
+			return "OKAY", "disconnected " + arg
+		case "devices":
+			switch {
+			case online:
+				return "OKAY", serial + "\tdevice\n"
+			case stale:
+				return "OKAY", serial + "\toffline\n"
+			}
+		}
+		return "OKAY", ""
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	s, err := Start(ctx, Options{Attach: true, ADBServer: addr})
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []string{"connect", "disconnect", "devices", "connect", "devices", "disconnect"}, requests,
+		"the stale transport must be disconnected and the phone connected afresh")
+}
+
+func TestAttachSettlesForATransportThatKeepsComingBack(t *testing.T) {
+	connects := 0
+	var mu sync.Mutex
+	addr := fakeADBServer(t, func(req string) (string, string) {
+		mu.Lock()
+		defer mu.Unlock()
+		op, arg, _ := strings.Cut(strings.TrimPrefix(req, "host:"), ":")
+		switch op {
+		case "connect":
+			connects++
+			return "OKAY", "already connected to " + arg
+		case "devices":
+			return "OKAY", "" // gone after each disconnect
+		}
+		return "OKAY", "disconnected " + arg
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	_, err := Start(ctx, Options{Attach: true, ADBServer: addr})
+	require.ErrorIs(t, err, context.DeadlineExceeded, "never listed as device")
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, maxStaleDisconnects+1, connects, "connect retries are bounded")
 }
 
 func freeAddr(t *testing.T) string {

@@ -478,3 +478,25 @@ func portOf(t testing.TB, addr string) int {
 	require.NoError(t, err)
 	return n
 }
+
+func TestStartOnThePortOfAPhoneThatLeftAStaleTransport(t *testing.T) {
+	simtest.RequireADB(t)
+	ctx := testContext(t)
+	earlier, err := sim.Start(ctx, sim.Options{})
+	require.NoError(t, err)
+	out, err := exec.CommandContext(ctx, "adb", "connect", earlier.Addr()).CombinedOutput()
+	require.NoError(t, err, "adb connect: %s", out)
+	// Closed without host:disconnect, as by a killed test process: the adb
+	// server keeps the transport and tries to reconnect it.
+	require.NoError(t, earlier.Close())
+	t.Cleanup(func() { _ = exec.Command("adb", "disconnect", earlier.Addr()).Run() })
+
+	phone, err := sim.Start(ctx, sim.Options{Attach: true, Port: portOf(t, earlier.Addr())})
+	require.NoError(t, err)
+	defer phone.Close()
+	for range 3 {
+		out, err := goadbDevice(t, phone.Serial()).RunCommand("echo", "fresh")
+		require.NoError(t, err)
+		assert.Equal(t, "fresh\n", out)
+	}
+}

@@ -102,31 +102,75 @@ func (s *Sim) attach(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, attachTimeout)
 	defer cancel()
-	reply, err := hostRequest(ctx, s.adbServer, "host:connect:"+s.addr)
-	if err != nil {
-		return fmt.Errorf("attach virtual phone %s: %w", s.addr, err)
-	}
-	// adb answers OKAY even when the connection failed; the text tells.
-	if !strings.Contains(reply, "connected to") {
-		return fmt.Errorf("attach virtual phone %s: adb connect: %s", s.addr, reply)
+	if err := s.connect(ctx); err != nil {
+		return err
 	}
 	s.attached = true
-	state := ""
+	state, err := s.waitState(ctx, func(state string) bool { return state == "device" })
+	if err != nil {
+		if state == "" {
+			state = "not listed"
+		}
+		return fmt.Errorf("attach virtual phone %s: adb server %s did not report it online (state: %s): %w",
+			s.addr, s.adbServer, state, err)
+	}
+	return nil
+}
+
+// maxStaleDisconnects bounds how often connect removes a stale transport
+// before it settles for the one the adb server keeps.
+const maxStaleDisconnects = 3
+
+// connect runs host:connect until the adb server connects to this phone
+// afresh. The listener is new, so a transport the server already holds
+// under this serial belongs to an earlier phone on the same port that went
+// away without host:disconnect (a killed test process, a failed detach).
+// The server keeps such a transport in its reconnect loop: accepted as is,
+// it would come online only at that loop's next attempt, seconds later, or
+// vanish when the loop gives up, right after attach saw it listed. So it is
+// disconnected and the phone connected again.
+func (s *Sim) connect(ctx context.Context) error {
+	for stale := 0; ; stale++ {
+		reply, err := hostRequest(ctx, s.adbServer, "host:connect:"+s.addr)
+		if err != nil {
+			return fmt.Errorf("attach virtual phone %s: %w", s.addr, err)
+		}
+		// adb answers OKAY even when the connection failed; the text tells.
+		if !strings.Contains(reply, "connected to") {
+			return fmt.Errorf("attach virtual phone %s: adb connect: %s", s.addr, reply)
+		}
+		if !strings.HasPrefix(reply, "already connected") || stale == maxStaleDisconnects {
+			return nil
+		}
+		if _, err := hostRequest(ctx, s.adbServer, "host:disconnect:"+s.addr); err != nil {
+			return fmt.Errorf("attach virtual phone %s: removing a stale transport: %w", s.addr, err)
+		}
+		if _, err := s.waitState(ctx, func(state string) bool { return state == "" }); err != nil {
+			return fmt.Errorf("attach virtual phone %s: adb server %s kept a stale transport after disconnect: %w",
+				s.addr, s.adbServer, err)
+		}
+	}
+}
+
+// waitState polls host:devices until done accepts the phone's state ("" when
+// it is not listed) and returns the last state seen, with ctx's error if it
+// ended first.
+func (s *Sim) waitState(ctx context.Context, done func(state string) bool) (string, error) {
 	poll := time.NewTicker(10 * time.Millisecond)
 	defer poll.Stop()
+	last := ""
 	for {
-		state, err = deviceState(ctx, s.adbServer, s.addr)
-		if err == nil && state == "device" {
-			return nil
+		state, err := deviceState(ctx, s.adbServer, s.addr)
+		if err == nil {
+			if done(state) {
+				return state, nil
+			}
+			last = state
 		}
 		select {
 		case <-poll.C:
 		case <-ctx.Done():
-			if state == "" {
-				state = "not listed"
-			}
-			return fmt.Errorf("attach virtual phone %s: adb server %s did not report it online (state: %s): %w",
-				s.addr, s.adbServer, state, ctx.Err())
+			return last, ctx.Err()
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -323,4 +324,45 @@ func TestRandomExecPayloadRoundTripsThroughStdin(t *testing.T) {
 		s.write(payload[off:min(len(payload), off+200_000)])
 	}
 	assert.Equal(t, payload, <-done)
+}
+
+// TestNoGoroutineOutlivesItsConnection checks that streams of every kind,
+// cut off by DropConnections or Close in mid-flight, leave nothing running.
+func TestNoGoroutineOutlivesItsConnection(t *testing.T) {
+	before := runtime.NumGoroutine()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	srv := NewServer(newFakePhone())
+	srv.Logger = slog.New(slog.DiscardHandler)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(context.Background(), l) }()
+
+	openAll := func() *testHost {
+		h := dialTestHost(t, l.Addr().String(), 1<<20)
+		h.open("shell,v2,raw:block")
+		h.open("shell:block")
+		h.open("exec:block")
+		h.open("shell:") // interactive, waiting for a line
+		push := h.open("sync:")
+		target := "/sdcard/half,420"
+		push.write(syncRequest(syncSEND, uint32(len(target)), []byte(target)))
+		push.write(syncRequest(syncDATA, 7, []byte("partial"))) // no DONE: mid-push
+		return h
+	}
+	dropped := openAll()
+	srv.DropConnections()
+	<-dropped.dead
+	closed := openAll()
+	require.NoError(t, srv.Close())
+	<-closed.dead
+	require.ErrorIs(t, <-served, ErrServerClosed)
+
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines before, %d after:\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
