@@ -70,8 +70,12 @@ type Session struct {
 	cancel context.CancelFunc
 	log    SessionLog
 
+	// phoneMu serializes connecting, apart from mu: opening a device may
+	// take seconds and must not hold up Record, Trace or Finish.
+	phoneMu sync.Mutex
+	phone   *device.Phone
+
 	mu       sync.Mutex
-	phone    *device.Phone
 	trace    []TraceStep
 	usage    Usage
 	finished bool
@@ -167,8 +171,8 @@ func (s *Session) SessionID() string {
 
 // Phone returns the session's phone, connecting on first use.
 func (s *Session) Phone() (*device.Phone, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.phoneMu.Lock()
+	defer s.phoneMu.Unlock()
 	if s.phone != nil {
 		return s.phone, nil
 	}

@@ -157,3 +157,38 @@ func TestImportDirection(t *testing.T) {
 		}
 	}
 }
+
+func TestSessionFinishesWhileTheDeviceIsOpening(t *testing.T) {
+	ws := &memWorkspace{}
+	e, f := newEngine(ws)
+	opening, release := make(chan struct{}), make(chan struct{})
+	e.OpenDevice = func(ctx context.Context) (engine.Device, error) {
+		close(opening)
+		select {
+		case <-release:
+			return f, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	s, err := e.NewSession(context.Background(), engine.SessionOptions{Task: "t", Persist: true})
+	require.NoError(t, err)
+	opened := make(chan error, 1)
+	go func() {
+		_, err := s.Phone()
+		opened <- err
+	}()
+	<-opening // the device hangs while connecting (unplugged, slow server)
+
+	finished := make(chan engine.RunResult, 1)
+	go func() { finished <- s.Finish(false, "cancelled") }()
+	select {
+	case r := <-finished:
+		assert.Equal(t, "cancelled", r.Message)
+	case <-time.After(5 * time.Second):
+		close(release)
+		t.Fatal("Finish waited for the device to open")
+	}
+	assert.Equal(t, []string{"cancelled"}, ws.finals)
+	assert.ErrorIs(t, <-opened, context.Canceled, "finishing cancels the pending open")
+}

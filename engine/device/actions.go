@@ -386,11 +386,12 @@ func (p *Phone) ShellAction(ctx context.Context, command string) (string, error)
 	if err != nil {
 		return fmt.Sprintf("shell rejected: %v", err), nil
 	}
+	if len(words) >= 2 && words[0] == "adb" && words[1] == "shell" {
+		words = words[2:] // models often write the host-side prefix
+	}
+	// An empty command line would open an interactive shell that never ends.
 	if len(words) == 0 {
 		return "shell rejected: empty command", nil
-	}
-	if words[0] == "adb" && len(words) > 1 && words[1] == "shell" {
-		words = words[2:] // models often write the host-side prefix
 	}
 	res, err := p.t.Shell(ctx, JoinCommand(words))
 	if err != nil {

@@ -153,6 +153,12 @@ func TestShellActionTokenizesAndTruncates(t *testing.T) {
 	res, err = p.ShellAction(context.Background(), `echo 'unterminated`)
 	require.NoError(t, err)
 	assert.Contains(t, res, "shell rejected: unterminated ' quote")
+
+	before := len(f.Calls())
+	res, err = p.ShellAction(context.Background(), `adb shell`)
+	require.NoError(t, err)
+	assert.Equal(t, "shell rejected: empty command", res)
+	assert.Len(t, f.Calls(), before, "a bare prefix never opens an interactive shell")
 }
 
 func TestWaitHasFloorAndHonoursCancel(t *testing.T) {

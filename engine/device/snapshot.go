@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"sync"
 	"time"
 
 	"github.com/openpocket/openpocket/engine/screen"
@@ -37,6 +38,17 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 	}
 	m.ScreenSizeMs = ms(time.Since(t0))
 
+	// Background round trips use cctx: an early return cancels them and
+	// waits for them, so none outlives Capture or delays its error.
+	cctx, cancel := context.WithCancel(ctx)
+	var bg sync.WaitGroup
+	defer bg.Wait()
+	defer cancel()
+	goBG := func(f func()) {
+		bg.Add(1)
+		go func() { defer bg.Done(); f() }()
+	}
+
 	p.mu.Lock()
 	cached := p.cache
 	mayReuse := !o.NoCache && cached != nil && !p.lastReuse && start.Sub(cached.at) <= opts.CacheMaxAge
@@ -50,11 +62,11 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 	}
 	startDump := func() <-chan dumpResult {
 		ch := make(chan dumpResult, 1)
-		go func() {
+		goBG(func() {
 			t := time.Now()
-			root, to, err := p.Hierarchy(ctx)
+			root, to, err := p.Hierarchy(cctx)
 			ch <- dumpResult{root, to, err, time.Since(t)}
-		}()
+		})
 		return ch
 	}
 	var dumpCh <-chan dumpResult
@@ -68,26 +80,24 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 		took time.Duration
 	}
 	appCh := make(chan appResult, 1)
-	go func() {
+	goBG(func() {
 		t := time.Now()
-		app, err := p.CurrentApp(ctx)
+		app, err := p.CurrentApp(cctx)
 		appCh <- appResult{app, err, time.Since(t)}
-	}()
+	})
 	var installedCh chan []string
 	if o.Installed {
 		installedCh = make(chan []string, 1)
-		go func() {
-			pk, _ := p.InstalledPackages(ctx)
+		goBG(func() {
+			pk, _ := p.InstalledPackages(cctx)
 			installedCh <- pk
-		}()
+		})
 	}
 
 	// Screenshot, decoded and hashed while the other round trips run.
 	t1 := time.Now()
 	png, err := p.Screencap(ctx)
 	if err != nil {
-		drain(dumpCh)
-		<-appCh
 		return nil, err
 	}
 	m.ScreencapMs = ms(time.Since(t1))
@@ -95,8 +105,6 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 	t2 := time.Now()
 	img, hash, err := p.decode(png)
 	if err != nil {
-		drain(dumpCh)
-		<-appCh
 		return nil, fmt.Errorf("screencap: %w", err)
 	}
 	b := img.Bounds()
@@ -110,12 +118,20 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 	p.lastHash = m.VisualHash
 	w, h := p.width, p.height
 	p.mu.Unlock()
-	if w != snap.Width || h != snap.Height {
-		// The screenshot disagrees with the cached size (resized display,
-		// rotation): ask again, input coordinates follow `wm size`.
+	rotated := func() bool { return w == snap.Height && h == snap.Width }
+	if (w != snap.Width || h != snap.Height) && !rotated() {
+		// Resized display: ask again, input coordinates follow `wm size`.
 		if w2, h2, err := p.refreshSize(ctx); err == nil {
 			w, h = w2, h2
 		}
+	}
+	if w != h && rotated() {
+		// `wm size` always reports the natural orientation, while screenshots
+		// and input coordinates follow the display's rotation.
+		w, h = snap.Width, snap.Height
+		p.mu.Lock()
+		p.width, p.height = w, h
+		p.mu.Unlock()
 	}
 	sw, sh := screen.ScaledSize(snap.Width, snap.Height, opts.ModelStyle)
 	snap.ScaledWidth, snap.ScaledHeight = sw, sh
@@ -130,7 +146,6 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 	ar := <-appCh
 	m.CurrentAppMs = ms(ar.took)
 	if ar.err != nil {
-		drain(dumpCh)
 		return nil, ar.err
 	}
 	snap.CurrentApp = ar.app
@@ -143,9 +158,13 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 		}
 	}
 
-	reuse := mayReuse && !snap.SecureSurface && cached.app == snap.CurrentApp &&
+	// The cached list stands for this screen only when it shows the same
+	// app at the same size and looks the same; a secure surface is never
+	// vouched for by a cache.
+	cacheMatches := cached != nil && !snap.SecureSurface && cached.app == snap.CurrentApp &&
 		cached.width == snap.Width && cached.height == snap.Height &&
 		screen.Hamming(cached.hash, m.VisualHash) <= opts.CacheMaxHamming
+	reuse := mayReuse && cacheMatches
 	elemOpts := screen.ElementOptions{Width: w, Height: h, ScaleX: snap.ScaleX, ScaleY: snap.ScaleY, MaxElements: opts.MaxElements, MinScore: 4}
 	if reuse {
 		snap.Tree = cached.tree
@@ -165,8 +184,7 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 			m.UIElementsSource = screen.SourceFresh
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
-		case cached != nil && !snap.SecureSurface && cached.app == snap.CurrentApp &&
-			screen.Hamming(cached.hash, m.VisualHash) <= opts.CacheMaxHamming:
+		case cacheMatches:
 			snap.Tree = cached.tree
 			snap.UIElements = cached.elements
 			m.UIElementsSource = screen.SourceCacheFallback
@@ -215,12 +233,6 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 	snap.CapturedAt = end.UTC().Format(time.RFC3339Nano)
 	m.TotalMs = ms(end.Sub(start))
 	return snap, nil
-}
-
-func drain[T any](ch <-chan T) {
-	if ch != nil {
-		<-ch
-	}
 }
 
 func ms(d time.Duration) int64 { return d.Milliseconds() }

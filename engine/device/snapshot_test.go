@@ -7,8 +7,11 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -21,13 +24,19 @@ import (
 // pngOf renders a 360x800 test screen: black, or with a white block whose
 // position makes visually different screens.
 func pngOf(t testing.TB, blockX int, black bool) []byte {
-	img := image.NewNRGBA(image.Rect(0, 0, 360, 800))
-	for y := 0; y < 800; y++ {
-		for x := 0; x < 360; x++ {
+	return pngSized(t, 360, 800, blockX, black)
+}
+
+// pngSized renders pngOf's screen stretched to w x h.
+func pngSized(t testing.TB, w, h, blockX int, black bool) []byte {
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
 			c := color.NRGBA{30, 60, 90, 255}
+			sx, sy := x*360/w, y*800/h
 			if black {
 				c = color.NRGBA{0, 0, 0, 255}
-			} else if x >= blockX && x < blockX+120 && y > 200 && y < 600 {
+			} else if sx >= blockX && sx < blockX+120 && sy > 200 && sy < 600 {
 				c = color.NRGBA{250, 250, 250, 255}
 			}
 			img.Set(x, y, c)
@@ -176,4 +185,90 @@ func TestObserveStateDelta(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, out.Changed)
 	assert.Contains(t, out.Result, "state_delta changed=false app=com.y->com.y")
+}
+
+// blockingTransport makes the UI dump and the activity dump hang until
+// their context ends, and counts calls still running.
+type blockingTransport struct {
+	*devicetest.Fake
+	running atomic.Int32
+}
+
+func (b *blockingTransport) block(ctx context.Context) error {
+	b.running.Add(1)
+	defer b.running.Add(-1)
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+func (b *blockingTransport) ExecOut(ctx context.Context, cmd string) ([]byte, error) {
+	if strings.HasPrefix(cmd, "uiautomator") {
+		return nil, b.block(ctx)
+	}
+	return b.Fake.ExecOut(ctx, cmd)
+}
+
+func (b *blockingTransport) Shell(ctx context.Context, cmd string) (device.ShellResult, error) {
+	if strings.HasPrefix(cmd, "dumpsys") || strings.HasPrefix(cmd, "pm ") {
+		return device.ShellResult{}, b.block(ctx)
+	}
+	return b.Fake.Shell(ctx, cmd)
+}
+
+func TestCaptureErrorStopsBackgroundWork(t *testing.T) {
+	f, st := fakeScreen(t)
+	st.set(func(s *screenState) { s.png = []byte("not a png") })
+	f.OnExit("screencap -p /", "", "screencap: permission denied", 1)
+	tr := &blockingTransport{Fake: f}
+	p := device.NewPhone(tr, device.Options{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Capture(context.Background(), device.CaptureOptions{Installed: true})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		assert.ErrorContains(t, err, "permission denied")
+	case <-time.After(5 * time.Second):
+		t.Fatal("Capture waited for the UI dump after the screenshot failed")
+	}
+	assert.Zero(t, tr.running.Load(), "no round trip outlives Capture")
+}
+
+func TestCaptureFallbackNeedsSameSize(t *testing.T) {
+	f, st := fakeScreen(t)
+	p := device.NewPhone(f, device.Options{})
+	ctx := context.Background()
+	s1, err := p.Capture(ctx, device.CaptureOptions{})
+	require.NoError(t, err)
+	require.Equal(t, screen.SourceFresh, s1.CaptureMetrics.UIElementsSource)
+
+	// The same picture at twice the resolution, and the dump fails: the
+	// cached bounds belong to the old size and must not be offered.
+	st.set(func(s *screenState) { s.png = pngSized(t, 720, 1600, 0, false); s.dumpErr = true })
+	f.OnOutput("wm size", "Physical size: 720x1600\n")
+	s2, err := p.Capture(ctx, device.CaptureOptions{NoCache: true})
+	require.NoError(t, err)
+	require.LessOrEqual(t, *s2.CaptureMetrics.VisualHashHammingDistance, 4, "the screens look alike")
+	assert.Equal(t, screen.SourceFreshEmpty, s2.CaptureMetrics.UIElementsSource)
+	assert.Empty(t, s2.UIElements)
+}
+
+func TestCaptureRotatedFollowsTheScreenshot(t *testing.T) {
+	f, st := fakeScreen(t)
+	f.OnOutput("input ", "")
+	st.set(func(s *screenState) { s.png = pngSized(t, 800, 360, 0, false) })
+	p := device.NewPhone(f, device.Options{})
+	ctx := context.Background()
+	for range 2 {
+		snap, err := p.Capture(ctx, device.CaptureOptions{NoCache: true})
+		require.NoError(t, err)
+		assert.Equal(t, [2]int{800, 360}, [2]int{snap.Width, snap.Height})
+		assert.InDelta(t, 800.0/float64(snap.ScaledWidth), snap.ScaleX, 1e-9)
+		assert.InDelta(t, 360.0/float64(snap.ScaledHeight), snap.ScaleY, 1e-9)
+	}
+	assert.Len(t, f.CallsWithPrefix("wm size"), 1, "a rotated screen is not a resized one: no wm size per capture")
+	_, err := p.Execute(ctx, act("tap", map[string]any{"x": 700, "y": 300}), device.ActOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"input tap 700 300"}, f.CallsWithPrefix("input tap"), "clamped to the rotated screen")
 }

@@ -78,15 +78,27 @@ func (c *Client) EnsureServer(ctx context.Context) error {
 	if err == nil {
 		return conn.Close()
 	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
 	if _, lookErr := exec.LookPath("adb"); lookErr != nil {
 		return fmt.Errorf("%w at %s and the adb binary is not installed: run `make setup` (apt-get install adb)", ErrNoServer, c.addr)
 	}
 	_, port, _ := net.SplitHostPort(c.addr)
 	cmd := exec.CommandContext(ctx, "adb", "-P", port, "start-server")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("%w at %s: `adb start-server` failed: %v: %s", ErrNoServer, c.addr, err, strings.TrimSpace(string(out)))
+	// The forked server may inherit the output pipe and keep it open;
+	// without a bound, CombinedOutput would wait for the server to exit.
+	cmd.WaitDelay = 2 * time.Second
+	out, runErr := cmd.CombinedOutput()
+	// Judge by the result, not the exit: a held pipe reports ErrWaitDelay
+	// although the server is up.
+	if conn, err := c.dialer.DialContext(ctx, "tcp", c.addr); err == nil {
+		return conn.Close()
 	}
-	return nil
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return fmt.Errorf("%w at %s: `adb start-server` did not bring it up: %v: %s", ErrNoServer, c.addr, runErr, strings.TrimSpace(string(out)))
 }
 
 // conn is one connection to the adb server speaking the smart-socket
@@ -171,15 +183,40 @@ func (c *Client) Devices(ctx context.Context) ([]DeviceInfo, error) {
 	return parseDevicesLong(list), nil
 }
 
+// noSerial and noPermissions are the two values adb prints with spaces in
+// them: a device that reports no serial, and a USB device the host may not
+// open ("no permissions (…); see [URL]").
+const (
+	noSerial      = "(no serial number)"
+	noPermissions = "no permissions"
+)
+
 func parseDevicesLong(list string) []DeviceInfo {
 	var out []DeviceInfo
 	for _, line := range strings.Split(list, "\n") {
-		f := strings.Fields(line)
-		if len(f) < 2 {
+		line = strings.TrimSpace(line)
+		var d DeviceInfo
+		if rest, ok := strings.CutPrefix(line, noSerial); ok {
+			d.Serial, line = noSerial, rest
+		} else if serial, rest, ok := strings.Cut(line, " "); ok {
+			d.Serial, line = serial, rest
+		} else if serial, rest, ok := strings.Cut(line, "\t"); ok {
+			d.Serial, line = serial, rest
+		}
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, noPermissions) {
+			end := strings.IndexByte(line, ']') + 1
+			if end == 0 {
+				end = len(line)
+			}
+			d.State, line = line[:end], line[end:]
+		} else {
+			d.State, line, _ = strings.Cut(line, " ")
+		}
+		if d.Serial == "" || d.State == "" {
 			continue
 		}
-		d := DeviceInfo{Serial: f[0], State: f[1]}
-		for _, kv := range f[2:] {
+		for _, kv := range strings.Fields(line) {
 			k, v, ok := strings.Cut(kv, ":")
 			if !ok {
 				continue
@@ -360,6 +397,11 @@ const (
 	idExit   = 3
 )
 
+// maxShellPacket bounds one shell v2 packet; adbd sends at most its payload
+// size (1 MiB), so a bigger length is a corrupt stream, not a reason to
+// allocate gigabytes.
+const maxShellPacket = 16 << 20
+
 // readShellV2 reads [id:1][len:4 LE][data] packets until the exit packet.
 func readShellV2(r io.Reader) (device.ShellResult, error) {
 	var res device.ShellResult
@@ -372,6 +414,9 @@ func readShellV2(r io.Reader) (device.ShellResult, error) {
 			return res, err
 		}
 		n := int(uint32(hdr[1]) | uint32(hdr[2])<<8 | uint32(hdr[3])<<16 | uint32(hdr[4])<<24)
+		if n > maxShellPacket {
+			return res, fmt.Errorf("shell protocol: packet of %d bytes (id %d), expected at most %d", n, hdr[0], maxShellPacket)
+		}
 		data := make([]byte, n)
 		if _, err := io.ReadFull(r, data); err != nil {
 			return res, err
