@@ -31,11 +31,11 @@ func openWait(vm *lua.VM) (lua.LValue, error) {
 			if !ok {
 				return 2
 			}
-			hash, err := p.Settle(lua.Context(L), timeout)
+			look, err := p.Settle(lua.Context(L), timeout)
 			if err != nil {
 				return fail(L, "wait.idle", err)
 			}
-			return pushStr(L, hash)
+			return pushStr(L, look.Visual)
 		},
 		// wait.until(fn, {timeout_ms=5000, interval_ms=200}) → fn's first
 		// truthy value or nil, "timeout …".

@@ -74,11 +74,12 @@ func uiAction(t string) bool {
 func (p *Phone) Execute(ctx context.Context, a action.Action, o ActOptions) (Outcome, error) {
 	out := Outcome{Device: action.Action{Type: a.Type, Params: copyParams(a.Params)}}
 	observe := o.Observe && uiAction(a.Type)
+	var contentBefore string
 	if observe {
-		if o.Snapshot != nil && o.Snapshot.CaptureMetrics != nil && o.Snapshot.CaptureMetrics.VisualHash != "" {
-			out.AppBefore, out.HashBefore = o.Snapshot.CurrentApp, o.Snapshot.CaptureMetrics.VisualHash
+		if s := o.Snapshot; s != nil && s.CaptureMetrics != nil && s.ContentHash != "" {
+			out.AppBefore, out.HashBefore, contentBefore = s.CurrentApp, s.CaptureMetrics.VisualHash, s.ContentHash
 		} else if ob, err := p.Observe(ctx); err == nil {
-			out.AppBefore, out.HashBefore = ob.App, ob.Hash
+			out.AppBefore, out.HashBefore, contentBefore = ob.App, ob.Visual, ob.Content
 		} else {
 			return out, err
 		}
@@ -89,7 +90,7 @@ func (p *Phone) Execute(ctx context.Context, a action.Action, o ActOptions) (Out
 		return out, err
 	}
 	if observe {
-		hash, err := p.Settle(ctx, 0)
+		look, err := p.Settle(ctx, 0)
 		if err != nil {
 			return out, err
 		}
@@ -97,8 +98,10 @@ func (p *Phone) Execute(ctx context.Context, a action.Action, o ActOptions) (Out
 		if err != nil {
 			return out, err
 		}
-		out.HashAfter, out.AppAfter = hash, app
-		out.Changed = hash != out.HashBefore || app != out.AppBefore
+		out.HashAfter, out.AppAfter = look.Visual, app
+		// Changed compares exact content: a toggled switch is a change even
+		// when the coarse visual hash stays the same.
+		out.Changed = look.Content != contentBefore || app != out.AppBefore
 		out.Result += fmt.Sprintf("\nstate_delta changed=%t app=%s->%s", out.Changed, orNone(out.AppBefore), orNone(app))
 	}
 	return out, nil

@@ -88,7 +88,15 @@ type decodeMemo struct {
 	sum  uint64
 	size int
 	img  image.Image
-	hash string
+	look Look
+}
+
+// Look is what one screenshot says about the screen: Visual is its dHash
+// (does it look the same: cache reuse, seed metrics), Content its exact
+// content fingerprint (did anything change: state_delta, settling).
+type Look struct {
+	Visual  string
+	Content string
 }
 
 type parseMemo struct {
@@ -99,25 +107,25 @@ type parseMemo struct {
 
 var memoSeed = maphash.MakeSeed()
 
-// decode returns the decoded screenshot and its visual hash, reusing the
+// decode returns the decoded screenshot and its hashes, reusing the
 // previous result when the PNG bytes are identical.
-func (p *Phone) decode(png []byte) (image.Image, string, error) {
+func (p *Phone) decode(png []byte) (image.Image, Look, error) {
 	sum := maphash.Bytes(memoSeed, png)
 	p.mu.Lock()
 	m := p.decoded
 	p.mu.Unlock()
 	if m.img != nil && m.sum == sum && m.size == len(png) {
-		return m.img, m.hash, nil
+		return m.img, m.look, nil
 	}
 	img, err := screen.DecodePNG(png)
 	if err != nil {
-		return nil, "", err
+		return nil, Look{}, err
 	}
-	hash := screen.DHash(img)
+	look := Look{Visual: screen.DHash(img), Content: screen.ContentHash(img)}
 	p.mu.Lock()
-	p.decoded = decodeMemo{sum: sum, size: len(png), img: img, hash: hash}
+	p.decoded = decodeMemo{sum: sum, size: len(png), img: img, look: look}
 	p.mu.Unlock()
-	return img, hash, nil
+	return img, look, nil
 }
 
 // parse returns the parsed UI tree, reusing the previous parse when the

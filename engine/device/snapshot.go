@@ -103,13 +103,14 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 	m.ScreencapMs = ms(time.Since(t1))
 	snap.Screenshot = png
 	t2 := time.Now()
-	img, hash, err := p.decode(png)
+	img, look, err := p.decode(png)
 	if err != nil {
 		return nil, fmt.Errorf("screencap: %w", err)
 	}
 	b := img.Bounds()
 	snap.Width, snap.Height = b.Dx(), b.Dy()
-	m.VisualHash = hash
+	m.VisualHash = look.Visual
+	snap.ContentHash = look.Content
 	p.mu.Lock()
 	if p.lastHash != "" {
 		d := screen.Hamming(p.lastHash, m.VisualHash)
@@ -240,11 +241,11 @@ func ms(d time.Duration) int64 { return d.Milliseconds() }
 // Observation is the quick look taken after a UI action: the screen's
 // visual hash and the app in front.
 type Observation struct {
-	Hash string
-	App  string
+	Look
+	App string
 }
 
-// Observe takes a quick observation (screenshot hash + current app) in
+// Observe takes a quick observation (screenshot hashes + current app) in
 // parallel round trips.
 func (p *Phone) Observe(ctx context.Context) (Observation, error) {
 	appCh := make(chan struct {
@@ -258,7 +259,7 @@ func (p *Phone) Observe(ctx context.Context) (Observation, error) {
 			err error
 		}{app, err}
 	}()
-	hash, err := p.screenHash(ctx)
+	look, err := p.look(ctx)
 	r := <-appCh
 	if err != nil {
 		return Observation{}, err
@@ -266,46 +267,47 @@ func (p *Phone) Observe(ctx context.Context) (Observation, error) {
 	if r.err != nil {
 		return Observation{}, r.err
 	}
-	return Observation{Hash: hash, App: r.app}, nil
+	return Observation{Look: look, App: r.app}, nil
 }
 
-func (p *Phone) screenHash(ctx context.Context) (string, error) {
+// look takes a screenshot and returns its hashes.
+func (p *Phone) look(ctx context.Context) (Look, error) {
 	png, err := p.Screencap(ctx)
 	if err != nil {
-		return "", err
+		return Look{}, err
 	}
-	_, hash, err := p.decode(png)
+	_, look, err := p.decode(png)
 	if err != nil {
-		return "", fmt.Errorf("screencap: %w", err)
+		return Look{}, fmt.Errorf("screencap: %w", err)
 	}
-	return hash, nil
+	return look, nil
 }
 
-// Settle waits until two consecutive screenshots hash the same, bounded by
-// SettleTimeout, and returns the last hash. It replaces fixed post-action
-// sleeps: a static screen settles in two captures. A timeout is not an
-// error: an animating screen is still usable.
-func (p *Phone) Settle(ctx context.Context, timeout time.Duration) (string, error) {
+// Settle waits until two consecutive screenshots have the same content,
+// bounded by SettleTimeout, and returns the last one's hashes. It replaces
+// fixed post-action sleeps: a static screen settles in two captures. A
+// timeout is not an error: an animating screen is still usable.
+func (p *Phone) Settle(ctx context.Context, timeout time.Duration) (Look, error) {
 	if timeout <= 0 {
 		timeout = p.opts.SettleTimeout
 	}
 	deadline := time.Now().Add(timeout)
-	prev, err := p.screenHash(ctx)
+	prev, err := p.look(ctx)
 	if err != nil {
-		return "", err
+		return Look{}, err
 	}
 	for time.Now().Before(deadline) {
 		if err := sleep(ctx, p.opts.SettleInterval); err != nil {
 			return prev, err
 		}
-		h, err := p.screenHash(ctx)
+		cur, err := p.look(ctx)
 		if err != nil {
 			return prev, err
 		}
-		if screen.Hamming(prev, h) == 0 {
-			return h, nil
+		if cur.Content == prev.Content {
+			return cur, nil
 		}
-		prev = h
+		prev = cur
 	}
 	return prev, nil
 }

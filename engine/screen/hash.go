@@ -2,6 +2,7 @@ package screen
 
 import (
 	"fmt"
+	"hash/maphash"
 	"image"
 	"math/bits"
 	"strconv"
@@ -125,4 +126,31 @@ func parseHash(s string) (uint64, bool) {
 	}
 	v, err := strconv.ParseUint(s, 16, 64)
 	return v, err == nil
+}
+
+// contentSeed keys ContentHash; values are compared only within a process.
+var contentSeed = maphash.MakeSeed()
+
+// ContentHash is an exact fingerprint of the screen between the status and
+// navigation bars (the bands DHash skips, so a ticking clock is no change):
+// any pixel that differs there changes it. DHash answers "does it look the
+// same" (cache reuse tolerates a few bits); ContentHash answers "did
+// anything change" (state_delta, settling), where a toggled switch must
+// count. Its seed is per process: never persist or compare across runs.
+func ContentHash(img image.Image) string {
+	b := img.Bounds()
+	top := b.Min.Y + int(float64(b.Dy())*HashSkipTop)
+	bottom := b.Max.Y - int(float64(b.Dy())*HashSkipBottom)
+	if bottom <= top {
+		top, bottom = b.Min.Y, b.Max.Y
+	}
+	var h maphash.Hash
+	h.SetSeed(contentSeed)
+	r := image.Rect(b.Min.X, top, b.Max.X, bottom)
+	pix, stride, _ := rgbaPixels(img, r)
+	row := r.Dx() * 4
+	for y := 0; y < r.Dy(); y++ {
+		h.Write(pix[y*stride : y*stride+row])
+	}
+	return fmt.Sprintf("%016x", h.Sum64())
 }

@@ -427,3 +427,42 @@ func TestDHashPixelPathsAndSampling(t *testing.T) {
 		t.Error("3x2 falling gradient hashed flat")
 	}
 }
+
+// TestContentHashSeesSmallChangesDHashMayNot: a switch-sized change must
+// change ContentHash (state_delta, settling), while the status bar and
+// navigation bar bands are ignored like in DHash.
+func TestContentHashSeesSmallChangesDHashMayNot(t *testing.T) {
+	base := image.NewNRGBA(image.Rect(0, 0, 1080, 2400))
+	for i := range base.Pix {
+		base.Pix[i] = 200
+	}
+	h0 := ContentHash(base)
+	if ContentHash(base) != h0 {
+		t.Error("ContentHash is not deterministic within a process")
+	}
+
+	sw := image.NewNRGBA(base.Rect)
+	copy(sw.Pix, base.Pix)
+	for y := 1000; y < 1040; y++ { // a 60x40 "switch" moves
+		for x := 900; x < 960; x++ {
+			sw.Set(x, y, color.NRGBA{0, 150, 136, 255})
+		}
+	}
+	if ContentHash(sw) == h0 {
+		t.Error("a 60x40 change in the content area did not change ContentHash")
+	}
+
+	clock := image.NewNRGBA(base.Rect)
+	copy(clock.Pix, base.Pix)
+	clock.Set(50, 30, color.NRGBA{0, 0, 0, 255})    // status bar
+	clock.Set(500, 2390, color.NRGBA{0, 0, 0, 255}) // navigation bar
+	if ContentHash(clock) != h0 {
+		t.Error("a change in the status or navigation bar changed ContentHash")
+	}
+
+	rgba := image.NewRGBA(base.Rect)
+	copy(rgba.Pix, base.Pix)
+	if ContentHash(rgba) != h0 {
+		t.Error("the same opaque pixels as *image.RGBA hash differently")
+	}
+}

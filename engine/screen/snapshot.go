@@ -82,5 +82,8 @@ type Snapshot struct {
 	CaptureMetrics    *CaptureMetrics `json:"captureMetrics,omitempty"`
 	SecureSurface     bool            `json:"secureSurface,omitempty"`
 	Tree              *Node           `json:"-"`
-	ScaledScreenshot  []byte          `json:"-"`
+	// ContentHash fingerprints the screenshot's content area exactly
+	// (ContentHash); it decides state_delta changed and is never persisted.
+	ContentHash      string `json:"-"`
+	ScaledScreenshot []byte `json:"-"`
 }
