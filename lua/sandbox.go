@@ -72,7 +72,7 @@ func (vm *VM) setup() error {
 	ud.Value = vm
 	L.SetField(L.Get(glua.RegistryIndex), vmRegistryKey, ud)
 
-	if len(vm.opts.Args) > 0 || vm.opts.Args != nil {
+	if vm.opts.Args != nil {
 		arg := L.CreateTable(len(vm.opts.Args), 1)
 		for i, a := range vm.opts.Args {
 			arg.RawSetInt(i+1, LString(a))
@@ -242,8 +242,10 @@ func (vm *VM) capUnpack(orig LGFunction) LGFunction {
 		t := L.CheckTable(1)
 		i := L.OptInt(2, 1)
 		j := L.OptInt(3, t.Len())
-		if limit := vm.opts.RegistryMaxSize / 4; j-i >= limit {
-			L.RaiseError("too many results to unpack (%d, limit %d)", j-i+1, limit)
+		// Counted in float64: j-i overflows int for ranges like
+		// unpack({}, -5e18, 5e18).
+		if limit := vm.opts.RegistryMaxSize / 4; float64(j)-float64(i) >= float64(limit) {
+			L.RaiseError("too many results to unpack (%.0f, limit %d)", float64(j)-float64(i)+1, limit)
 		}
 		return orig(L)
 	}

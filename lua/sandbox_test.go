@@ -55,6 +55,7 @@ func TestSandboxEscapesFailClearly(t *testing.T) {
 		{"gsub bomb", `local s = string.rep("x", 1e4); s:gsub("x", string.rep("y", 1e4))`, "string.gsub: result of"},
 		{"gsub func bomb", `local big = string.rep("y", 1e4); string.rep("x", 1e4):gsub("x", function() return big end)`, "string.gsub: result of"},
 		{"unpack bomb", `unpack({}, 1, 1e9)`, "too many results to unpack (1000000000, limit 65536)"},
+		{"unpack overflowing range", `unpack({}, -5e18, 5e18)`, "too many results to unpack (10000000000000000000, limit 65536)"},
 		{"deep recursion", "local function f(n) return 1 + f(n + 1) end\nf(1)", "stack overflow (call depth exceeds 512)"},
 		{"metamethod recursion", "local t = setmetatable({}, {__index = function(t, k) return t[k] end})\nreturn t.x", "stack overflow"},
 	}
@@ -75,6 +76,8 @@ func TestSandboxEscapesFailClearly(t *testing.T) {
 
 func TestMaxStringBytesOption(t *testing.T) {
 	vm := newTestVM(t, nil, Options{MaxStringBytes: 100})
+	assert.Equal(t, 100, vm.MaxStringBytes())
+	assert.Equal(t, DefaultMaxStringBytes, newTestVM(t, nil, Options{}).MaxStringBytes())
 	_, err := vm.Eval(`("x"):rep(100)`)
 	require.NoError(t, err)
 	se := scriptErr(t, vm.Run("c", []byte(`local s = ("x"):rep(101)`)))

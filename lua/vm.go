@@ -140,6 +140,11 @@ func (vm *VM) Context() context.Context { return vm.ctx }
 // Session returns Options.Session.
 func (vm *VM) Session() any { return vm.opts.Session }
 
+// MaxStringBytes is the cap on strings a binding builds from script input
+// (Options.MaxStringBytes after defaults); bindings that grow strings
+// (replacements, joins) raise beyond it like string.rep does.
+func (vm *VM) MaxStringBytes() int { return vm.opts.MaxStringBytes }
+
 // Registry returns the registry the VM requires from.
 func (vm *VM) Registry() *Registry { return vm.reg }
 

@@ -3,6 +3,7 @@ package stdlib
 import (
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/openpocket/openpocket/lua"
 )
@@ -45,50 +46,71 @@ func openRe(vm *lua.VM) (lua.LValue, error) {
 		"gsub": func(L *lua.LState) int {
 			re := e.checkRe(L, "re.gsub")
 			s := L.CheckString(2)
-			count := 0
-			switch repl := L.Get(3).(type) {
-			case lua.LString:
-				count = len(re.FindAllStringIndex(s, -1))
-				L.Push(lua.LString(re.ReplaceAllString(s, string(repl))))
-			case *lua.LFunction:
-				var out []byte
-				last := 0
-				for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
-					count++
-					out = append(out, s[last:m[0]]...)
-					L.Push(repl)
-					for i := 0; i < len(m); i += 2 {
-						if m[i] < 0 {
-							L.Push(lua.LNil)
-						} else {
-							L.Push(lua.LString(s[m[i]:m[i+1]]))
-						}
-					}
-					L.Call(len(m)/2, 1)
-					r := L.Get(-1)
-					L.Pop(1)
-					switch rv := r.(type) {
-					case lua.LString:
-						out = append(out, rv...)
-					case lua.LNumber:
-						out = append(out, rv.String()...)
-					default:
-						if r != lua.LNil && r != lua.LFalse {
-							return lua.Raisef(L, "re.gsub: the replacement function returned a %s (string, number, nil or false expected)", r.Type())
-						}
-						out = append(out, s[m[0]:m[1]]...)
-					}
-					last = m[1]
-				}
-				out = append(out, s[last:]...)
-				L.Push(lua.LString(out))
-			default:
-				L.ArgError(3, "re.gsub: replacement string or function expected, got "+L.Get(3).Type().String())
+			repl := L.Get(3)
+			tmpl, isStr := repl.(lua.LString)
+			fn, isFn := repl.(*lua.LFunction)
+			if !isStr && !isFn {
+				L.ArgError(3, "re.gsub: replacement string or function expected, got "+repl.Type().String())
 			}
-			L.Push(lua.LNumber(count))
+			// One pass for both forms, capped like string.gsub: a template
+			// or function output repeated per match could otherwise build a
+			// string of matches × replacement bytes.
+			limit := vm.MaxStringBytes()
+			tooBig := func() int {
+				return lua.Raisef(L, "re.gsub: the result would exceed the string size limit of %d bytes", limit)
+			}
+			// Every $ reference expands to at most the match's length.
+			refs := strings.Count(string(tmpl), "$")
+			matches := re.FindAllStringSubmatchIndex(s, -1)
+			var out []byte
+			last := 0
+			for _, m := range matches {
+				out = append(out, s[last:m[0]]...)
+				last = m[1]
+				if isStr {
+					if len(out)+len(tmpl)+refs*(m[1]-m[0]) > limit {
+						return tooBig()
+					}
+					out = re.ExpandString(out, string(tmpl), s, m)
+				} else {
+					out = appendReplacement(L, out, fn, s, m)
+				}
+				if len(out)+len(s)-last > limit {
+					return tooBig()
+				}
+			}
+			out = append(out, s[last:]...)
+			L.Push(lua.LString(out))
+			L.Push(lua.LNumber(len(matches)))
 			return 2
 		},
 	}), nil
+}
+
+// appendReplacement calls fn(match, groups…) for match m of s and appends
+// its result (nil or false keeps the match).
+func appendReplacement(L *lua.LState, out []byte, fn *lua.LFunction, s string, m []int) []byte {
+	L.Push(fn)
+	for i := 0; i < len(m); i += 2 {
+		if m[i] < 0 {
+			L.Push(lua.LNil)
+		} else {
+			L.Push(lua.LString(s[m[i]:m[i+1]]))
+		}
+	}
+	L.Call(len(m)/2, 1)
+	r := L.Get(-1)
+	L.Pop(1)
+	switch rv := r.(type) {
+	case lua.LString:
+		return append(out, rv...)
+	case lua.LNumber:
+		return append(out, rv.String()...)
+	}
+	if r != lua.LNil && r != lua.LFalse {
+		lua.Raisef(L, "re.gsub: the replacement function returned a %s (string, number, nil or false expected)", r.Type())
+	}
+	return append(out, s[m[0]:m[1]]...)
 }
 
 // checkRe compiles argument 1 (cached per VM); a bad pattern raises naming

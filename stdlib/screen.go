@@ -3,7 +3,6 @@ package stdlib
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/openpocket/openpocket/internal/atomicfile"
 	"path/filepath"
 	"strings"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/engine/screen"
+	"github.com/openpocket/openpocket/internal/atomicfile"
 	"github.com/openpocket/openpocket/lua"
 )
 
@@ -33,18 +33,13 @@ var snapMethods = map[string]func(*lua.LState, *Snap) int{
 	"find_all": snapFindAll,
 }
 
+// snapType serves methods and fields through one __index (which replaces
+// a Methods table), so both are built once per snapshot object.
 var snapType = &lua.UserDataType[*Snap]{
-	Name:    "openpocket.screen.snapshot",
-	Methods: snapMethods,
+	Name: "openpocket.screen.snapshot",
 	Meta: map[string]lua.LGFunction{
 		"__index": func(L *lua.LState) int {
-			s := checkSnap(L, 1)
-			key := L.CheckString(2)
-			if m, ok := snapMethods[key]; ok {
-				L.Push(L.NewFunction(func(L *lua.LState) int { return m(L, checkSnap(L, 1)) }))
-				return 1
-			}
-			L.Push(s.field(L, key))
+			L.Push(checkSnap(L, 1).field(L, L.CheckString(2)))
 			return 1
 		},
 		"__tostring": func(L *lua.LState) int {
@@ -65,7 +60,7 @@ func checkSnap(L *lua.LState, idx int) *Snap {
 	return nil
 }
 
-// field returns a snapshot field (nil for unknown keys).
+// field returns a snapshot field or method (nil for unknown keys).
 func (s *Snap) field(L *lua.LState, key string) lua.LValue {
 	if v, ok := s.fields[key]; ok {
 		return v
@@ -110,7 +105,11 @@ func (s *Snap) field(L *lua.LState, key string) lua.LValue {
 	case "metrics":
 		v = metricsTable(L, sn.CaptureMetrics)
 	default:
-		return lua.LNil
+		m, ok := snapMethods[key]
+		if !ok {
+			return lua.LNil
+		}
+		v = L.NewFunction(func(L *lua.LState) int { return m(L, checkSnap(L, 1)) })
 	}
 	if s.fields == nil {
 		s.fields = map[string]lua.LValue{}

@@ -19,7 +19,7 @@ type Sel struct {
 
 // String renders the selector with the Lua field names, e.g.
 // `text="Save" below(id="title")`.
-func (s *Sel) String() string { return selString(&s.S, 0) }
+func (s *Sel) String() string { return luaFieldNames(s.S.String()) }
 
 var (
 	selOnce  sync.Once
@@ -83,8 +83,30 @@ func pushSel(L *lua.LState, fn string, s screen.Selector) int {
 
 // luaSelErr rewrites screen's camelCase field names to the Lua ones.
 func luaSelErr(err error) string {
-	msg := strings.TrimPrefix(err.Error(), "screen: ")
-	return camelFields.Replace(msg)
+	return luaFieldNames(strings.TrimPrefix(err.Error(), "screen: "))
+}
+
+// luaFieldNames rewrites the camelCase field names in text from
+// engine/screen (Selector.String, Compile errors) to the Lua names,
+// leaving quoted values such as text="leftOf" as they are.
+func luaFieldNames(text string) string {
+	var b strings.Builder
+	for text != "" {
+		i := strings.IndexByte(text, '"')
+		if i < 0 {
+			break
+		}
+		b.WriteString(camelFields.Replace(text[:i]))
+		q, err := strconv.QuotedPrefix(text[i:])
+		if err != nil { // an unpaired quote: treat the rest as unquoted
+			text = text[i:]
+			break
+		}
+		b.WriteString(q)
+		text = text[i+len(q):]
+	}
+	b.WriteString(camelFields.Replace(text))
+	return b.String()
 }
 
 var camelFields = strings.NewReplacer(
@@ -232,53 +254,6 @@ func tableSelector(L *lua.LState, t *lua.LTable, depth int) (screen.Selector, er
 		}
 	})
 	return s, err
-}
-
-// selString renders a selector with Lua field names.
-func selString(s *screen.Selector, depth int) string {
-	if depth > 16 {
-		return "…"
-	}
-	var parts []string
-	for _, f := range []struct{ name, v string }{
-		{"text", s.Text}, {"text_contains", s.TextContains}, {"text_regex", s.TextRegex},
-		{"id", s.ID}, {"desc", s.Desc}, {"desc_contains", s.DescContains},
-		{"class", s.Class}, {"package", s.Package},
-	} {
-		if f.v != "" {
-			parts = append(parts, f.name+"="+strconv.Quote(f.v))
-		}
-	}
-	for _, b := range []struct {
-		name string
-		v    *bool
-	}{
-		{"clickable", s.Clickable}, {"enabled", s.Enabled}, {"checked", s.Checked},
-		{"focused", s.Focused}, {"selected", s.Selected}, {"scrollable", s.Scrollable},
-		{"checkable", s.Checkable},
-	} {
-		if b.v != nil {
-			parts = append(parts, b.name+"="+strconv.FormatBool(*b.v))
-		}
-	}
-	if s.Index != nil {
-		parts = append(parts, "index="+strconv.Itoa(*s.Index))
-	}
-	for _, r := range []struct {
-		name string
-		v    *screen.Selector
-	}{
-		{"below", s.Below}, {"above", s.Above}, {"left_of", s.LeftOf},
-		{"right_of", s.RightOf}, {"child_of", s.ChildOf}, {"contains", s.Contains},
-	} {
-		if r.v != nil {
-			parts = append(parts, r.name+"("+selString(r.v, depth+1)+")")
-		}
-	}
-	if len(parts) == 0 {
-		return "<empty selector>"
-	}
-	return strings.Join(parts, " ")
 }
 
 // elementTable renders a tree node as the element table of the docs:

@@ -46,6 +46,8 @@ var errNotFound = errors.New("not found")
 // least one dump). Between dumps it runs the on_poll hook and sleeps
 // PollInterval. Cancellation raises. It returns the last tree (nil if no
 // dump succeeded), whether check accepted it, and the last dump error.
+// check must be pure: an unchanged dump comes back as the same parsed tree
+// (device.Phone memoizes the parse) and is not checked again.
 func (e *env) poll(L *lua.LState, p *device.Phone, timeout time.Duration, check func(*screen.Node) bool) (*screen.Node, bool, error) {
 	ctx := lua.Context(L)
 	deadline := time.Now().Add(timeout)
@@ -59,8 +61,9 @@ func (e *env) poll(L *lua.LState, p *device.Phone, timeout time.Duration, check 
 		if err != nil {
 			lastErr = err
 		} else {
+			changed := r != root
 			root, lastErr = r, nil
-			if check(r) {
+			if changed && check(r) {
 				return r, true, nil
 			}
 		}
@@ -321,10 +324,29 @@ func (e *env) uiText(L *lua.LState) int {
 
 // nodeText is a node's text; a non-editable container reads its label.
 func nodeText(n *screen.Node) string {
-	if n.Text != "" || isEditable(n) {
+	if isEditable(n) {
+		return fieldText(n)
+	}
+	if n.Text != "" {
 		return n.Text
 	}
 	return n.Label()
+}
+
+// fieldText is what an input field holds: older Androids report the hint
+// as the text of an empty field.
+func fieldText(n *screen.Node) string {
+	if n.Text == n.Hint() && !n.Password {
+		return ""
+	}
+	return n.Text
+}
+
+// fieldHolds reports whether field reads text (surrounding space aside).
+// The raw text is compared too, so typing the hint's own words verifies.
+func fieldHolds(field *screen.Node, text string) bool {
+	want := strings.TrimSpace(text)
+	return strings.TrimSpace(field.Text) == want || strings.TrimSpace(fieldText(field)) == want
 }
 
 func isEditable(n *screen.Node) bool {
@@ -360,11 +382,7 @@ func (e *env) uiSetText(L *lua.LState) int {
 	if err := e.tapNode(L, n, 1); err != nil {
 		return fail(L, fn, err)
 	}
-	cur := n.Text
-	if cur == n.Hint() && !n.Password {
-		cur = "" // older Androids report the hint as the text of an empty field
-	}
-	if k := len([]rune(cur)); k > 0 {
+	if k := len([]rune(fieldText(n))); k > 0 {
 		cmd := "input keyevent " + keyMoveEnd + strings.Repeat(" "+keyDel, k)
 		if res, err := p.Shell(ctx, cmd); err != nil {
 			return fail(L, fn, err)
@@ -389,8 +407,8 @@ func (e *env) uiSetText(L *lua.LState) int {
 	if field == nil {
 		return fail(L, fn, fmt.Errorf("%s: the field is gone after typing; %s", sel, screenShows(root)))
 	}
-	if got := field.Text; strings.TrimSpace(got) != strings.TrimSpace(text) {
-		return fail(L, fn, fmt.Errorf("%s reads %q after typing, expected %q", sel, got, text))
+	if !fieldHolds(field, text) {
+		return fail(L, fn, fmt.Errorf("%s reads %q after typing, expected %q", sel, field.Text, text))
 	}
 	L.Push(lua.LTrue)
 	return 1
@@ -453,6 +471,7 @@ func (e *env) uiScrollIntoView(L *lua.LState) int {
 	if err != nil {
 		return fail(L, fn, err)
 	}
+	sig := treeSignature(root)
 	for i := 0; ; i++ {
 		if n := sel.M.Find(root); n != nil {
 			L.Push(elementTable(L, n))
@@ -475,11 +494,11 @@ func (e *env) uiScrollIntoView(L *lua.LState) int {
 		if err := lua.Sleep(L, PollInterval); err != nil { // let a fling come to rest
 			lua.Raise(L, err)
 		}
-		before := treeSignature(root)
+		before := sig
 		if root, err = e.dumpOnce(L, p); err != nil {
 			return fail(L, fn, err)
 		}
-		if treeSignature(root) == before {
+		if sig = treeSignature(root); sig == before {
 			if n := sel.M.Find(root); n != nil {
 				L.Push(elementTable(L, n))
 				return 1

@@ -27,7 +27,6 @@ package luatest
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"reflect"
 	"slices"
@@ -66,7 +65,8 @@ func RunSource(t *testing.T, reg *lua.Registry, chunk string, src []byte) {
 			switch {
 			case err == nil:
 			case errors.As(err, &se) && errors.Is(se.Cause, errStop):
-				// t:fatal / t:skip already reported.
+				// t:fatal already reported (t:skip ends the test through
+				// t.Skipf and never returns here).
 			default:
 				t.Fatalf("%v\n%s", err, tracebackOf(err))
 			}
@@ -164,5 +164,5 @@ func message(L *lua.LState, from int) string {
 	if len(parts) == 0 {
 		return "(no message)"
 	}
-	return fmt.Sprint(strings.Join(parts, " "))
+	return strings.Join(parts, " ")
 }
