@@ -349,6 +349,10 @@ func (c *compiler) checkOverrides(pb *Playbook) {
 		raw := c.opts.Params[k]
 		v := &Value{Kind: VString, Pos: p.Pos, Str: &Str{Raw: raw, Parts: []StrPart{{Text: raw}}}}
 		if _, msg := convertValue(v, p.Type); msg != "" {
+			if p.Secret {
+				// The message quotes the value, which must not be shown.
+				msg = "must be " + typePhrase(p.Type) + " (the secret value is not shown)"
+			}
 			fileErr("-e %s: parameter %q %s", k, k, msg)
 		}
 	}

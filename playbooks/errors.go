@@ -106,8 +106,8 @@ func snippet(src []byte, line, col int) string {
 		return ""
 	}
 	text := strings.TrimRight(lines[line-1], "\r")
-	if len(text) > 200 {
-		text = text[:200] + "…"
+	if r := []rune(text); len(r) > 200 {
+		text = string(r[:200]) + "…" // by runes: a byte cut can split a character
 	}
 	num := fmt.Sprintf("%4d | ", line)
 	pad := strings.Repeat(" ", len(num)-2) + "| "

@@ -53,6 +53,9 @@ type gen struct {
 	pb     *Playbook
 	scope  []map[string]bool
 	sized  bool // the step body has local w, h = device.size()
+	// infos are the steps' static info tables, hoisted into __steps so a
+	// step does not build one each time it runs.
+	infos []string
 }
 
 func newGen(c *compiler, main *Playbook) *gen {
@@ -133,6 +136,13 @@ func (g *gen) generate() {
 	for _, pb := range append(subs, g.main) {
 		g.metaTable(head, pb)
 	}
+	head.line("local __steps = {")
+	head.indent++
+	for _, info := range g.infos {
+		head.line(info + ",")
+	}
+	head.indent--
+	head.line("}")
 	head.line("")
 	out := &writer{}
 	out.buf.Write(head.buf.Bytes())
@@ -383,13 +393,108 @@ func (g *gen) step(s *Step, id string) {
 		info += ", secret = true"
 	}
 	info += "}"
-	w.f("flow.step(%s, function()", info)
+	g.infos = append(g.infos, info)
+	w.f("flow.step(__steps[%d], function()", len(g.infos))
 	w.indent++
 	g.sized = false
 	g.body(s, id)
 	w.indent--
 	w.cur = origin{file: s.Pos.File, line: s.Pos.Line, label: label}
-	w.line("end)")
+	if dyn := g.labelExpr(s, label); dyn != "" {
+		w.f("end, function() return %s end)", dyn)
+	} else {
+		w.line("end)")
+	}
+}
+
+// labelExpr returns a Lua expression rendering a label that contains
+// ${expr} with the values at run time, or "" when the label is static. A
+// generated label quotes the step's own strings, so it only interpolates
+// expressions the step uses (an expression that quoting changed stays as
+// written); a user's label is an interpolated string like any other.
+func (g *gen) labelExpr(s *Step, label string) string {
+	if !strings.Contains(label, "${") {
+		return ""
+	}
+	str, bad := parseInterp(label)
+	if _, static := str.Static(); bad != "" || static {
+		return ""
+	}
+	if s.Label == "" {
+		used := stepExprs(s)
+		for _, p := range str.Parts {
+			if p.IsExpr && !used[p.Text] {
+				return ""
+			}
+		}
+	}
+	parts := make([]string, 0, len(str.Parts))
+	for _, p := range str.Parts {
+		switch {
+		case p.IsExpr:
+			if s.Label != "" {
+				g.checkExpr(p.Text, s.Pos, s.Path)
+			}
+			parts = append(parts, fmt.Sprintf("flow.label_value(%s, %s)", p.Text, luasrc.Quote("${"+p.Text+"}")))
+		case p.Text != "":
+			parts = append(parts, luasrc.Quote(p.Text))
+		}
+	}
+	return strings.Join(parts, " .. ")
+}
+
+// stepExprs returns the ${expr} expressions of a step's own strings.
+func stepExprs(s *Step) map[string]bool {
+	set := map[string]bool{}
+	str := func(st *Str) {
+		if st == nil {
+			return
+		}
+		for _, p := range st.Parts {
+			if p.IsExpr {
+				set[p.Text] = true
+			}
+		}
+	}
+	var val func(*Value)
+	val = func(v *Value) {
+		if v == nil {
+			return
+		}
+		str(v.Str)
+		for _, c := range v.List {
+			val(c)
+		}
+		for _, c := range v.Map {
+			val(c)
+		}
+	}
+	var sel func(*Selector)
+	sel = func(x *Selector) {
+		if x == nil {
+			return
+		}
+		str(x.Short)
+		for _, f := range x.Fields {
+			val(f.Value)
+		}
+		for _, r := range x.Relations {
+			sel(r.Sel)
+		}
+	}
+	for _, v := range s.Args {
+		val(v)
+	}
+	for _, a := range s.Action {
+		val(a.Value)
+	}
+	sel(s.Sel)
+	for _, b := range s.Branches {
+		if b.Cond != nil {
+			sel(b.Cond.Sel)
+		}
+	}
+	return set
 }
 
 func (g *gen) opts(kv ...string) string {

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/openpocket/openpocket/lua"
 )
@@ -292,5 +293,14 @@ func TestSourceMapLookup(t *testing.T) {
 	}
 	if _, _, ok := res.Map.VMFunc(res.Chunk)("m.yaml", 2); ok {
 		t.Error("VMFunc remapped a YAML position")
+	}
+}
+
+func TestSnippetCutsLongLinesByCharacter(t *testing.T) {
+	line := strings.Repeat("é", 250)
+	got := snippet([]byte("steps:\n  - tap: "+line+"\n"), 2, 5)
+	first := strings.SplitN(got, "\n", 2)[0]
+	if !utf8.ValidString(got) || !strings.HasSuffix(first, strings.Repeat("é", 191)+"…") {
+		t.Errorf("snippet = %q", got)
 	}
 }

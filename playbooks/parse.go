@@ -2,6 +2,7 @@ package playbooks
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"regexp"
@@ -446,6 +447,12 @@ func convertValue(v *Value, typ string) (*Value, string) {
 				return v, ""
 			}
 			if strings.HasPrefix(strings.TrimSpace(s), "[") {
+				// Decoded at run time; check it now so a typo is a
+				// compile error naming the parameter.
+				var list []any
+				if err := json.Unmarshal([]byte(s), &list); err != nil {
+					return v, fmt.Sprintf("must be a list (a, b, c or a JSON array), got invalid JSON %q: %v", s, err)
+				}
 				return v, ""
 			}
 			l := &Value{Kind: VList, Pos: v.Pos}

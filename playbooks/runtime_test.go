@@ -475,3 +475,85 @@ func TestShellExpectExit(t *testing.T) {
 		t.Fatalf("got %v", r.err)
 	}
 }
+
+func TestRunLabelsShowInterpolatedValues(t *testing.T) {
+	r := run(t, map[string]string{"main.yaml": `
+params:
+  notes: [milk, eggs]
+  pin: {type: string, default: "4711", secret: true}
+steps:
+  - for_each: notes
+    as: note
+    steps:
+      - input: {text: "${note}", into: {id: note_input}}
+  - tap: {text: "${pin}"}
+    optional: true
+    timeout: 100ms
+  - label: "check ${notes[1]} and ${missing}"
+    assert_visible: {text: "${notes[1]}", timeout: 100ms}
+`}, `fake.screen = {{id = "note_input", text = ""}}`, nil)
+	labels := map[string]string{}
+	var endErr map[string]any
+	for _, e := range r.events {
+		if e["kind"] == "step_start" {
+			id := e["id"].(string)
+			if labels[id] != "" {
+				id += "'" // the for_each body's second iteration
+			}
+			labels[id] = e["label"].(string)
+		}
+		if e["kind"] == "step_end" && e["id"] == "2" {
+			endErr = e
+		}
+	}
+	want := map[string]string{
+		"1.1":  `input "milk" into id=note_input`,
+		"1.1'": `input "eggs" into id=note_input`,
+		"2":    `tap text="•••"`,
+		"3":    `check milk and ${missing}`,
+	}
+	for id, l := range want {
+		if labels[id] != l {
+			t.Errorf("label of step %s = %q, want %q", id, labels[id], l)
+		}
+	}
+	if endErr == nil || !strings.Contains(endErr["error"].(string), `tap text="•••"`) || strings.Contains(endErr["error"].(string), "4711") {
+		t.Errorf("step 2 end = %v, want its error under the masked label", endErr)
+	}
+	if r.err == nil || !strings.Contains(r.err.Error(), "check milk and ${missing}: ") {
+		t.Errorf("err = %v, want the interpolated label", r.err)
+	}
+	for _, e := range r.events {
+		if e["kind"] == "step_end" && e["id"] == "1.1" && e["error"] != nil {
+			t.Errorf("passed step carries an error: %v", e)
+		}
+	}
+}
+
+// The runtime reuses event tables per depth; a step after a failed
+// optional one must not inherit its error.
+func TestRunEventsDoNotLeakBetweenSteps(t *testing.T) {
+	r := run(t, map[string]string{"main.yaml": `steps:
+  - tap: {text: Nope, timeout: 100ms}
+    optional: true
+  - back
+`}, "", nil)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	for _, e := range r.events {
+		if e["kind"] != "step_end" {
+			continue
+		}
+		switch e["id"] {
+		case "1":
+			if e["status"] != "warned" || e["error"] == nil {
+				t.Errorf("step 1 end = %v", e)
+			}
+		case "2":
+			if e["status"] != "passed" || e["error"] != nil || e["label"] != "back" {
+				t.Errorf("step 2 end = %v", e)
+			}
+		}
+	}
+}

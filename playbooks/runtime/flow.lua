@@ -37,6 +37,7 @@ local state = {
 
 -- The hot path (flow.step) uses these, bound once by flow.run.
 local now_ms, emit_fn
+local step_events = {} -- depth → {start, finish}: reused event fields
 
 local function now()
   if now_ms then return now_ms() end
@@ -168,46 +169,77 @@ flow.check_watchers = check_watchers
 
 -- Steps ----------------------------------------------------------------------
 
-local function position(info, err)
+local function position(info, label, err)
   if type(err) ~= "string" then err = tostring(err) end
   if err == state.raised then return err end -- already names a (nested) step
   err = err:gsub("^[^\n]-:%d+: ", "", 1)     -- drop the generated Lua position
-  return redact(info.file .. ":" .. info.line .. ": " .. info.label .. ": " .. err)
+  return redact(info.file .. ":" .. info.line .. ": " .. label .. ": " .. err)
 end
 
--- flow.step(info, fn) runs one step: info = {id, label, file, line,
--- optional, timeout_ms, secret}.
-function flow.step(info, fn)
+-- flow.label_value(v, src) renders one ${expr} of a step label; unlike
+-- flow.str a nil shows the expression instead of failing.
+function flow.label_value(v, src)
+  if v == nil then return src end
+  return tostring(v)
+end
+
+-- flow.step(info, fn, label_fn) runs one step: info = {id, label, file,
+-- line, optional, timeout_ms, secret} is static (the generated code builds
+-- each once per run); label_fn, when the label has ${expr}, renders it
+-- with the current values (a failure keeps info.label).
+function flow.step(info, fn, label_fn)
   local st = state
   if not st.in_watcher and st.watchers[1] ~= nil then
     check_watchers()
   end
+  local label = info.label
+  if label_fn then
+    local ok, l = pcall(label_fn)
+    if ok and l ~= nil then label = redact(tostring(l)) end
+  end
   local id = info.id
   if st.prefix then id = st.prefix .. "." .. id end
   local depth = st.depth
-  local emit, now = emit_fn or emit, now_ms or now
-  emit("step_start", {id = id, label = info.label, file = info.file, line = info.line, depth = depth})
+  local emit, now = emit_fn, now_ms or now
+  -- Building a table with string keys costs more than the rest of the
+  -- step, so each depth reuses its step_start and step_end tables:
+  -- events.emit converts the fields when called and keeps nothing (nested
+  -- steps and watchers run one depth deeper). Fields are only ever
+  -- overwritten, never cleared, except error.
+  local ev = step_events[depth]
+  if emit then
+    if ev == nil then
+      ev = {start = {}, finish = {}}
+      step_events[depth] = ev
+    end
+    local e = ev.start
+    e.id, e.label, e.file, e.line, e.depth = id, label, info.file, info.line, depth
+    emit("step_start", e)
+  end
   local t0 = now()
   st.depth = depth + 1
   local ok, res = pcall(fn)
   st.depth = depth
-  local ev = {id = id, label = info.label, file = info.file, line = info.line, depth = depth, duration_ms = now() - t0}
+  local status, msg
   if ok then
-    ev.status = res == flow.SKIPPED and "skipped" or "passed"
-    emit("step_end", ev)
-    return
+    status = res == flow.SKIPPED and "skipped" or "passed"
+  else
+    msg = position(info, label, res)
+    status = info.optional and "warned" or "failed"
   end
-  local msg = position(info, res)
-  ev.error = msg
+  if emit then
+    local e = ev.finish
+    e.id, e.label, e.file, e.line, e.depth = id, label, info.file, info.line, depth
+    e.status, e.duration_ms = status, now() - t0
+    if e.error ~= msg then e.error = msg end
+    emit("step_end", e)
+  end
+  if ok then return end
   if info.optional then
-    ev.status = "warned"
-    emit("step_end", ev)
     local log = mod("log")
     if log then log.warn("optional step failed: " .. msg) end
     return
   end
-  ev.status = "failed"
-  emit("step_end", ev)
   state.raised = msg
   error(msg, 0)
 end
