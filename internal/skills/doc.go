@@ -39,7 +39,9 @@
 // home over bundled. A skill is markdown with optional frontmatter (name,
 // description, metadata as JSON); without it the name is the first "# "
 // heading or the file name and the description the first non-heading line.
-// [Loader.Index] is the index for the agent's system prompt; [Loader.Script]
+// [Loader.Index] is the index for the agent's system prompt (bundled and
+// home skills are copied to workspace/.openpocket/skills/ first, because
+// the model's read tool only reaches the workspace); [Loader.Script]
 // finds a skill's runnable Lua (the replay script with the same base name in
 // scripts/auto, a metadata "script" path, or a fenced lua block).
 //

@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"bytes"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/openpocket/openpocket/engine/prompt"
+	"github.com/openpocket/openpocket/internal/atomicfile"
 )
 
 //go:embed bundled/*.md
@@ -44,9 +46,10 @@ func (s Source) String() string {
 type Skill struct {
 	Name        string
 	Description string
-	// Location is what the agent reads: the workspace-relative path for
-	// workspace skills, the absolute path for home skills,
-	// "bundled:<file>" for bundled ones.
+	// Location says where the skill comes from: the workspace-relative path
+	// for workspace skills, the absolute path for home skills,
+	// "bundled:<file>" for bundled ones. [Loader.Index] points the model to
+	// a readable workspace copy of the last two.
 	Location string
 	// Path is the file on disk ("" for bundled skills).
 	Path     string
@@ -215,12 +218,14 @@ func Parse(file string, data []byte) (Skill, error) {
 	var s Skill
 	body := text
 	if strings.HasPrefix(text, "---\n") {
-		end := strings.Index(text[4:], "\n---")
+		// Search from the newline ending the opening line, so an empty
+		// frontmatter ("---\n---") closes too.
+		end := strings.Index(text[3:], "\n---")
 		if end < 0 {
 			return s, errors.New("frontmatter: no closing --- line")
 		}
-		front := text[4 : 4+end]
-		rest := text[4+end+4:]
+		front := text[4:max(4, 3+end)]
+		rest := text[3+end+4:]
 		if i := strings.IndexByte(rest, '\n'); i >= 0 {
 			rest = rest[i+1:]
 		} else {
@@ -329,9 +334,70 @@ func Index(skills []Skill, budget int) []prompt.Skill {
 }
 
 // Index loads the skills and returns [Index] of them (problems ignored).
+// The model reads a skill with the read tool, which only reaches the
+// workspace; so with a WorkspaceDir, bundled and home skills are copied to
+// ReadableDir and the index points there.
 func (l *Loader) Index(budget int) []prompt.Skill {
-	s, _ := l.Load()
-	return Index(s, budget)
+	all, _ := l.Load()
+	for i := range all {
+		if loc, err := l.readableCopy(all[i]); err == nil && loc != "" {
+			all[i].Location = loc
+		}
+	}
+	return Index(all, budget)
+}
+
+// ReadableDir is the workspace-relative directory holding copies of the
+// bundled and home skills the prompt's index points to (a dot directory
+// outside skills/, so the loader never sees them twice).
+const ReadableDir = ".openpocket/skills"
+
+// readableCopy copies a skill from outside the workspace to
+// ReadableDir/<source>/<file> (rewritten only when it changed) and returns
+// that workspace-relative path; "" for workspace skills or without a
+// workspace.
+func (l *Loader) readableCopy(s Skill) (string, error) {
+	if l.WorkspaceDir == "" || s.Source == SourceWorkspace {
+		return "", nil
+	}
+	var (
+		data []byte
+		file string
+		err  error
+	)
+	switch s.Source {
+	case SourceBundled:
+		file = strings.TrimPrefix(s.Location, "bundled:")
+		fsys := l.Bundled
+		if fsys == nil {
+			fsys = bundledFS
+		}
+		data, err = fs.ReadFile(fsys, path.Join("bundled", file))
+	case SourceHome:
+		var dir string
+		if dir, err = filepath.Abs(filepath.Join(l.HomeDir, "skills")); err == nil {
+			if file, err = filepath.Rel(dir, s.Path); err == nil && !filepath.IsLocal(file) {
+				err = fmt.Errorf("%s is not under %s", s.Path, dir)
+			}
+		}
+		if err == nil {
+			file = filepath.ToSlash(file)
+			data, err = os.ReadFile(s.Path)
+		}
+	default:
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	rel := path.Join(ReadableDir, s.Source.String(), file)
+	dst := filepath.Join(l.WorkspaceDir, filepath.FromSlash(rel))
+	if old, err := os.ReadFile(dst); err != nil || !bytes.Equal(old, data) {
+		if err := atomicfile.WriteFile(dst, data, 0o644); err != nil {
+			return "", err
+		}
+	}
+	return rel, nil
 }
 
 // ErrNotFound reports an unknown skill name.

@@ -3,13 +3,13 @@ package skills
 import (
 	_ "embed"
 	"fmt"
-	"github.com/openpocket/openpocket/lua/luasrc"
 	"strconv"
 	"strings"
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/action"
 	"github.com/openpocket/openpocket/engine/screen"
+	"github.com/openpocket/openpocket/lua/luasrc"
 )
 
 //go:embed prelude.lua

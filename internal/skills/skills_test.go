@@ -183,6 +183,51 @@ func TestLoaderPrecedence(t *testing.T) {
 	if small := l.Index(120); len(small) >= len(all) || len(small) == 0 {
 		t.Fatalf("budgeted index has %d of %d", len(small), len(all))
 	}
+	// Every location in the index is a workspace-relative file the
+	// workspace-only read tool can open, bundled and home skills included.
+	locs := map[string]string{}
+	for _, e := range idx {
+		locs[e.Name] = e.Location
+		if filepath.IsAbs(e.Location) || strings.HasPrefix(e.Location, "bundled:") {
+			t.Errorf("%s: index location %q is outside the workspace", e.Name, e.Location)
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(ws, filepath.FromSlash(e.Location)))
+		if err != nil {
+			t.Errorf("%s: %v", e.Name, err)
+			continue
+		}
+		if s, err := skills.Parse(filepath.Base(e.Location), b); err != nil || s.Name != e.Name {
+			t.Errorf("%s: copy at %s parses as %q, %v", e.Name, e.Location, s.Name, err)
+		}
+	}
+	if want := skills.ReadableDir + "/bundled/save-note.md"; locs["save-note"] != want {
+		t.Errorf("save-note location %q, want %q", locs["save-note"], want)
+	}
+	if want := skills.ReadableDir + "/home/only-home.md"; locs["Only Home"] != want {
+		t.Errorf("Only Home location %q, want %q", locs["Only Home"], want)
+	}
+	// The copies do not become workspace skills themselves.
+	if again, _ := l.Load(); len(again) != len(all) {
+		t.Errorf("after Index the loader finds %d skills, before %d", len(again), len(all))
+	}
+}
+
+func TestParseFrontmatter(t *testing.T) {
+	s, err := skills.Parse("empty.md", []byte("---\n---\n# Title\n\nFirst line.\n"))
+	if err != nil || s.Name != "Title" || s.Description != "First line." {
+		t.Fatalf("empty frontmatter: %+v, %v", s, err)
+	}
+	s, err = skills.Parse("x.md", []byte("---\r\nname: 'it''s'\r\n---\r\nbody\r\n"))
+	if err != nil || s.Name != "it's" || s.Description != "body" {
+		t.Fatalf("CRLF frontmatter: %+v, %v", s, err)
+	}
+	if _, err := skills.Parse("open.md", []byte("---\nname: x\nbody\n")); err == nil {
+		t.Fatal("unclosed frontmatter accepted")
+	}
+	if _, err := skills.Parse("bad.md", []byte("---\nname x\n---\n")); err == nil || !strings.Contains(err.Error(), "frontmatter line 2: expected key: value") {
+		t.Fatalf("bad line: %v", err)
+	}
 }
 
 func TestBundledSkillsCompile(t *testing.T) {

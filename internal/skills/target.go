@@ -60,8 +60,9 @@ func Candidates(t *engine.Target) []Candidate {
 	return out
 }
 
-// TargetOfElement is [TargetOf] for a numbered element of a snapshot (the
-// element a tap_element acted on).
+// TargetOfElement is [engine.TargetOf] for a numbered element of a snapshot
+// (the element a tap acted on); the agent records TraceStep.Target with it.
+// An element without its tree node keeps its own attributes, without Index.
 func TargetOfElement(snap *screen.Snapshot, el *screen.UIElement) *engine.Target {
 	if el == nil {
 		return nil

@@ -13,6 +13,7 @@ import (
 	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/engine/prompt"
 	"github.com/openpocket/openpocket/engine/screen"
+	"github.com/openpocket/openpocket/internal/skills"
 	"github.com/openpocket/openpocket/lua"
 )
 
@@ -287,7 +288,9 @@ func (h *host) record(L *lua.LState) int {
 		Action:       d.rep.Action,
 		DeviceAction: o.out.Device,
 		Result:       o.out.Result,
-		Target:       targetOf(o.out.Element, snap.Tree),
+		// One description of the element for recording and for the replay
+		// tests that simulate it.
+		Target:       skills.TargetOfElement(snap, o.out.Element),
 		AppBefore:    o.out.AppBefore,
 		AppAfter:     o.out.AppAfter,
 		HashBefore:   o.out.HashBefore,

@@ -51,26 +51,30 @@ func IsTerminal(r any) bool {
 
 // TerminalAuth asks on a terminal: the instruction, "Approve? [y/N]", then
 // an optional text to type into the focused field (an OTP code). in is read
-// line by line by one goroutine for the whole process, so a request that
-// times out does not leave a second reader behind.
+// line by line by one goroutine for the whole process (shared by every
+// TerminalAuth over the same reader, one per run), so a request that times
+// out does not leave a second reader behind; a line typed before a question
+// was shown (a late answer to a timed-out one) never answers it.
 func TerminalAuth(in io.Reader, out io.Writer) HumanAuthFunc {
-	lr := &lineReader{r: in}
+	lr := sharedLineReader(in)
 	return func(ctx context.Context, req HumanAuthRequest) (HumanAuthDecision, error) {
 		if req.Timeout <= 0 {
 			req.Timeout = 300 * time.Second
 		}
 		ctx, cancel := context.WithTimeout(ctx, req.Timeout)
 		defer cancel()
+		asked := time.Now()
 		fmt.Fprintf(out, "\nHuman authorization requested (%s, request %s):\n  %s\nApprove? [y/N] ", req.Capability, req.ID, req.Instruction)
-		ans, err := lr.line(ctx)
+		ans, err := lr.line(ctx, asked)
 		if err != nil {
 			return timeoutOr(ctx, err)
 		}
 		if a := strings.ToLower(strings.TrimSpace(ans)); a != "y" && a != "yes" {
 			return HumanAuthDecision{Status: "rejected", Message: "the user rejected the request"}, nil
 		}
+		asked = time.Now()
 		fmt.Fprint(out, "Text to type into the focused field (Enter for none): ")
-		text, err := lr.line(ctx)
+		text, err := lr.line(ctx, asked)
 		if err != nil {
 			return timeoutOr(ctx, err)
 		}
@@ -99,14 +103,45 @@ type lineReader struct {
 	once  sync.Once
 	lines chan lineResult
 	want  chan struct{}
+
+	mu sync.Mutex
+	// pending is set while the goroutine reads a line nobody has received
+	// yet (also one an abandoned call asked for): asking again would read
+	// a line ahead and date it before the question it answers.
+	pending bool
 }
 
 type lineResult struct {
 	s   string
 	err error
+	at  time.Time // when the line was read
 }
 
-func (l *lineReader) line(ctx context.Context) (string, error) {
+var (
+	lineReadersMu sync.Mutex
+	lineReaders   = map[io.Reader]*lineReader{}
+)
+
+// sharedLineReader is the one lineReader of a file (the terminal): two
+// readers of one terminal would each take every other line. Other readers
+// (tests) get their own.
+func sharedLineReader(r io.Reader) *lineReader {
+	if _, isFile := r.(*os.File); !isFile {
+		return &lineReader{r: r}
+	}
+	lineReadersMu.Lock()
+	defer lineReadersMu.Unlock()
+	lr, ok := lineReaders[r]
+	if !ok {
+		lr = &lineReader{r: r}
+		lineReaders[r] = lr
+	}
+	return lr
+}
+
+// line returns the next line read after since; earlier lines (typed before
+// the question was shown) are dropped.
+func (l *lineReader) line(ctx context.Context, since time.Time) (string, error) {
 	l.once.Do(func() {
 		l.lines = make(chan lineResult)
 		l.want = make(chan struct{}, 1)
@@ -117,7 +152,7 @@ func (l *lineReader) line(ctx context.Context) (string, error) {
 				if err != nil && s != "" {
 					err = nil
 				}
-				l.lines <- lineResult{s, err}
+				l.lines <- lineResult{s, err, time.Now()}
 				if err != nil {
 					close(l.lines)
 					return
@@ -125,17 +160,27 @@ func (l *lineReader) line(ctx context.Context) (string, error) {
 			}
 		}()
 	})
-	select {
-	case l.want <- struct{}{}:
-	default: // a read is already pending from an earlier, abandoned call
-	}
-	select {
-	case r, ok := <-l.lines:
-		if !ok {
-			return "", io.EOF
+	for {
+		l.mu.Lock()
+		if !l.pending {
+			l.pending = true
+			l.want <- struct{}{} // the goroutine is idle: never blocks
 		}
-		return r.s, r.err
-	case <-ctx.Done():
-		return "", ctx.Err()
+		l.mu.Unlock()
+		select {
+		case r, ok := <-l.lines:
+			if !ok {
+				return "", io.EOF
+			}
+			l.mu.Lock()
+			l.pending = false
+			l.mu.Unlock()
+			if r.err == nil && r.at.Before(since) {
+				continue // a late answer to an earlier question
+			}
+			return r.s, r.err
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/openpocket/openpocket/engine"
-	"github.com/openpocket/openpocket/engine/screen"
 )
 
 // TracePath is the trace file of a session markdown file:
@@ -71,17 +70,4 @@ func ReadTrace(path string) ([]engine.TraceStep, error) {
 		out = append(out, st)
 	}
 	return out, sc.Err()
-}
-
-// targetOf describes the element an action hit the way a replay finds it
-// again (engine.TargetOf: own attributes, a row's borrowed label, index
-// among the primary selector's matches).
-func targetOf(el *screen.UIElement, tree *screen.Node) *engine.Target {
-	if el == nil {
-		return nil
-	}
-	if el.Node != nil && tree != nil {
-		return engine.TargetOf(tree, el.Node)
-	}
-	return &engine.Target{Text: el.Text, ResourceID: el.ResourceID, ContentDesc: el.ContentDesc, ClassName: el.ClassName, Bounds: el.Bounds}
 }
