@@ -1,0 +1,36 @@
+package stdlib_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/openpocket/openpocket/engine/device"
+	"github.com/openpocket/openpocket/engine/device/devicetest"
+)
+
+// An empty search field as Android 8/9 dump it: the hint doubles as text.
+const hintAsTextDump = `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0">` +
+	`<node index="0" text="Search notes" resource-id="com.example:id/search" class="android.widget.EditText" package="com.example" content-desc="" checkable="false" checked="false" clickable="true" enabled="true" focusable="true" focused="false" scrollable="false" long-clickable="true" password="false" selected="false" bounds="[0,100][1080,200]" hint="Search notes" />` +
+	`</hierarchy>`
+
+func fakeRig(t *testing.T, dump string) (*rig, *devicetest.Fake) {
+	f := devicetest.New().
+		OnOutput("uiautomator dump", dump).
+		OnOutput("wm size", "Physical size: 1080x2400\n").
+		OnOutput("input ", "")
+	return newSessionRig(t, t.Context(), device.NewPhone(f, device.Options{})), f
+}
+
+func TestSetTextTreatsAHintShownAsTextAsEmpty(t *testing.T) {
+	r, f := fakeRig(t, hintAsTextDump)
+	assert.Equal(t, "", r.eval(`ui.text({id = "search"})`)[0], "an empty field reads empty, not its hint")
+
+	out := r.eval(`ui.set_text({id = "search"}, "")`)
+	require.Equal(t, true, out[0], "clearing a field that shows its hint verifies: %v", out)
+	assert.Empty(t, f.CallsWithPrefix("input keyevent"), "nothing to delete in an empty field")
+
+	out = r.eval(`ui.set_text({id = "search"}, "Search notes")`)
+	assert.Equal(t, true, out[0], "typing the hint's own words verifies: %v", out)
+}
