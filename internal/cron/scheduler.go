@@ -419,13 +419,21 @@ func (s *Scheduler) execute(parent context.Context, job Job, trigger string) (st
 		return "", "", ErrStopped
 	}
 	skip := ""
+	deviceBusy := false
 	if _, running := s.running[job.ID]; running {
 		skip = fmt.Sprintf("job %s already running", job.ID)
 	} else if other, busy := s.busy[dev]; busy {
 		skip = fmt.Sprintf("device %s busy with job %s", dev, other)
+		deviceBusy = true
 	}
 	if skip != "" {
 		s.mu.Unlock()
+		// A one-shot job runs once: skipped only because another job holds
+		// its device, it is retried shortly instead of being lost.
+		retry := deviceBusy && job.Schedule.Kind == KindAt && trigger == TriggerSchedule && s.retryAt(job.ID, now.Add(AtRetryDelay))
+		if retry {
+			skip += fmt.Sprintf("; retrying in %s", AtRetryDelay)
+		}
 		s.updateState(job.ID, func(st *JobState) {
 			st.LastAttemptAtMs = now.UnixMilli()
 			st.LastStatus = StatusSkipped
@@ -433,7 +441,9 @@ func (s *Scheduler) execute(parent context.Context, job Job, trigger string) (st
 		})
 		s.log.Info("cron job skipped", "job", job.ID, "reason", skip)
 		s.emit(Event{Kind: EventSkipped, JobID: job.ID, Trigger: trigger, At: now, Status: StatusSkipped, Message: skip})
-		s.afterAt(job, trigger)
+		if !retry {
+			s.afterAt(job, trigger)
+		}
 		return StatusSkipped, skip, nil
 	}
 	ctx, cancel := context.WithCancel(parent)
@@ -482,6 +492,22 @@ func (s *Scheduler) execute(parent context.Context, job Job, trigger string) (st
 	s.emit(Event{Kind: EventFinished, JobID: job.ID, Trigger: trigger, Status: status, Message: msg, Err: runErr})
 	s.afterAt(job, trigger)
 	return status, msg, runErr
+}
+
+// AtRetryDelay is how long a one-shot job waits before trying again when
+// it was due while its device was busy.
+const AtRetryDelay = 30 * time.Second
+
+// retryAt schedules one more run of a one-shot job at t; false when it
+// could not be scheduled (the job is then treated as done).
+func (s *Scheduler) retryAt(id string, t time.Time) bool {
+	_, err := s.gs.NewJob(gocron.OneTimeJob(gocron.OneTimeJobStartDateTime(t)),
+		gocron.NewTask(func() { s.fire(id) }), gocron.WithName(id+" (retry)"), gocron.WithTags(id))
+	if err != nil {
+		s.log.Warn("cron: could not schedule a retry", "job", id, "err", err)
+		return false
+	}
+	return true
 }
 
 // afterAt disables a one-shot job in jobs.json once it was due.

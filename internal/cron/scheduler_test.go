@@ -390,3 +390,44 @@ func TestSchedulerStopCancelsAndWaits(t *testing.T) {
 		t.Fatalf("still running: %v", h.s.Running())
 	}
 }
+
+// TestSchedulerAtJobRetriesWhileDeviceBusy: a one-shot job due while its
+// device is busy is not lost; it runs once the device is free.
+func TestSchedulerAtJobRetriesWhileDeviceBusy(t *testing.T) {
+	start := time.Date(2026, 5, 1, 8, 0, 0, 0, time.UTC)
+	h := newHarness(t, start, jobsJSON(
+		// Runs once at startup and then not for an hour, so nothing but
+		// the retry can use the device later in the test.
+		everyJob("long", 3600000, `, "device": "emu-1", "runOnStartup": true`),
+		`{"id": "once", "enabled": true, "device": "emu-1", "schedule": {"kind": "at", "at": "2026-05-01T08:00:15Z"}, "payload": {"kind": "playbook", "path": "p.yaml"}}`))
+	release := h.runner.holdJob("long")
+	h.start()
+	h.waitCall("long")
+	time.Sleep(20 * time.Millisecond)
+	h.advanceTo(start.Add(15 * time.Second))
+	e := h.waitEvent(EventSkipped, "once")
+	if !strings.Contains(e.Message, "device emu-1 busy with job long; retrying in 30s") {
+		t.Fatalf("skip message = %q", e.Message)
+	}
+	f, _, err := LoadJobs(h.jobsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j, _ := f.Find("once"); !j.Enabled {
+		t.Fatal("a skipped one-shot job was disabled before it ran")
+	}
+	close(release)
+	h.waitEvent(EventFinished, "long")
+	time.Sleep(20 * time.Millisecond)
+	h.advanceTo(start.Add(45 * time.Second))
+	h.waitCall("once")
+	h.waitEvent(EventFinished, "once")
+	if st := h.jobState("once"); st.LastStatus != StatusOK {
+		t.Fatalf("once state after the retry = %+v", st)
+	}
+	h.eventually("the one-shot job disabled after its run", func() bool {
+		f, _, err := LoadJobs(h.jobsPath)
+		j, _ := f.Find("once")
+		return err == nil && !j.Enabled
+	})
+}
