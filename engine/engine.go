@@ -200,12 +200,22 @@ func (s *Session) Capture(o device.CaptureOptions) (*screen.Snapshot, error) {
 // rest through the executor registered for its type. A missing executor is
 // a result the model can read, not a crash.
 func (s *Session) Act(a action.Action, o device.ActOptions) (device.Outcome, error) {
+	return s.ActContext(s.ctx, a, o)
+}
+
+// ActContext is Act bounded by ctx instead of the run's context, so one
+// call (a REPL line) can be interrupted without ending the session. ctx
+// should derive from the run's context; it is made to carry the session.
+func (s *Session) ActContext(ctx context.Context, a action.Action, o device.ActOptions) (device.Outcome, error) {
+	if SessionFrom(ctx) != s {
+		ctx = context.WithValue(ctx, sessionKey{}, s)
+	}
 	if device.IsDeviceAction(a) {
 		p, err := s.Phone()
 		if err != nil {
 			return device.Outcome{}, err
 		}
-		return p.Execute(s.ctx, a, o)
+		return p.Execute(ctx, a, o)
 	}
 	out := device.Outcome{Device: a}
 	ex := s.engine.Executors[a.Type]
@@ -213,7 +223,7 @@ func (s *Session) Act(a action.Action, o device.ActOptions) (device.Outcome, err
 		out.Result = fmt.Sprintf("%s is not available in this runtime (no executor configured); choose another action.", a.Type)
 		return out, nil
 	}
-	res, err := ex.Execute(s.ctx, a)
+	res, err := ex.Execute(ctx, a)
 	out.Result = res
 	return out, err
 }

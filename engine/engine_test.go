@@ -192,3 +192,28 @@ func TestSessionFinishesWhileTheDeviceIsOpening(t *testing.T) {
 	assert.Equal(t, []string{"cancelled"}, ws.finals)
 	assert.ErrorIs(t, <-opened, context.Canceled, "finishing cancels the pending open")
 }
+
+// blockingExecutor waits until its context ends.
+type blockingExecutor struct{ sawSession chan bool }
+
+func (b blockingExecutor) Execute(ctx context.Context, a action.Action) (string, error) {
+	b.sawSession <- engine.SessionFrom(ctx) != nil
+	<-ctx.Done()
+	return "", ctx.Err()
+}
+
+func TestActContextInterruptsOneCallNotTheSession(t *testing.T) {
+	e, _ := newEngine(nil)
+	saw := make(chan bool, 1)
+	e.Executors["exec"] = blockingExecutor{sawSession: saw}
+	s, err := e.NewSession(context.Background(), engine.SessionOptions{})
+	require.NoError(t, err)
+	exe, _ := action.New("exec", map[string]any{"command": "sleep 60"})
+	ctx, cancel := context.WithCancel(context.Background()) // not derived from the run
+	sawSession := make(chan bool, 1)
+	go func() { sawSession <- <-saw; cancel() }()
+	_, err = s.ActContext(ctx, exe, device.ActOptions{})
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.True(t, <-sawSession, "the executor's context carries the session (Lua run_script binds to it)")
+	assert.NoError(t, s.Context().Err(), "the session goes on")
+}

@@ -111,14 +111,14 @@ func (e *env) defaults() action.Defaults {
 	return nil
 }
 
-// act executes one action: device actions on the phone with the call's
-// context (so a REPL line's Ctrl-C interrupts them), others through the
+// act executes one action with the call's context (so a REPL line's Ctrl-C
+// interrupts it): device actions on the phone, others through the
 // session's executors. tap_element resolves ids against the VM's last
 // screen.capture (capturing one if there is none).
 func (e *env) act(L *lua.LState, a action.Action, o device.ActOptions) (device.Outcome, error) {
 	sess := e.session(L, "device."+a.Type)
 	if !device.IsDeviceAction(a) {
-		return sess.Act(a, o)
+		return sess.ActContext(lua.Context(L), a, o)
 	}
 	p, err := sess.Phone()
 	if err != nil {
