@@ -1,7 +1,9 @@
 package adbd
 
 import (
+	"context"
 	"encoding/binary"
+	"io"
 	"math/rand/v2"
 	"testing"
 
@@ -76,4 +78,25 @@ func BenchmarkChecksum(b *testing.B) {
 	for b.Loop() {
 		checksum(data)
 	}
+}
+
+// TestShellV2InputRefusesHugeDeclaredLengths: a packet header declaring a
+// length far beyond any real adb packet ends stdin instead of buffering
+// toward it, and later input is dropped.
+func TestShellV2InputRefusesHugeDeclaredLengths(t *testing.T) {
+	stdin := newStdinPipe(context.Background(), func() {})
+	in := &shellV2Input{stdin: stdin}
+	hdr := []byte{shellIDStdin, 0xff, 0xff, 0xff, 0x7f} // ~2 GiB
+	if !in.feed(hdr) {
+		t.Fatal("a malformed packet must still be acknowledged")
+	}
+	for i := 0; i < 100; i++ {
+		in.feed(make([]byte, 64<<10))
+	}
+	if len(in.buf) != 0 {
+		t.Fatalf("buffered %d bytes after a malformed packet", len(in.buf))
+	}
+	b, err := io.ReadAll(stdin)
+	require.NoError(t, err, "stdin is closed, not failed")
+	assert.Empty(t, b)
 }

@@ -147,13 +147,30 @@ func (w shellV2Writer) Write(p []byte) (int, error) {
 type shellV2Input struct {
 	stdin *stdinPipe
 	buf   []byte
+	// broken is set after a malformed packet: the rest of the stream's
+	// input is discarded instead of buffered.
+	broken bool
 }
 
+// maxShellPacket bounds one shell v2 input packet; adb's own packets are
+// far smaller (one WRTE). A larger declared length is a malformed stream.
+const maxShellPacket = stdinHighWater
+
 func (in *shellV2Input) feed(data []byte) (ackNow bool) {
+	if in.broken {
+		return true
+	}
 	in.buf = append(in.buf, data...)
 	ackNow = true
 	for len(in.buf) >= shellPacketHeader {
 		n := binary.LittleEndian.Uint32(in.buf[1:])
+		if n > maxShellPacket {
+			// Buffering toward a length this large would let one bad
+			// packet grow memory without bound: end stdin, drop the rest.
+			in.broken, in.buf = true, nil
+			in.stdin.closeWrite()
+			return true
+		}
 		if uint64(len(in.buf)-shellPacketHeader) < uint64(n) {
 			break
 		}
