@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/openpocket/openpocket/engine/action"
@@ -47,6 +48,12 @@ type ModelReply struct {
 	Usage   Usage
 	Latency time.Duration
 }
+
+// ErrNoAction is wrapped by Model.Decide when the model answered but the
+// reply held no usable action (no tool call, nothing parseable — also an
+// empty reply). Unlike an endpoint failure, the run can tell the model and
+// ask again.
+var ErrNoAction = errors.New("model returned no tool call and no parseable action")
 
 // Model is the port to a language model; internal/llm implements it with
 // openai-go. Implementations retry transient failures themselves.

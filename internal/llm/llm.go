@@ -55,7 +55,7 @@ const placeholderKey = "sk-local-no-key"
 
 // ErrNoAction is returned (wrapped) when a reply has neither a tool call nor
 // an action that can be parsed from its text.
-var ErrNoAction = errors.New("model returned no tool call and no parseable action")
+var ErrNoAction = engine.ErrNoAction
 
 // APIError is the error openai-go returns for an HTTP error status; use
 // errors.As to read StatusCode and Message from a Decide error.

@@ -411,3 +411,17 @@ func TestSystemPromptOnceWithContextFiles(t *testing.T) {
 	assert.Len(t, m.calls[0].Tools, len(action.Tools(nil)))
 	assert.NotEmpty(t, m.calls[0].ImagePNG)
 }
+
+// TestEmptyReplyIsRetriedLikeAnUnusableOne: a reply with no text and no
+// tool call is the model answering badly, not the endpoint failing.
+func TestEmptyReplyIsRetriedLikeAnUnusableOne(t *testing.T) {
+	r := newRig(t)
+	r.srv.ReplyText("")
+	r.srv.ReplyTool("finish", map[string]any{"message": "done after an empty reply"})
+	res, err := r.run(context.Background(), r.client(0), "answer eventually", agent.Options{MaxSteps: 5})
+	require.NoError(t, err)
+	assert.True(t, res.Success, res.Message)
+	reqs := r.srv.Requests()
+	require.Len(t, reqs, 2)
+	assert.Contains(t, requestText(reqs[1]), "Your previous reply had problems: model returned no tool call")
+}

@@ -148,9 +148,9 @@ func (h *host) decide(L *lua.LState) int {
 	rep, err := m.Decide(lua.Context(L), req)
 	if err != nil {
 		kind := "model"
-		if rep.Raw != "" {
-			// The model answered, but nothing usable: the loop tells it and
-			// goes on (a while).
+		if rep.Raw != "" || errors.Is(err, engine.ErrNoAction) {
+			// The model answered, but nothing usable (an empty reply
+			// included): the loop tells it and goes on (a while).
 			kind = "reply"
 		}
 		h.fail(L, err)
