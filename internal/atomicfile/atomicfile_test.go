@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -98,5 +99,61 @@ func assertNoTempFiles(t *testing.T, dir string) {
 		if strings.Contains(e.Name(), ".tmp-") {
 			t.Errorf("temporary file %s left behind", e.Name())
 		}
+	}
+}
+
+func TestWriteNewCreatesOnceAndKeepsTheFirst(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sub", "config.json")
+	created, err := WriteNew(path, []byte("first"), 0o600)
+	if err != nil || !created {
+		t.Fatalf("first WriteNew = %v, %v; want created", created, err)
+	}
+	created, err = WriteNew(path, []byte("second"), 0o600)
+	if err != nil || created {
+		t.Fatalf("second WriteNew = %v, %v; want kept, no error", created, err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "first" {
+		t.Fatalf("content = %q; the existing file must never be overwritten", b)
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
+		t.Fatalf("mode = %v", st.Mode().Perm())
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Fatalf("temporary files left behind: %v", entries)
+	}
+}
+
+// TestWriteNewConcurrentCreatorsAgreeOnOneWinner: many processes racing to
+// create the same file leave exactly one complete version.
+func TestWriteNewConcurrentCreatorsAgreeOnOneWinner(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lock.json")
+	var wg sync.WaitGroup
+	wins := make(chan string, 16)
+	for i := 0; i < 16; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			body := strings.Repeat(string(rune('a'+i)), 4096)
+			created, err := WriteNew(path, []byte(body), 0o644)
+			if err != nil {
+				t.Error(err)
+			}
+			if created {
+				wins <- body
+			}
+		}(i)
+	}
+	wg.Wait()
+	close(wins)
+	var winners []string
+	for w := range wins {
+		winners = append(winners, w)
+	}
+	if len(winners) != 1 {
+		t.Fatalf("%d creators won; want exactly 1", len(winners))
+	}
+	if b, _ := os.ReadFile(path); string(b) != winners[0] {
+		t.Fatal("the file does not hold the winner's complete content")
 	}
 }

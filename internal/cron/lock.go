@@ -38,20 +38,14 @@ func AcquireGatewayLock(stateDir string) (release func(), err error) {
 	}
 	data = append(data, '\n')
 	for attempt := 0; attempt < 3; attempt++ {
-		// Write the full content to a temp file, then link it into place:
-		// the link fails if a lock exists, and readers never see a
-		// half-written lock.
-		tmp := fmt.Sprintf("%s.%d.tmp", path, me.PID)
-		if err := atomicfile.WriteFile(tmp, data, 0o644); err != nil {
+		// Created only if no lock exists; readers never see a half-written
+		// lock.
+		created, err := atomicfile.WriteNew(path, data, 0o644)
+		if err != nil {
 			return nil, fmt.Errorf("gateway lock: %w", err)
 		}
-		err := os.Link(tmp, path)
-		os.Remove(tmp)
-		if err == nil {
+		if created {
 			return func() { releaseLock(path, me.PID) }, nil
-		}
-		if !errors.Is(err, fs.ErrExist) {
-			return nil, fmt.Errorf("gateway lock: create %s: %w", path, err)
 		}
 		held, readErr := readLock(path)
 		if readErr == nil && held.PID > 0 && (held.Host != host || processAlive(held.PID)) {

@@ -101,20 +101,10 @@ func Open(home string) (*Home, error) {
 }
 
 // writeNew writes a file only if it does not exist yet (no overwrite even
-// if another process created it meanwhile): temp file + hard link.
+// if another process created it meanwhile).
 func writeNew(path string, data []byte, perm os.FileMode) error {
-	tmp := path + ".new"
-	if err := atomicfile.WriteFile(tmp, data, perm); err != nil {
-		return err
-	}
-	defer os.Remove(tmp)
-	if err := os.Link(tmp, path); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return nil
-		}
-		return fmt.Errorf("create %s: %w", path, err)
-	}
-	return nil
+	_, err := atomicfile.WriteNew(path, data, perm)
+	return err
 }
 
 // Dir is OPENPOCKET_HOME.
