@@ -34,3 +34,18 @@ func TestSetTextTreatsAHintShownAsTextAsEmpty(t *testing.T) {
 	out = r.eval(`ui.set_text({id = "search"}, "Search notes")`)
 	assert.Equal(t, true, out[0], "typing the hint's own words verifies: %v", out)
 }
+
+// TestAssertTextFollowsTheUIDefaultTimeout: without timeout_ms, assert.text
+// waits as long as the other finds (ui.set_default_timeout), not a fixed 5 s.
+func TestAssertTextFollowsTheUIDefaultTimeout(t *testing.T) {
+	r, f := fakeRig(t, hintAsTextDump)
+	assert.Equal(t, float64(5000), r.eval(`ui.default_timeout()`)[0])
+	r.run(`ui.set_default_timeout(100)`)
+	assert.Equal(t, float64(100), r.eval(`ui.default_timeout()`)[0])
+	err := r.evalErr(`require("assert").text({id = "search"}, "never")`)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `expected "never"`)
+	// At a 150 ms interval a 100 ms wait dumps once or twice; the old fixed
+	// 5 s wait dumped about 33 times.
+	assert.LessOrEqual(t, len(f.CallsWithPrefix("uiautomator dump")), 4)
+}

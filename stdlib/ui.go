@@ -35,6 +35,7 @@ func openUI(vm *lua.VM) (lua.LValue, error) {
 		"text":                e.uiText,
 		"scroll_into_view":    e.uiScrollIntoView,
 		"set_default_timeout": e.uiSetDefaultTimeout,
+		"default_timeout":     e.uiDefaultTimeout,
 		"on_poll":             e.uiOnPoll,
 	}), nil
 }
@@ -579,6 +580,12 @@ func (e *env) uiSetDefaultTimeout(L *lua.LState) int {
 	prev := e.uiTimeout
 	e.uiTimeout = time.Duration(ms) * time.Millisecond
 	L.Push(lua.LNumber(prev.Milliseconds()))
+	return 1
+}
+
+// ui.default_timeout() → the implicit wait of finds, in ms.
+func (e *env) uiDefaultTimeout(L *lua.LState) int {
+	L.Push(lua.LNumber(e.uiTimeout.Milliseconds()))
 	return 1
 }
 

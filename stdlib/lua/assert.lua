@@ -112,7 +112,8 @@ function M.truthy(v, message)
 end
 
 -- assert.text(sel, expected, {timeout_ms, message}): the element's text
--- equals expected (polling until it does or the timeout ends).
+-- equals expected (polling until it does or the timeout ends; the ui
+-- module's default timeout when none is given, like the other finds).
 function M.text(sel, expected, opts)
   opts = check_opts("assert.text", opts, { timeout_ms = true, message = true })
   if type(expected) ~= "string" then
@@ -124,7 +125,7 @@ function M.text(sel, expected, opts)
     local txt, err = u.text(sel, { timeout_ms = 0 })
     last, lasterr = txt, err
     return txt == expected
-  end, { timeout_ms = opts.timeout_ms, interval_ms = 150 })
+  end, { timeout_ms = opts.timeout_ms or u.default_timeout(), interval_ms = 150 })
   if not found then
     if last == nil then
       error(prefix(opts.message) .. "assert.text: " .. selstr(sel) .. ": expected " .. repr(expected) .. " but " .. tostring(lasterr), CALLER)
