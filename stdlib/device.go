@@ -310,14 +310,14 @@ func (e *env) info(L *lua.LState) int {
 	ctx := lua.Context(L)
 	t := L.CreateTable(0, 6)
 	t.RawSetString("serial", lua.LString(p.Serial()))
+	props, err := p.Props(ctx)
+	if err != nil {
+		return fail(L, "device.info", err)
+	}
 	for _, prop := range []struct{ key, name string }{
 		{"model", "ro.product.model"}, {"sdk", "ro.build.version.sdk"}, {"release", "ro.build.version.release"},
 	} {
-		res, err := p.Shell(ctx, "getprop "+prop.name)
-		if err != nil {
-			return fail(L, "device.info", err)
-		}
-		v := strings.TrimSpace(string(res.Stdout))
+		v := props[prop.name]
 		if prop.key == "sdk" {
 			if n, err := strconv.Atoi(v); err == nil {
 				t.RawSetString(prop.key, lua.LNumber(n))

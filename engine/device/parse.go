@@ -168,3 +168,17 @@ func pngSize(b []byte) (w, h int, ok bool) {
 	h = int(b[20])<<24 | int(b[21])<<16 | int(b[22])<<8 | int(b[23])
 	return w, h, w > 0 && h > 0
 }
+
+// propLine is one line of `getprop`: "[ro.product.model]: [Pixel 7]".
+var propLine = regexp.MustCompile(`^\[([^\]]+)\]: \[(.*)\]$`)
+
+// parseGetprop reads every "[key]: [value]" line of a `getprop` listing.
+func parseGetprop(out string) map[string]string {
+	props := map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		if m := propLine.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
+			props[m[1]] = m[2]
+		}
+	}
+	return props
+}

@@ -123,3 +123,13 @@ func TestPNGSize(t *testing.T) {
 	_, _, ok = pngSize([]byte("not a png at all, really not"))
 	assert.False(t, ok)
 }
+
+func TestParseGetprop(t *testing.T) {
+	out := "[ro.build.version.sdk]: [34]\n[ro.product.model]: [Pixel 7 Pro]\n[empty.value]: []\nwarning: not a prop line\n[with.brackets]: [a]b]\n"
+	p := parseGetprop(normalizeOutput([]byte(out)))
+	assert.Equal(t, "34", p["ro.build.version.sdk"])
+	assert.Equal(t, "Pixel 7 Pro", p["ro.product.model"])
+	assert.Equal(t, "", p["empty.value"])
+	assert.Equal(t, "a]b", p["with.brackets"])
+	assert.Len(t, p, 4)
+}

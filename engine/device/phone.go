@@ -229,6 +229,15 @@ func (p *Phone) refreshSize(ctx context.Context) (int, int, error) {
 	return w, h, nil
 }
 
+// Props returns every system property (`getprop`) in one round trip.
+func (p *Phone) Props(ctx context.Context) (map[string]string, error) {
+	out, err := p.run(ctx, "getprop")
+	if err != nil {
+		return nil, err
+	}
+	return parseGetprop(normalizeOutput([]byte(out))), nil
+}
+
 // CurrentApp returns the package in front: the resumed activity first, then
 // the window manager's focus, because either may be missing on real builds.
 func (p *Phone) CurrentApp(ctx context.Context) (string, error) {
