@@ -788,6 +788,9 @@ func (s *Scheduler) Stop(ctx context.Context) error {
 		for _, r := range s.Running() {
 			ids = append(ids, r.JobID)
 		}
+		// Stop gocron's timers anyway (nothing new starts: stopping is
+		// set); its Shutdown waits for the stuck runs, so not here.
+		go s.gs.Shutdown()
 		return fmt.Errorf("cron: stop: jobs still running after cancel (%s): %w", strings.Join(ids, ", "), ctx.Err())
 	}
 	if err := s.gs.Shutdown(); err != nil {
