@@ -49,3 +49,18 @@ func TestAssertTextFollowsTheUIDefaultTimeout(t *testing.T) {
 	// 5 s wait dumped about 33 times.
 	assert.LessOrEqual(t, len(f.CallsWithPrefix("uiautomator dump")), 4)
 }
+
+// TestGlobalAssertIsTheModuleWithAutoRequire: scripts that use modules as
+// globals (run, the REPL) get the assert module, which still works like
+// Lua's builtin assert.
+func TestGlobalAssertIsTheModuleWithAutoRequire(t *testing.T) {
+	r, _ := fakeRig(t, hintAsTextDump)
+	assert.Equal(t, []any{float64(7)}, r.eval(`assert(7)`), "callable like the builtin: returns its arguments")
+	assert.Equal(t, true, r.eval(`assert.truthy(1) and true`)[0])
+	err := r.evalErr(`assert(false, "boom")`)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "boom")
+	err = r.evalErr(`assert.visible({id = "nope"}, {timeout_ms = 0})`)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `id="nope"`)
+}

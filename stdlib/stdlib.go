@@ -118,6 +118,15 @@ func NewVMWith(ctx context.Context, reg *lua.Registry, sess *engine.Session, o l
 		return nil, err
 	}
 	vm.OnClose(func() { stop(); cancel(nil) })
+	if o.AutoRequire && reg.Has("assert") {
+		// Lua's builtin assert would shadow the module for scripts that
+		// use modules as globals; the module is callable like the builtin,
+		// so it can take its place (assert(x) and assert.visible(sel)).
+		if _, err := vm.Eval(`assert = require("assert")`); err != nil {
+			vm.Close()
+			return nil, err
+		}
+	}
 	return vm, nil
 }
 

@@ -136,10 +136,11 @@ function M.text(sel, expected, opts)
 end
 
 return setmetatable(M, {
-  __call = function(_, v, message, ...)
+  __call = function(_, ...)
+    local v, message = ...
     if not v then
       error(message or "assertion failed!", CALLER)
     end
-    return v, message, ...
+    return ... -- exactly its arguments, like the builtin
   end,
 })
