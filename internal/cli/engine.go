@@ -74,7 +74,7 @@ func (a *App) model(profile string) (*llm.Client, error) {
 		MaxTokens: p.MaxTokens, ReasoningEffort: p.ReasoningEffort, Temperature: p.Temperature},
 		llm.Options{Modes: modes, Logger: a.logger()})
 	if err != nil {
-		return nil, UsageError{fmt.Errorf("model profile %q: %w", profile, err)}
+		return nil, UsageError{err} // llm names the profile
 	}
 	return c, nil
 }
