@@ -40,6 +40,36 @@ func openUI(vm *lua.VM) (lua.LValue, error) {
 	}), nil
 }
 
+// waited is a found element with what found it.
+type waited struct {
+	n   *screen.Node
+	sel *Sel
+	p   *device.Phone
+}
+
+// waitArgs is what the find-and-act bindings share: the selector (arg 1),
+// the options table at optIdx with timeout_ms (default def; extra reads a
+// binding's other keys before the unknown-key check), the phone, and the
+// wait for the element. pushed > 0 means the phone is unavailable and that
+// many results are already pushed; otherwise w.n is the element, or err
+// says why there is none.
+func (e *env) waitArgs(L *lua.LState, fn string, optIdx int, def time.Duration, extra func(o *lua.OptionsTable)) (w waited, pushed int, err error) {
+	w.sel = checkSel(L, 1, fn)
+	o := lua.CheckOptions(L, optIdx)
+	timeout := o.Duration("timeout", def)
+	if extra != nil {
+		extra(o)
+	}
+	o.Check()
+	p, ok := e.phone(L, fn)
+	if !ok {
+		return w, 2, nil
+	}
+	w.p = p
+	w.n, _, err = e.waitFor(L, p, w.sel, timeout)
+	return w, 0, err
+}
+
 // errNotFound is wrapped by "not found" results.
 var errNotFound = errors.New("not found")
 
@@ -116,19 +146,14 @@ func (e *env) waitFor(L *lua.LState, p *device.Phone, sel *Sel, timeout time.Dur
 // ui.find(sel, {timeout_ms}) / ui.wait(sel, {timeout_ms}) → element or nil, err.
 func (e *env) uiFind(fn string) lua.LGFunction {
 	return func(L *lua.LState) int {
-		sel := checkSel(L, 1, fn)
-		o := lua.CheckOptions(L, 2)
-		timeout := o.Duration("timeout", e.uiTimeout)
-		o.Check()
-		p, ok := e.phone(L, fn)
-		if !ok {
-			return 2
+		w, pushed, err := e.waitArgs(L, fn, 2, e.uiTimeout, nil)
+		if pushed > 0 {
+			return pushed
 		}
-		n, _, err := e.waitFor(L, p, sel, timeout)
 		if err != nil {
 			return lua.ReturnErr(L, err)
 		}
-		L.Push(elementTable(L, n))
+		L.Push(elementTable(L, w.n))
 		return 1
 	}
 }
@@ -237,18 +262,14 @@ func (e *env) tapNode(L *lua.LState, n *screen.Node, count int) error {
 // ui.tap / ui.double_tap (sel, {timeout_ms}) → element or nil, err.
 func (e *env) uiTapN(fn string, count int) lua.LGFunction {
 	return func(L *lua.LState) int {
-		sel := checkSel(L, 1, fn)
-		o := lua.CheckOptions(L, 2)
-		timeout := o.Duration("timeout", e.uiTimeout)
-		o.Check()
-		p, ok := e.phone(L, fn)
-		if !ok {
-			return 2
+		w, pushed, err := e.waitArgs(L, fn, 2, e.uiTimeout, nil)
+		if pushed > 0 {
+			return pushed
 		}
-		n, _, err := e.waitFor(L, p, sel, timeout)
 		if err != nil {
 			return lua.ReturnErr(L, err)
 		}
+		n := w.n
 		if err := e.tapNode(L, n, count); err != nil {
 			return fail(L, fn, err)
 		}
@@ -259,19 +280,17 @@ func (e *env) uiTapN(fn string, count int) lua.LGFunction {
 
 // ui.long_press(sel, {timeout_ms, duration_ms=600}) → element or nil, err.
 func (e *env) uiLongPress(L *lua.LState) int {
-	sel := checkSel(L, 1, "ui.long_press")
-	o := lua.CheckOptions(L, 2)
-	timeout := o.Duration("timeout", e.uiTimeout)
-	d := o.Duration("duration", 600*time.Millisecond)
-	o.Check()
-	p, ok := e.phone(L, "ui.long_press")
-	if !ok {
-		return 2
+	var d time.Duration
+	w, pushed, err := e.waitArgs(L, "ui.long_press", 2, e.uiTimeout, func(o *lua.OptionsTable) {
+		d = o.Duration("duration", 600*time.Millisecond)
+	})
+	if pushed > 0 {
+		return pushed
 	}
-	n, _, err := e.waitFor(L, p, sel, timeout)
 	if err != nil {
 		return lua.ReturnErr(L, err)
 	}
+	n := w.n
 	c := screen.ActionTarget(n).Center()
 	a, err := action.New("swipe", map[string]any{"x1": c.X, "y1": c.Y, "x2": c.X, "y2": c.Y, "durationMs": int(d.Milliseconds())})
 	if err != nil {
@@ -286,20 +305,15 @@ func (e *env) uiLongPress(L *lua.LState) int {
 
 // ui.tap_if_exists(sel, {timeout_ms=0}) → boolean.
 func (e *env) uiTapIfExists(L *lua.LState) int {
-	sel := checkSel(L, 1, "ui.tap_if_exists")
-	o := lua.CheckOptions(L, 2)
-	timeout := o.Duration("timeout", 0)
-	o.Check()
-	p, ok := e.phone(L, "ui.tap_if_exists")
-	if !ok {
-		return 2
+	w, pushed, err := e.waitArgs(L, "ui.tap_if_exists", 2, 0, nil)
+	if pushed > 0 {
+		return pushed
 	}
-	n, _, err := e.waitFor(L, p, sel, timeout)
 	if err != nil {
 		L.Push(lua.LFalse)
 		return 1
 	}
-	if err := e.tapNode(L, n, 1); err != nil {
+	if err := e.tapNode(L, w.n, 1); err != nil {
 		return fail(L, "ui.tap_if_exists", err)
 	}
 	L.Push(lua.LTrue)
@@ -308,19 +322,14 @@ func (e *env) uiTapIfExists(L *lua.LState) int {
 
 // ui.text(sel, {timeout_ms}) → string or nil, err.
 func (e *env) uiText(L *lua.LState) int {
-	sel := checkSel(L, 1, "ui.text")
-	o := lua.CheckOptions(L, 2)
-	timeout := o.Duration("timeout", e.uiTimeout)
-	o.Check()
-	p, ok := e.phone(L, "ui.text")
-	if !ok {
-		return 2
+	w, pushed, err := e.waitArgs(L, "ui.text", 2, e.uiTimeout, nil)
+	if pushed > 0 {
+		return pushed
 	}
-	n, _, err := e.waitFor(L, p, sel, timeout)
 	if err != nil {
 		return lua.ReturnErr(L, err)
 	}
-	return pushStr(L, nodeText(n))
+	return pushStr(L, nodeText(w.n))
 }
 
 // nodeText is a node's text; a non-editable container reads its label.
@@ -366,20 +375,16 @@ const (
 // password fields).
 func (e *env) uiSetText(L *lua.LState) int {
 	const fn = "ui.set_text"
-	sel := checkSel(L, 1, fn)
 	text := L.CheckString(2)
-	o := lua.CheckOptions(L, 3)
-	timeout := o.Duration("timeout", e.uiTimeout)
-	o.Check()
-	p, ok := e.phone(L, fn)
-	if !ok {
-		return 2
+	w, pushed, err := e.waitArgs(L, fn, 3, e.uiTimeout, nil)
+	if pushed > 0 {
+		return pushed
 	}
-	ctx := lua.Context(L)
-	n, _, err := e.waitFor(L, p, sel, timeout)
 	if err != nil {
 		return lua.ReturnErr(L, err)
 	}
+	ctx := lua.Context(L)
+	n, sel, p := w.n, w.sel, w.p
 	if err := e.tapNode(L, n, 1); err != nil {
 		return fail(L, fn, err)
 	}
