@@ -25,17 +25,7 @@ func BenchmarkSnapshotVsFloor(b *testing.B) {
 	if _, err := p.LaunchApp(ctx, "com.android.settings"); err != nil {
 		b.Fatal(err)
 	}
-	floor := func() {
-		if _, err := d.ExecOut(ctx, "screencap -p"); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := d.Shell(ctx, "dumpsys activity activities"); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := d.ExecOut(ctx, "uiautomator dump /dev/tty"); err != nil {
-			b.Fatal(err)
-		}
-	}
+	floor := func() { snapshotFloor(b, ctx, d) }
 	snap := func() {
 		if _, err := p.Capture(ctx, device.CaptureOptions{NoCache: true}); err != nil {
 			b.Fatal(err)
@@ -122,15 +112,7 @@ func BenchmarkSnapshotChangingScreenVsFloor(b *testing.B) {
 		s.Phone().UIDumpXML()
 		b.StartTimer()
 		t0 := time.Now()
-		if _, err := d.ExecOut(ctx, "screencap -p"); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := d.Shell(ctx, "dumpsys activity activities"); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := d.ExecOut(ctx, "uiautomator dump /dev/tty"); err != nil {
-			b.Fatal(err)
-		}
+		snapshotFloor(b, ctx, d)
 		t1 := time.Now()
 		if _, err := p.Capture(ctx, device.CaptureOptions{NoCache: true}); err != nil {
 			b.Fatal(err)
@@ -142,4 +124,18 @@ func BenchmarkSnapshotChangingScreenVsFloor(b *testing.B) {
 	b.ReportMetric(float64(tFloor.Microseconds())/1000/float64(b.N), "floor-ms")
 	b.ReportMetric(float64(tSnap.Microseconds())/1000/float64(b.N), "snapshot-ms")
 	b.ReportMetric(float64(tSnap)/float64(tFloor), "ratio")
+}
+
+// snapshotFloor issues a snapshot's device round trips raw and in sequence:
+// screencap, the current app's dumpsys, the UI dump.
+func snapshotFloor(b *testing.B, ctx context.Context, d *adb.Device) {
+	if _, err := d.ExecOut(ctx, "screencap -p"); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := d.Shell(ctx, "dumpsys activity activities"); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := d.ExecOut(ctx, "uiautomator dump /dev/tty"); err != nil {
+		b.Fatal(err)
+	}
 }
