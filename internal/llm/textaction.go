@@ -195,13 +195,14 @@ func findCall(text string) (name string, args map[string]any, start, end int, ok
 	return "", nil, 0, 0, false
 }
 
-// closingParen returns the index of the ')' matching the '(' at open,
-// skipping quoted strings and nested brackets, or -1.
-func closingParen(s string, open int) int {
+// scanUnquoted calls visit for each byte of s from start that lies outside
+// quoted strings, with the bracket depth after that byte; visit returns
+// false to stop. Both call-syntax helpers below walk text this way.
+func scanUnquoted(s string, start int, visit func(i int, ch byte, depth int) bool) {
 	depth := 0
 	var quote byte
 	esc := false
-	for i := open; i < len(s); i++ {
+	for i := start; i < len(s); i++ {
 		ch := s[i]
 		if quote != 0 {
 			switch {
@@ -217,19 +218,32 @@ func closingParen(s string, open int) int {
 		switch ch {
 		case '"', '\'':
 			quote = ch
+			continue
 		case '(', '[', '{':
 			depth++
 		case ')', ']', '}':
 			depth--
-			if depth == 0 {
-				if ch != ')' {
-					return -1
-				}
-				return i
-			}
+		}
+		if !visit(i, ch, depth) {
+			return
 		}
 	}
-	return -1
+}
+
+// closingParen returns the index of the ')' matching the '(' at open,
+// skipping quoted strings and nested brackets, or -1.
+func closingParen(s string, open int) int {
+	at := -1
+	scanUnquoted(s, open, func(i int, ch byte, depth int) bool {
+		if depth == 0 && strings.IndexByte(")]}", ch) >= 0 {
+			if ch == ')' {
+				at = i
+			}
+			return false
+		}
+		return true
+	})
+	return at
 }
 
 // parseCallArgs parses `x=1, y=2`, `text="hi"`, `x: 1` or positional
@@ -263,37 +277,14 @@ func parseCallArgs(name, src string) (map[string]any, bool) {
 // splitTopLevel splits on commas outside quotes and brackets.
 func splitTopLevel(s string) []string {
 	var out []string
-	depth := 0
-	var quote byte
-	esc := false
 	last := 0
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		if quote != 0 {
-			switch {
-			case esc:
-				esc = false
-			case ch == '\\':
-				esc = true
-			case ch == quote:
-				quote = 0
-			}
-			continue
+	scanUnquoted(s, 0, func(i int, ch byte, depth int) bool {
+		if ch == ',' && depth == 0 {
+			out = append(out, s[last:i])
+			last = i + 1
 		}
-		switch ch {
-		case '"', '\'':
-			quote = ch
-		case '(', '[', '{':
-			depth++
-		case ')', ']', '}':
-			depth--
-		case ',':
-			if depth == 0 {
-				out = append(out, s[last:i])
-				last = i + 1
-			}
-		}
-	}
+		return true
+	})
 	return append(out, s[last:])
 }
 
