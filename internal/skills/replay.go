@@ -217,7 +217,7 @@ func targetDesc(t *engine.Target, prim screen.Selector) string {
 	if t.Index > 0 {
 		prim.Index = screen.Int(t.Index)
 	}
-	return luaSelString(prim)
+	return prim.String()
 }
 
 // devicePoint is the recorded tap point in device pixels.
@@ -265,7 +265,7 @@ func (g *gen) fieldFor(st engine.TraceStep, i int) (screen.Selector, string) {
 			if t.Index > 0 {
 				s.Index = screen.Int(t.Index)
 			}
-			return s, luaSelString(s)
+			return s, s.String()
 		}
 	}
 	return screen.Selector{Focused: screen.Bool(true)}, "the focused field"
@@ -304,7 +304,7 @@ func (g *gen) scroll(id int, swipes []engine.TraceStep, next engine.TraceStep) {
 	st := swipes[0]
 	sel, _ := engine.PrimarySelector(next.Target)
 	dir := swipeDirection(st.DeviceAction)
-	label := fmt.Sprintf("Scroll %s until %s is visible", dir, luaSelString(sel))
+	label := fmt.Sprintf("Scroll %s until %s is visible", dir, sel.String())
 	g.open(id, st, label)
 	fmt.Fprintf(&g.body, "  -- replaces %d recorded swipe(s): the list may be longer or shorter now\n", len(swipes))
 	fmt.Fprintf(&g.body, "  scroll_to(%s, %s, %d)\n", luaSel(sel), luasrc.Quote(dir), max(10, 3*len(swipes)))
@@ -532,27 +532,6 @@ func luaSel(s screen.Selector) string {
 		f = append(f, "index = "+strconv.Itoa(*s.Index))
 	}
 	return "{" + strings.Join(f, ", ") + "}"
-}
-
-// luaSelString is the selector as people read it (id="…" text="…").
-func luaSelString(s screen.Selector) string {
-	var f []string
-	add := func(k, v string) {
-		if v != "" {
-			f = append(f, k+"="+strconv.Quote(v))
-		}
-	}
-	add("id", s.ID)
-	add("text", s.Text)
-	add("desc", s.Desc)
-	add("class", s.Class)
-	if s.Focused != nil {
-		f = append(f, "focused="+strconv.FormatBool(*s.Focused))
-	}
-	if s.Index != nil {
-		f = append(f, "index="+strconv.Itoa(*s.Index))
-	}
-	return strings.Join(f, " ")
 }
 
 func shellArg(s string) string {
