@@ -113,7 +113,7 @@ func TestNoServer(t *testing.T) {
 	assert.ErrorContains(t, err, "adb start-server")
 }
 
-func openShared(t *testing.T) (*sim.Sim, *adb.Device) {
+func openShared(t testing.TB) (*sim.Sim, *adb.Device) {
 	s := simtest.Start(t)
 	d, err := adb.NewClient("").Open(context.Background(), adb.Target{Serial: s.Serial()})
 	require.NoError(t, err)

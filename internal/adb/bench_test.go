@@ -7,7 +7,6 @@ import (
 
 	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/internal/adb"
-	"github.com/openpocket/openpocket/internal/sim/simtest"
 )
 
 // BenchmarkSnapshotVsFloor compares a full snapshot (screencap, current app,
@@ -15,12 +14,8 @@ import (
 // three round trips issued raw and sequentially through the same adb server.
 // Reported: floor ms, snapshot ms, and their ratio (target ≤ 1.15).
 func BenchmarkSnapshotVsFloor(b *testing.B) {
-	s := simtest.Start(b)
+	_, d := openShared(b)
 	ctx := context.Background()
-	d, err := adb.NewClient("").Open(ctx, adb.Target{Serial: s.Serial()})
-	if err != nil {
-		b.Fatal(err)
-	}
 	p := device.NewPhone(d, device.Options{})
 	if _, err := p.LaunchApp(ctx, "com.android.settings"); err != nil {
 		b.Fatal(err)
@@ -53,12 +48,8 @@ func BenchmarkSnapshotVsFloor(b *testing.B) {
 // BenchmarkTapVsRawInputTap compares Phone.Execute(tap) with a raw
 // shell,v2 `input tap` round trip (target ratio ≤ 1.2).
 func BenchmarkTapVsRawInputTap(b *testing.B) {
-	s := simtest.Start(b)
+	_, d := openShared(b)
 	ctx := context.Background()
-	d, err := adb.NewClient("").Open(ctx, adb.Target{Serial: s.Serial()})
-	if err != nil {
-		b.Fatal(err)
-	}
 	p := device.NewPhone(d, device.Options{})
 	tap := mustParseB(b, `{"type":"tap","x":10,"y":1000}`)
 	if _, err := p.Execute(ctx, tap, device.ActOptions{}); err != nil {
@@ -90,12 +81,8 @@ func BenchmarkTapVsRawInputTap(b *testing.B) {
 // virtual phone's re-render warmed outside the timed region), so the
 // snapshot must decode and parse anew each time.
 func BenchmarkSnapshotChangingScreenVsFloor(b *testing.B) {
-	s := simtest.Start(b)
+	s, d := openShared(b)
 	ctx := context.Background()
-	d, err := adb.NewClient("").Open(ctx, adb.Target{Serial: s.Serial()})
-	if err != nil {
-		b.Fatal(err)
-	}
 	p := device.NewPhone(d, device.Options{})
 	if _, err := p.LaunchApp(ctx, "com.android.settings"); err != nil {
 		b.Fatal(err)
