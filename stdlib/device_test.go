@@ -121,7 +121,7 @@ func TestDeviceActionsChangeThePhone(t *testing.T) {
 	out = r.eval(`device.size()`)
 	assert.Equal(t, []any{float64(1080), float64(2400)}, out)
 	info := r.eval(`device.info()`)[0].(map[string]any)
-	assert.Equal(t, shared.Serial(), info["serial"])
+	assert.Equal(t, r.sim.Serial(), info["serial"])
 	assert.NotEmpty(t, info["model"])
 	assert.Equal(t, float64(34), info["sdk"])
 	assert.Equal(t, "14", info["release"])

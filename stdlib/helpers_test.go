@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"sync"
 	"testing"
 	"time"
@@ -23,27 +22,12 @@ import (
 	"github.com/openpocket/openpocket/stdlib"
 )
 
-// One virtual phone for the whole test binary: each device test resets it
-// to its first-boot state and takes it under a lock (tests with a device
-// do not run in parallel).
-var (
-	phoneMu  sync.Mutex
-	shared   *sim.Sim
-	startErr error
-)
+// One virtual phone for the whole test binary: each device test takes it
+// reset to its first-boot state (tests with a device do not run in
+// parallel).
+var phone simtest.Shared
 
-func TestMain(m *testing.M) {
-	if _, err := exec.LookPath("adb"); err == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		shared, startErr = sim.Start(ctx, sim.Options{Attach: true})
-		cancel()
-	}
-	code := m.Run()
-	if shared != nil {
-		shared.Close()
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(phone.Run(m)) }
 
 // rig is one test's run: a session bound to the shared virtual phone and a
 // VM with every module auto-required as a global.
@@ -75,13 +59,7 @@ func (s *syncBuffer) String() string {
 
 func newRig(t *testing.T) *rig {
 	t.Helper()
-	simtest.RequireADB(t)
-	if shared == nil {
-		t.Fatalf("virtual phone did not start: %v", startErr)
-	}
-	phoneMu.Lock()
-	t.Cleanup(phoneMu.Unlock)
-	shared.Phone().Reset()
+	shared := phone.Take(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	t.Cleanup(cancel)
 	tr, err := adb.NewClient("").Open(ctx, adb.Target{Serial: shared.Serial()})

@@ -4,10 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,38 +20,12 @@ import (
 	"github.com/openpocket/openpocket/internal/skills"
 )
 
-// One virtual phone for the test binary; device tests take it under a lock
-// and reset it.
-var (
-	phoneMu  sync.Mutex
-	shared   *sim.Sim
-	startErr error
-)
+// One virtual phone for the test binary; device tests take it in turn.
+var phone simtest.Shared
 
-func TestMain(m *testing.M) {
-	if _, err := exec.LookPath("adb"); err == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		shared, startErr = sim.Start(ctx, sim.Options{Attach: true})
-		cancel()
-	}
-	code := m.Run()
-	if shared != nil {
-		shared.Close()
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(phone.Run(m)) }
 
-func takePhone(t testing.TB) *sim.Sim {
-	t.Helper()
-	simtest.RequireADB(t)
-	if shared == nil {
-		t.Fatalf("virtual phone did not start: %v", startErr)
-	}
-	phoneMu.Lock()
-	t.Cleanup(phoneMu.Unlock)
-	shared.Phone().Reset()
-	return shared
-}
+func takePhone(t testing.TB) *sim.Sim { t.Helper(); return phone.Take(t) }
 
 // counting counts device round trips.
 type counting struct {

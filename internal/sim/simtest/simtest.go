@@ -7,6 +7,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"sync"
 	"testing"
 	"time"
 
@@ -65,4 +66,44 @@ func WithDensity(dpi int) func(*sim.Options) {
 // WithModel sets ro.product.model.
 func WithModel(model string) func(*sim.Options) {
 	return func(o *sim.Options) { o.Model = model }
+}
+
+// Shared is one virtual phone for a whole test binary: device tests take it
+// in turn (under a lock, reset to first boot), so a package's tests do not
+// each pay for a start and an attach. Start it in TestMain:
+//
+//	var phone simtest.Shared
+//	func TestMain(m *testing.M) { os.Exit(phone.Run(m)) }
+type Shared struct {
+	mu       sync.Mutex
+	sim      *sim.Sim
+	startErr error
+}
+
+// Run starts the phone (when adb is installed), runs the tests and closes
+// it; it returns m.Run's exit code.
+func (s *Shared) Run(m *testing.M) int {
+	if _, err := exec.LookPath("adb"); err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+		s.sim, s.startErr = sim.Start(ctx, sim.Options{Attach: true})
+		cancel()
+	}
+	code := m.Run()
+	if s.sim != nil {
+		s.sim.Close()
+	}
+	return code
+}
+
+// Take gives t the phone, reset to its first-boot state, until t ends.
+func (s *Shared) Take(t testing.TB) *sim.Sim {
+	t.Helper()
+	RequireADB(t)
+	if s.sim == nil {
+		t.Fatalf("virtual phone did not start: %v", s.startErr)
+	}
+	s.mu.Lock()
+	t.Cleanup(s.mu.Unlock)
+	s.sim.Phone().Reset()
+	return s.sim
 }
