@@ -136,8 +136,7 @@ func (cn *conn) request(req string) error {
 	if _, err := fmt.Fprintf(cn.Conn, "%04x%s", len(req), req); err != nil {
 		return err
 	}
-	_, err := cn.scan.ReadStatus(req)
-	return err
+	return readStatus(cn.Conn, req)
 }
 
 // ctxErr prefers the context's error over the I/O error it caused.
@@ -158,9 +157,16 @@ func (c *Client) query(ctx context.Context, req string) (string, error) {
 	if err := cn.request(req); err != nil {
 		return "", ctxErr(ctx, err)
 	}
-	msg, err := cn.scan.ReadMessage()
+	msg, err := readHostMessage(cn.Conn)
 	if err != nil {
 		return "", ctxErr(ctx, err)
+	}
+	// One-shot host services close after their reply. Bytes past the framed
+	// length mean the reply did not fit its framing: fail rather than hand
+	// back a silently truncated list.
+	var extra [1]byte
+	if n, _ := io.ReadFull(cn.Conn, extra[:]); n > 0 {
+		return "", fmt.Errorf("adb server reply to %s is longer than its %d-byte framing", req, len(msg))
 	}
 	return string(msg), nil
 }
