@@ -71,6 +71,9 @@ type App struct {
 	ws       *workspace.Home
 	execSet  *executors.Set
 	cfg      workspace.Config
+	// deviceErr is the first failure to open the device, which Lua runs
+	// only see as text.
+	deviceErr error
 }
 
 // Main parses args, runs the command and returns the process exit code.
@@ -112,11 +115,13 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		defer stop()
 	}
 	app := &App{Globals: cli.Globals, Stdout: stdout, Stderr: stderr, Ctx: ctx}
-	level := slog.LevelWarn
+	// Info and above reach the terminal (log.info from Lua included);
+	// --verbose adds debug. Runs with a log.txt get every level there.
+	level := slog.LevelInfo
 	if cli.Verbose {
 		level = slog.LevelDebug
 	}
-	app.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	app.Logger = slog.New(newHumanHandler(stderr, level))
 	defer app.runCleanups()
 	kctx.Bind(app)
 	if err := kctx.Run(app); err != nil {

@@ -35,7 +35,19 @@ func (a *App) openDevice(ctx context.Context) (device.Transport, error) {
 			return nil, err
 		}
 	}
-	return a.adbClient().Open(ctx, adb.Target{Serial: a.Device, Endpoint: a.Target})
+	t, err := a.adbClient().Open(ctx, adb.Target{Serial: a.Device, Endpoint: a.Target})
+	if err != nil && a.deviceErr == nil {
+		// A Lua run sees this error only as text (nil, err or a raised
+		// message); keep it so the run's exit code says "device problem".
+		a.deviceErr = err
+	}
+	return t, err
+}
+
+// failedRun is the error of a run that failed and was reported: its cause
+// is the device error the run hit, if any, so the exit code is 3, not 1.
+func (a *App) failedRun(msg string) FailedError {
+	return FailedError{Msg: msg, Cause: a.deviceErr}
 }
 
 // openPhone connects and wraps the device for direct use by a command.

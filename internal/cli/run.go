@@ -22,6 +22,11 @@ type RunCmd struct {
 	Timeout time.Duration `help:"Stop the script after this long (0 = no limit)." default:"0s"`
 }
 
+// Help shows examples.
+func (c *RunCmd) Help() string {
+	return "Examples:\n  openpocket --sim run script.lua\n  openpocket run script.lua -- --user bob   (arg[1] = \"--user\")"
+}
+
 // Run executes the script in a sandboxed VM bound to a fresh session. The
 // device is opened on first use, so a script that never touches it runs
 // without one. Registered modules resolve as globals on first use (a
@@ -35,6 +40,12 @@ func (c *RunCmd) Run(app *App) error {
 	if c.Timeout < 0 {
 		return UsageError{fmt.Errorf("--timeout must not be negative, got %s", c.Timeout)}
 	}
+	args := c.Args
+	if len(args) > 0 && args[0] == "--" {
+		// `run script.lua -- -x y`: the separator only ends openpocket's
+		// flags; the script never sees it.
+		args = args[1:]
+	}
 	sess, reg, done, err := app.newLuaSession("run " + filepath.Base(c.Script))
 	if err != nil {
 		return err
@@ -42,7 +53,7 @@ func (c *RunCmd) Run(app *App) error {
 	defer done()
 	vm, err := stdlib.NewVMWith(app.Ctx, reg, sess, lua.Options{
 		Timeout:     c.Timeout,
-		Args:        c.Args,
+		Args:        args,
 		AutoRequire: true, // ui.tap(...) works without require, as in the REPL
 		Print:       func(line string) { fmt.Fprintln(app.Stdout, line) },
 	})
@@ -134,7 +145,7 @@ func (a *App) scriptError(err error) error {
 	if a.Verbose && se.Traceback != "" {
 		fmt.Fprintln(a.Stderr, se.Traceback)
 	}
-	return FailedError{Msg: se.Error()}
+	return a.failedRun(se.Error())
 }
 
 // runSkill replays a skill for the scheduler.

@@ -1,0 +1,19 @@
+package lua
+
+import "errors"
+
+// CheckSyntax parses and compiles src under the chunk name without running
+// it, so a linter can reject Lua that would only fail when played. The
+// error is a *ScriptError of KindSyntax whose position went through
+// sourceMap (nil = none), like a VM's would.
+func CheckSyntax(chunk string, src []byte, sourceMap func(string, int) (string, int, bool)) error {
+	_, err := compileProto(chunk, src)
+	if err == nil {
+		return nil
+	}
+	var se *ScriptError
+	if errors.As(err, &se) {
+		remap(se, sourceMap)
+	}
+	return err
+}
