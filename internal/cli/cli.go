@@ -6,6 +6,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -28,10 +29,10 @@ var Version = "0.1.0-dev"
 type Globals struct {
 	Home      string `help:"OpenPocket home directory (config, workspace, state)." env:"OPENPOCKET_HOME" placeholder:"DIR"`
 	Config    string `help:"Config file (default: HOME/config.json)." placeholder:"FILE"`
-	Device    string `help:"adb serial of the device to drive." short:"s" placeholder:"SERIAL"`
+	Device    string `help:"adb serial of the device to drive." short:"s" env:"ANDROID_SERIAL" placeholder:"SERIAL"`
 	Target    string `help:"TCP device endpoint to connect first (host:port)." placeholder:"HOST:PORT"`
 	UseSim    bool   `name:"sim" help:"Start the embedded virtual phone, attach it to the adb server and drive it."`
-	ADBServer string `name:"adb-server" help:"adb server address." default:"127.0.0.1:5037" placeholder:"HOST:PORT"`
+	ADBServer string `name:"adb-server" help:"adb server address (default: $ADB_SERVER_SOCKET tcp:HOST:PORT, else 127.0.0.1:$ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037)." placeholder:"HOST:PORT"`
 	Verbose   bool   `short:"v" help:"Log the runtime's debug output to stderr."`
 }
 
@@ -105,6 +106,16 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// the next cancellation point and finalizes its session; a second one
 	// kills the process the default way. The REPL handles Ctrl-C itself
 	// (it cancels the running statement, not the REPL).
+	// Output piped to a reader that stops early (`| head`) must not kill
+	// the process before its cleanups run (the virtual phone detaches from
+	// the adb server, sessions are finalized): SIGPIPE is caught, and the
+	// first write that fails with EPIPE cancels the run instead.
+	sigpipe := make(chan os.Signal, 1)
+	signal.Notify(sigpipe, syscall.SIGPIPE)
+	defer signal.Stop(sigpipe)
+	ctx, cancelPipe := context.WithCancelCause(ctx)
+	defer cancelPipe(nil)
+	stdout = &pipeWriter{w: stdout, cancel: cancelPipe}
 	if !strings.HasPrefix(kctx.Command(), "repl") {
 		var stop context.CancelFunc
 		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
@@ -155,6 +166,9 @@ func (a *App) runCleanups() {
 // isTTY reports whether w is an interactive terminal; progress lines are
 // only drawn there, so piped output stays clean.
 func isTTY(w io.Writer) bool {
+	if p, ok := w.(*pipeWriter); ok {
+		w = p.w
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
@@ -162,3 +176,18 @@ func isTTY(w io.Writer) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
+
+// pipeWriter cancels the command when its reader has gone away.
+type pipeWriter struct {
+	w      io.Writer
+	cancel context.CancelCauseFunc
+}
+
+func (p *pipeWriter) Write(b []byte) (int, error) {
+	n, err := p.w.Write(b)
+	if errors.Is(err, syscall.EPIPE) {
+		p.cancel(fmt.Errorf("output closed: %w", context.Canceled))
+	}
+	return n, err
+}
+

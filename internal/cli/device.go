@@ -10,13 +10,17 @@ import (
 
 func (a *App) adbClient() *adb.Client { return adb.NewClient(a.ADBServer) }
 
+// adbAddr is the adb server address: --adb-server, else the environment
+// variables adb itself reads.
+func (a *App) adbAddr() string { return adb.ServerAddr(a.ADBServer) }
+
 // startSim starts the embedded virtual phone once per process, attached to
 // the adb server, and detaches it when the command ends.
 func (a *App) startSim() (*sim.Sim, error) {
 	if a.sim != nil {
 		return a.sim, nil
 	}
-	s, err := sim.Start(a.Ctx, sim.Options{ADBServer: a.ADBServer, Attach: true})
+	s, err := sim.Start(a.Ctx, sim.Options{ADBServer: a.adbAddr(), Attach: true})
 	if err != nil {
 		return nil, err
 	}
