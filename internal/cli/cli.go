@@ -190,4 +190,3 @@ func (p *pipeWriter) Write(b []byte) (int, error) {
 	}
 	return n, err
 }
-
