@@ -34,30 +34,41 @@ type Globals struct {
 	UseSim    bool   `name:"sim" help:"Start the embedded virtual phone, attach it to the adb server and drive it."`
 	ADBServer string `name:"adb-server" help:"adb server address (default: $ADB_SERVER_SOCKET tcp:HOST:PORT, else 127.0.0.1:$ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037)." placeholder:"HOST:PORT"`
 	Verbose   bool   `short:"v" help:"Log the runtime's debug output to stderr."`
+
+	ShowVersion kong.VersionFlag `name:"version" help:"Print the version and exit."`
 }
 
 // CLI is the whole grammar.
 type CLI struct {
 	Globals
 
-	Version  VersionCmd  `cmd:"" help:"Print the version."`
-	Sim      SimCmd      `cmd:"" help:"Run the virtual phone, attached to the adb server, until Ctrl-C."`
-	Devices  DevicesCmd  `cmd:"" help:"List attached devices with state and model."`
-	Snapshot SnapshotCmd `cmd:"" help:"Capture the screen: current app, size, numbered elements, metrics."`
-	Act      ActCmd      `cmd:"" help:"Normalize and execute one action given as JSON."`
-	Play     PlayCmd     `cmd:"" help:"Run YAML playbooks: progress per step, a summary, reports."`
-	Compile  CompileCmd  `cmd:"" help:"Print the Lua a playbook compiles to."`
-	Lint     LintCmd     `cmd:"" help:"Validate playbooks without a device."`
-	Run      RunCmd      `cmd:"" help:"Run a Lua script against the device."`
-	Repl     ReplCmd     `cmd:"" help:"Interactive Lua REPL against a live device."`
-	Agent    AgentCmd    `cmd:"" help:"Run a task with a model: it looks at the screen and picks one action per step."`
-	Model    ModelCmd    `cmd:"" help:"List, show and choose model profiles."`
-	Script   ScriptCmd   `cmd:"" help:"Run a bash or Lua script in the workspace like the run_script action."`
-	Memory   MemoryCmd   `cmd:"" help:"Search and read the workspace memory (MEMORY.md, memory/*.md)."`
-	Cron     CronCmd     `cmd:"" help:"Manage scheduled jobs: list, add, remove, enable, disable, run."`
-	Skills   SkillsCmd   `cmd:"" help:"List, show, validate and replay skills (learned procedures) without a model."`
-	Gateway  GatewayCmd  `cmd:"" help:"Run the scheduler and heartbeat in the foreground until Ctrl-C (SIGUSR1 reloads config and jobs)."`
+	Version    VersionCmd    `cmd:"" help:"Print the version."`
+	HelpCmd    HelpCmd       `cmd:"" name:"help" help:"Show the help of a command: openpocket help play."`
+	Completion CompletionCmd `cmd:"" help:"Print a shell completion script (bash, zsh or fish)."`
+	Complete   CompleteCmd   `cmd:"" name:"__complete" hidden:"" help:"Completion candidates for the words given (used by the completion scripts)."`
+	Doctor     DoctorCmd     `cmd:"" help:"Check adb, devices, model profiles, config and sandbox; one line each with the fix."`
+	Init       InitCmd       `cmd:"" help:"Write a starting config.json and workspace (asks on a terminal, flags otherwise)."`
+	Sim        SimCmd        `cmd:"" help:"Run the virtual phone, attached to the adb server, until Ctrl-C."`
+	Devices    DevicesCmd    `cmd:"" help:"List attached devices with state and model."`
+	Snapshot   SnapshotCmd   `cmd:"" help:"Capture the screen: current app, size, numbered elements, metrics."`
+	Act        ActCmd        `cmd:"" help:"Normalize and execute one action given as JSON."`
+	Play       PlayCmd       `cmd:"" help:"Run YAML playbooks: progress per step, a summary, reports."`
+	Compile    CompileCmd    `cmd:"" help:"Print the Lua a playbook compiles to."`
+	Lint       LintCmd       `cmd:"" help:"Validate playbooks without a device."`
+	Run        RunCmd        `cmd:"" help:"Run a Lua script against the device."`
+	Repl       ReplCmd       `cmd:"" help:"Interactive Lua REPL against a live device."`
+	Agent      AgentCmd      `cmd:"" help:"Run a task with a model: it looks at the screen and picks one action per step."`
+	Model      ModelCmd      `cmd:"" help:"List, show and choose model profiles."`
+	Script     ScriptCmd     `cmd:"" help:"Run a bash or Lua script in the workspace like the run_script action."`
+	Memory     MemoryCmd     `cmd:"" help:"Search and read the workspace memory (MEMORY.md, memory/*.md)."`
+	Cron       CronCmd       `cmd:"" help:"Manage scheduled jobs: list, add, remove, enable, disable, run."`
+	Skills     SkillsCmd     `cmd:"" help:"List, show, validate and replay skills (learned procedures) without a model."`
+	Sessions   SessionsCmd   `cmd:"" help:"List and show recorded agent sessions."`
+	Gateway    GatewayCmd    `cmd:"" help:"Run the scheduler and heartbeat in the foreground until Ctrl-C (SIGUSR1 reloads config and jobs)."`
 }
+
+// Help is the top-level help's closing text: the exit codes scripts rely on.
+func (c *CLI) Help() string { return exitCodeHelp }
 
 // App carries what commands need, bound once.
 type App struct {
@@ -88,7 +99,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { exit = code }),
-		kong.Vars{"version": Version},
+		kong.Vars{"version": versionLine()},
 	)
 	if err != nil {
 		fmt.Fprintln(stderr, "openpocket:", err)

@@ -18,11 +18,6 @@ type CompileCmd struct {
 	Env  map[string]string `short:"e" help:"Set a playbook param (repeatable): -e KEY=VALUE." placeholder:"KEY=VALUE"`
 }
 
-// Help shows an example.
-func (c *CompileCmd) Help() string {
-	return "Example:\n  openpocket compile flows/login.yaml -e user=bob > login.lua\n\nThe plan without Lua: openpocket play FILE --dry-run."
-}
-
 // Run compiles and prints; errors name file:line:column with a snippet.
 func (c *CompileCmd) Run(app *App) error {
 	res, err := compilePlaybook(app, c.File, playbookParams{values: c.Env})
@@ -37,11 +32,6 @@ func (c *CompileCmd) Run(app *App) error {
 type LintCmd struct {
 	Paths []string          `arg:"" help:"Playbook files or directories." type:"path"`
 	Env   map[string]string `short:"e" help:"Check a playbook param value (repeatable): -e KEY=VALUE. Required params may be left out." placeholder:"KEY=VALUE"`
-}
-
-// Help shows an example.
-func (c *LintCmd) Help() string {
-	return "Example:\n  openpocket lint flows/ -e user=bob\n\nExit 0 when every playbook compiles (its Lua included), 2 otherwise."
 }
 
 // Run compiles every playbook (and the Lua it generates) and reports all

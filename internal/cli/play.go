@@ -33,11 +33,6 @@ type PlayCmd struct {
 	Timeout     time.Duration     `help:"Abort a playbook that runs longer than this (0 = no limit)." default:"0"`
 }
 
-// Help shows examples.
-func (c *PlayCmd) Help() string {
-	return "Examples:\n  openpocket --sim play examples/demo.yaml\n  openpocket play flows/ -e user=bob --include-tags smoke --report junit.xml\n  openpocket play flows/login.yaml --dry-run"
-}
-
 // Run compiles, filters and runs each playbook, prints a summary and
 // exits 0 only if all passed.
 func (c *PlayCmd) Run(app *App) error {

@@ -22,11 +22,6 @@ type RunCmd struct {
 	Timeout time.Duration `help:"Stop the script after this long (0 = no limit)." default:"0s"`
 }
 
-// Help shows examples.
-func (c *RunCmd) Help() string {
-	return "Examples:\n  openpocket --sim run script.lua\n  openpocket run script.lua -- --user bob   (arg[1] = \"--user\")"
-}
-
 // Run executes the script in a sandboxed VM bound to a fresh session. The
 // device is opened on first use, so a script that never touches it runs
 // without one. Registered modules resolve as globals on first use (a

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -79,6 +80,9 @@ func (c *SkillsListCmd) Run(app *App) error {
 		src := e.Source
 		if e.Auto {
 			src += " (auto)"
+		}
+		if len(e.Shadows) > 0 {
+			src += " (shadows " + strings.Join(e.Shadows, ", ") + ")"
 		}
 		run := "-"
 		if e.Runnable {
@@ -262,8 +266,13 @@ func (c *SkillsRunCmd) Run(app *App) error {
 	if r.SessionPath != "" {
 		fmt.Fprintf(app.Stderr, "session: %s\n", r.SessionPath)
 	}
-	if !c.FallbackAgent || se == nil {
-		return FailedError{Msg: "replay failed"}
+	if !c.FallbackAgent || errors.Is(runErr, context.Canceled) {
+		return app.failedRun("replay failed")
+	}
+	if se == nil {
+		// Not a failed check (a bundled skill's script raised, the device
+		// went away mid-step): the model still takes over from here.
+		se = &skills.StepError{Step: res.Passed + 1, Label: "replay", Message: oneLine(runErr.Error())}
 	}
 	done := res.Passed
 	var labels []string
