@@ -54,40 +54,40 @@ func exampleHelp(command string) string {
 	return "Examples:\n  " + strings.Join(ex, "\n  ")
 }
 
-func (c *VersionCmd) Help() string         { return exampleHelp("version") }
-func (c *HelpCmd) Help() string            { return exampleHelp("help") }
-func (c *CompletionCmd) Help() string      { return exampleHelp("completion") }
-func (c *DoctorCmd) Help() string          { return exampleHelp("doctor") + "\n\n" + exitCodeHelp }
-func (c *InitCmd) Help() string            { return exampleHelp("init") }
-func (c *SimCmd) Help() string             { return exampleHelp("sim") }
-func (c *DevicesCmd) Help() string         { return exampleHelp("devices") }
-func (c *SnapshotCmd) Help() string        { return exampleHelp("snapshot") }
-func (c *ActCmd) Help() string             { return exampleHelp("act") }
-func (c *PlayCmd) Help() string            { return exampleHelp("play") }
-func (c *CompileCmd) Help() string         { return exampleHelp("compile") }
-func (c *LintCmd) Help() string            { return exampleHelp("lint") }
-func (c *RunCmd) Help() string             { return exampleHelp("run") }
-func (c *ReplCmd) Help() string            { return exampleHelp("repl") }
-func (c *AgentCmd) Help() string           { return exampleHelp("agent") }
-func (c *ModelListCmd) Help() string       { return exampleHelp("model list") }
-func (c *ModelShowCmd) Help() string       { return exampleHelp("model show") }
-func (c *ModelSetCmd) Help() string        { return exampleHelp("model set") }
-func (c *ScriptRunCmd) Help() string       { return exampleHelp("script run") }
-func (c *MemorySearchCmd) Help() string    { return exampleHelp("memory search") }
-func (c *MemoryGetCmd) Help() string       { return exampleHelp("memory get") }
-func (c *CronListCmd) Help() string        { return exampleHelp("cron list") }
-func (c *CronAddCmd) Help() string         { return exampleHelp("cron add") }
-func (c *CronRemoveCmd) Help() string      { return exampleHelp("cron remove") }
-func (c *CronEnableCmd) Help() string      { return exampleHelp("cron enable") }
-func (c *CronDisableCmd) Help() string     { return exampleHelp("cron disable") }
-func (c *CronRunCmd) Help() string         { return exampleHelp("cron run") }
-func (c *SkillsListCmd) Help() string      { return exampleHelp("skills list") }
-func (c *SkillsShowCmd) Help() string      { return exampleHelp("skills show") }
-func (c *SkillsValidateCmd) Help() string  { return exampleHelp("skills validate") }
-func (c *SkillsRunCmd) Help() string       { return exampleHelp("skills run") }
-func (c *SessionsListCmd) Help() string    { return exampleHelp("sessions list") }
-func (c *SessionsShowCmd) Help() string    { return exampleHelp("sessions show") }
-func (c *GatewayCmd) Help() string         { return exampleHelp("gateway") }
+func (c *VersionCmd) Help() string        { return exampleHelp("version") }
+func (c *HelpCmd) Help() string           { return exampleHelp("help") }
+func (c *CompletionCmd) Help() string     { return exampleHelp("completion") }
+func (c *DoctorCmd) Help() string         { return exampleHelp("doctor") + "\n\n" + exitCodeHelp }
+func (c *InitCmd) Help() string           { return exampleHelp("init") }
+func (c *SimCmd) Help() string            { return exampleHelp("sim") }
+func (c *DevicesCmd) Help() string        { return exampleHelp("devices") }
+func (c *SnapshotCmd) Help() string       { return exampleHelp("snapshot") }
+func (c *ActCmd) Help() string            { return exampleHelp("act") }
+func (c *PlayCmd) Help() string           { return exampleHelp("play") }
+func (c *CompileCmd) Help() string        { return exampleHelp("compile") }
+func (c *LintCmd) Help() string           { return exampleHelp("lint") }
+func (c *RunCmd) Help() string            { return exampleHelp("run") }
+func (c *ReplCmd) Help() string           { return exampleHelp("repl") }
+func (c *AgentCmd) Help() string          { return exampleHelp("agent") }
+func (c *ModelListCmd) Help() string      { return exampleHelp("model list") }
+func (c *ModelShowCmd) Help() string      { return exampleHelp("model show") }
+func (c *ModelSetCmd) Help() string       { return exampleHelp("model set") }
+func (c *ScriptRunCmd) Help() string      { return exampleHelp("script run") }
+func (c *MemorySearchCmd) Help() string   { return exampleHelp("memory search") }
+func (c *MemoryGetCmd) Help() string      { return exampleHelp("memory get") }
+func (c *CronListCmd) Help() string       { return exampleHelp("cron list") }
+func (c *CronAddCmd) Help() string        { return exampleHelp("cron add") }
+func (c *CronRemoveCmd) Help() string     { return exampleHelp("cron remove") }
+func (c *CronEnableCmd) Help() string     { return exampleHelp("cron enable") }
+func (c *CronDisableCmd) Help() string    { return exampleHelp("cron disable") }
+func (c *CronRunCmd) Help() string        { return exampleHelp("cron run") }
+func (c *SkillsListCmd) Help() string     { return exampleHelp("skills list") }
+func (c *SkillsShowCmd) Help() string     { return exampleHelp("skills show") }
+func (c *SkillsValidateCmd) Help() string { return exampleHelp("skills validate") }
+func (c *SkillsRunCmd) Help() string      { return exampleHelp("skills run") }
+func (c *SessionsListCmd) Help() string   { return exampleHelp("sessions list") }
+func (c *SessionsShowCmd) Help() string   { return exampleHelp("sessions show") }
+func (c *GatewayCmd) Help() string        { return exampleHelp("gateway") }
 
 // exitCodeHelp is printed under the top-level help and doctor's.
 var exitCodeHelp = fmt.Sprintf(`Exit codes:
