@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -30,20 +31,28 @@ func (a *App) home() (*workspace.Home, error) {
 	}
 	a.ws = h
 	a.cfg = h.Config()
-	for _, w := range h.Warnings() {
-		fmt.Fprintf(a.Stderr, "warning: %s\n", w)
-	}
+	printConfigWarnings(a.Stderr, h.Warnings())
 	if a.Config != "" {
 		cfg, warns, err := workspace.LoadConfigWarnings(a.Config)
 		if err != nil {
 			return nil, UsageError{err}
 		}
-		for _, w := range warns {
-			fmt.Fprintf(a.Stderr, "warning: %s\n", w)
-		}
+		printConfigWarnings(a.Stderr, warns)
 		a.cfg = cfg
 	}
 	return h, nil
+}
+
+// printConfigWarnings prints config findings: a migrated upstream key is a
+// note (the file loaded as meant), anything else a warning.
+func printConfigWarnings(w io.Writer, warns []workspace.Warning) {
+	for _, cw := range warns {
+		kind := "warning"
+		if strings.HasPrefix(cw.Message, "migrated legacy key") {
+			kind = "note"
+		}
+		fmt.Fprintf(w, "%s: %s\n", kind, cw)
+	}
 }
 
 // config returns the effective configuration.
