@@ -12,6 +12,9 @@ import (
 // `wifi` finds a line that says "Wi-Fi" and `resume` one that says
 // "résumé". Snippets keep the original text.
 func Fold(s string) string {
+	if ascii, plain := asciiFold(s); plain {
+		return ascii
+	}
 	var b strings.Builder
 	b.Grow(len(s))
 	for _, r := range norm.NFD.String(s) {
@@ -32,4 +35,35 @@ func isHyphen(r rune) bool {
 		return true
 	}
 	return false
+}
+
+// asciiFold folds pure ASCII text without Unicode normalization (the
+// common case: most memory lines are ASCII); plain is false for any other
+// text.
+func asciiFold(s string) (string, bool) {
+	changed := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			return "", false
+		}
+		if c == '-' || ('A' <= c && c <= 'Z') {
+			changed = true
+		}
+	}
+	if !changed {
+		return s, true
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '-':
+		case 'A' <= c && c <= 'Z':
+			b = append(b, c+'a'-'A')
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(b), true
 }

@@ -140,10 +140,15 @@ func (e *Executor) Search(query string, maxResults int, minScore float64) (Searc
 		}
 		var fileHits []Hit
 		lines := splitLines(string(data))
+		// Fold each line once; windows overlap (stride < size).
+		folded := make([]string, len(lines))
+		for i, l := range lines {
+			folded[i] = Fold(l)
+		}
 		for start := 0; start < len(lines); start += windowStride {
 			end := min(start+windowLines, len(lines))
 			text := strings.Join(lines[start:end], "\n")
-			score := Score(Fold(text), phrase, tokens)
+			score := Score(strings.Join(folded[start:end], "\n"), phrase, tokens)
 			if score >= minScore && score > 0 {
 				fileHits = append(fileHits, Hit{
 					Path: f.rel, StartLine: start + 1, EndLine: end, Score: score,
