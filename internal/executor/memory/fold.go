@@ -3,12 +3,21 @@ package memory
 import (
 	"strings"
 	"unicode"
-
-	"golang.org/x/text/unicode/norm"
 )
 
+// accentBase maps a precomposed accented Latin letter to its base letter.
+var accentBase = func() map[rune]rune {
+	to := []rune(accentTo)
+	m := make(map[rune]rune, len(to))
+	for i, r := range []rune(accentFrom) {
+		m[r] = to[i]
+	}
+	return m
+}()
+
 // Fold is the form queries and windows are compared in: lowercased,
-// accents removed (café → cafe) and hyphens dropped (Wi-Fi → wifi), so
+// accents removed from Latin letters, precomposed or combining (café →
+// cafe), and hyphens dropped (Wi-Fi → wifi), so
 // `wifi` finds a line that says "Wi-Fi" and `resume` one that says
 // "résumé". Snippets keep the original text.
 func Fold(s string) string {
@@ -17,9 +26,12 @@ func Fold(s string) string {
 	}
 	var b strings.Builder
 	b.Grow(len(s))
-	for _, r := range norm.NFD.String(s) {
+	for _, r := range s {
+		if base, ok := accentBase[r]; ok {
+			r = base
+		}
 		switch {
-		case unicode.Is(unicode.Mn, r): // combining accent
+		case unicode.Is(unicode.Mn, r): // a combining accent (decomposed text)
 		case isHyphen(r):
 		default:
 			b.WriteRune(unicode.ToLower(r))
@@ -37,7 +49,7 @@ func isHyphen(r rune) bool {
 	return false
 }
 
-// asciiFold folds pure ASCII text without Unicode normalization (the
+// asciiFold folds pure ASCII text without the accent table (the
 // common case: most memory lines are ASCII); plain is false for any other
 // text.
 func asciiFold(s string) (string, bool) {

@@ -13,6 +13,8 @@ func TestFold(t *testing.T) {
 		"CAFÉ au lait": "cafe au lait",
 		"e\u2011mail":  "email",
 		"plain":        "plain",
+		"Cafe\u0301":   "cafe", // decomposed: e + combining acute
+		"Ẓoë Ångström": "zoe angstrom",
 	} {
 		if got := Fold(in); got != want {
 			t.Errorf("Fold(%q) = %q, want %q", in, got, want)
