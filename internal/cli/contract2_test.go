@@ -72,6 +72,7 @@ func TestFallbackAgentTakesOverAnyReplayFailure(t *testing.T) {
 
 	code, out, errOut := mainIn(t, home, "--device", s.Serial(), "skills", "run", "toggle-wifi")
 	assert.Equal(t, ExitFailed, code, "without the flag the replay failure is the verdict")
+	assert.Contains(t, errOut, "note: skill toggle-wifi from workspace (skills/toggle-wifi.md) shadows bundled:toggle-wifi.md")
 	assert.Contains(t, errOut, "the switch moved")
 	assert.Empty(t, srv.Requests())
 

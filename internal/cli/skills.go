@@ -215,6 +215,8 @@ type SkillsRunCmd struct {
 	Params        map[string]string `short:"e" name:"param" help:"Parameter NAME=VALUE (repeatable), e.g. -e text_1=hello." placeholder:"NAME=VALUE"`
 	FallbackAgent bool              `name:"fallback-agent" help:"When a step's check fails, hand the rest of the task to the model from the current screen."`
 	Timeout       time.Duration     `help:"Time limit for the whole replay (0: none)." placeholder:"DURATION"`
+
+	shadowNote string // set by resolve when the skill hides a less specific one
 }
 
 // Run replays the skill with zero model calls, printing one line per step
@@ -229,6 +231,9 @@ func (c *SkillsRunCmd) Run(app *App) error {
 	name, task, src, from, err := c.resolve(l)
 	if err != nil {
 		return err
+	}
+	if c.shadowNote != "" {
+		fmt.Fprintln(app.Stderr, c.shadowNote)
 	}
 	if err := skills.Check(from, src); err != nil {
 		return UsageError{err}
@@ -315,6 +320,9 @@ func (c *SkillsRunCmd) resolve(l *skills.Loader) (name, task string, src []byte,
 		return "", "", nil, "", UsageError{err}
 	}
 	task = s.Description
+	if len(s.Shadows) > 0 {
+		c.shadowNote = fmt.Sprintf("note: skill %s from %s (%s) shadows %s", s.Name, s.Source, s.Location, strings.Join(s.Shadows, ", "))
+	}
 	if m, ok := s.Metadata["openpocket"].(map[string]any); ok {
 		if t, ok := m["task"].(string); ok && t != "" {
 			task = t
