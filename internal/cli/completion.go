@@ -48,8 +48,8 @@ const zshCompletion = `#compdef openpocket
 _openpocket() {
     local -a candidates
     candidates=("${(@f)$(openpocket __complete -- "${(@)words[2,CURRENT-1]}" "${words[CURRENT]}" 2>/dev/null)}")
-    compadd -S '' -- "${(@)candidates:#*/}"
-    compadd -- "${(@M)candidates:#*/}"
+    compadd -- "${(@)candidates:#*/}"
+    compadd -S '' -- "${(@M)candidates:#*/}"
 }
 compdef _openpocket openpocket
 `
