@@ -91,3 +91,30 @@ COMP_WORDS=(openpocket play --dry); COMP_CWORD=2; _openpocket; echo "3:${COMPREP
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestZshAndFishCompletion loads the generated scripts in real zsh and
+// fish (make setup installs both) and asks them to complete.
+func TestZshAndFishCompletion(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	env := append(os.Environ(), "PATH="+filepath.Dir(binary)+":"+os.Getenv("PATH"))
+
+	fish := exec.CommandContext(ctx, "fish", "--no-config", "-c",
+		`openpocket completion fish | source; complete -C"openpocket pl"; complete -C"openpocket cron en"; complete -C"openpocket play --dry"`)
+	fish.Env = env
+	out, err := fish.CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Equal(t, "play\nenable\n--dry-run\n", string(out))
+
+	// zsh's completion widgets need a terminal; call the function with
+	// compadd replaced by a printer, which is what it hands candidates to.
+	zsh := exec.CommandContext(ctx, "zsh", "-f", "-c", `compdef() { :; }
+source <(openpocket completion zsh)
+compadd() { [[ $1 == -S ]] && shift 2; [[ $1 == -- ]] && shift; for c in "$@"; do [[ -n $c ]] && print -r -- "$c"; done; }
+words=(openpocket cron en); CURRENT=3; _openpocket
+words=(openpocket pl); CURRENT=2; _openpocket`)
+	zsh.Env = env
+	out, err = zsh.CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Equal(t, "enable\nplay\n", string(out))
+}
