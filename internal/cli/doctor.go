@@ -153,6 +153,9 @@ func (d *doctor) devices(cfg workspace.Config) {
 	}
 	if want == "" && len(devs) > 1 {
 		d.add(false, true, fmt.Sprintf("devices: %d attached and no target chosen", len(devs)), "pass --device SERIAL or set target.device in config.json")
+		for _, dev := range devs {
+			d.add(dev.State == "device", false, fmt.Sprintf("device %s: %s", dev.Serial, dev.State), "")
+		}
 		return
 	}
 	found := false
