@@ -137,13 +137,9 @@ func countCompileFailures(flows []FlowReport) int {
 
 // runPlaybook runs one playbook file without terminal progress (scheduler).
 func (a *App) runPlaybook(ctx context.Context, path string, params map[string]string) (engine.RunResult, error) {
-	src, err := os.ReadFile(path)
+	res, err := compilePlaybook(a, path, playbookParams{values: params})
 	if err != nil {
-		return engine.RunResult{}, UsageError{err}
-	}
-	res, err := playbooks.CompileWithMap(src, playbooks.Options{File: path, Params: params})
-	if err != nil {
-		return engine.RunResult{Message: err.Error()}, UsageError{err}
+		return engine.RunResult{Message: err.Error()}, err
 	}
 	h, err := a.home()
 	if err != nil {
