@@ -113,10 +113,6 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "openpocket: %v\n", err)
 		return ExitUsage
 	}
-	// The first Ctrl-C or SIGTERM cancels the run's context so it stops at
-	// the next cancellation point and finalizes its session; a second one
-	// kills the process the default way. The REPL handles Ctrl-C itself
-	// (it cancels the running statement, not the REPL).
 	// Output piped to a reader that stops early (`| head`) must not kill
 	// the process before its cleanups run (the virtual phone detaches from
 	// the adb server, sessions are finalized): SIGPIPE is caught, and the
@@ -127,6 +123,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	ctx, cancelPipe := context.WithCancelCause(ctx)
 	defer cancelPipe(nil)
 	stdout = &pipeWriter{w: stdout, cancel: cancelPipe}
+	// The first Ctrl-C or SIGTERM cancels the run's context so it stops at
+	// the next cancellation point and finalizes its session; a second one
+	// kills the process the default way. The REPL handles Ctrl-C itself
+	// (it cancels the running statement, not the REPL).
 	if !strings.HasPrefix(kctx.Command(), "repl") {
 		var stop context.CancelFunc
 		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
