@@ -13,8 +13,8 @@ TESTFLAGS ?= -count=1 -timeout 20m -p 2
 
 all: build
 
-## setup: install the adb server (Debian package `adb`) and, for the completion
-## tests, zsh and fish when they are missing
+## setup: install the adb server (Debian package `adb`) and, for the tests,
+## zsh, fish and bubblewrap when they are missing
 setup:
 	@if command -v adb >/dev/null 2>&1; then \
 		echo "adb: $$(command -v adb)"; \
@@ -26,14 +26,15 @@ setup:
 		exit 1; \
 	fi
 	@adb start-server >/dev/null 2>&1 || adb start-server
-	@# zsh and fish: the completion tests source the generated scripts in them.
-	@if command -v zsh >/dev/null 2>&1 && command -v fish >/dev/null 2>&1; then \
-		echo "zsh, fish: $$(command -v zsh) $$(command -v fish)"; \
+	@# zsh and fish: the completion tests source the generated scripts in them;
+	@# bubblewrap: the sandbox doctor checks (its all-green test needs it).
+	@if command -v zsh >/dev/null 2>&1 && command -v fish >/dev/null 2>&1 && command -v bwrap >/dev/null 2>&1; then \
+		echo "zsh, fish, bwrap: $$(command -v zsh) $$(command -v fish) $$(command -v bwrap)"; \
 	elif command -v apt-get >/dev/null 2>&1; then \
-		echo "installing zsh and fish (apt-get install -y zsh fish)"; \
-		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zsh fish; \
+		echo "installing zsh, fish and bubblewrap (apt-get install -y zsh fish bubblewrap)"; \
+		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zsh fish bubblewrap; \
 	else \
-		echo "zsh and fish are not installed and apt-get is unavailable: install them for the completion tests" >&2; \
+		echo "zsh, fish or bubblewrap is missing and apt-get is unavailable: install them for the tests" >&2; \
 		exit 1; \
 	fi
 
