@@ -259,9 +259,20 @@ func (d *doctor) models(cfg workspace.Config, only string) {
 // sandbox reports the OS confinement host processes run under; the
 // default run (playbooks, agent without scripts) does not need it.
 func (d *doctor) sandbox() {
-	if bin, err := exec.LookPath("bwrap"); err == nil {
-		d.add(true, false, "sandbox: bubblewrap at "+bin, "")
+	bin, err := exec.LookPath("bwrap")
+	if err != nil {
+		d.add(false, false, "sandbox: bubblewrap (bwrap) not found; run_script and exec cannot be confined", "apt-get install bubblewrap")
 		return
 	}
-	d.add(false, false, "sandbox: bubblewrap (bwrap) not found; run_script and exec cannot be confined", "apt-get install bubblewrap")
+	// Installed is not enough: user namespaces may be off (containers,
+	// hardened kernels). Start an empty sandbox to know.
+	ctx, cancel := context.WithTimeout(d.app.Ctx, 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-all", "--", "true").CombinedOutput()
+	if err != nil {
+		d.add(false, false, fmt.Sprintf("sandbox: %s cannot start a sandbox here: %s", bin, oneLine(strings.TrimSpace(string(out))+" "+err.Error())),
+			"enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1)")
+		return
+	}
+	d.add(true, false, "sandbox: bubblewrap at "+bin+" starts a sandbox", "")
 }
