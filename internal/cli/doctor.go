@@ -68,7 +68,7 @@ func (c *DoctorCmd) Run(app *App) error {
 		}
 		line := mark + " " + ch.what
 		if !ch.ok && ch.fix != "" {
-			line += "\n    fix: " + ch.fix
+			line += " — fix: " + ch.fix
 		}
 		fmt.Fprintln(app.Stdout, line)
 	}
