@@ -39,26 +39,30 @@ func (h *humanHandler) Handle(_ context.Context, r slog.Record) error {
 		t = time.Now()
 	}
 	fmt.Fprintf(&b, "%s %-5s %s", t.Format("15:04:05.000"), r.Level.String(), r.Message)
-	write := func(a slog.Attr) bool {
-		if a.Key == "source" && a.Value.String() == "lua" {
-			return true
-		}
-		key := a.Key
-		if h.group != "" {
-			key = h.group + "." + key
-		}
-		fmt.Fprintf(&b, " %s=%s", key, quoteIfNeeded(a.Value.Resolve().String()))
+	for _, a := range h.attrs { // keys already carry the group they were added under
+		writeAttr(&b, "", a)
+	}
+	r.Attrs(func(a slog.Attr) bool {
+		writeAttr(&b, h.group, a)
 		return true
-	}
-	for _, a := range h.attrs {
-		write(a)
-	}
-	r.Attrs(write)
+	})
 	b.WriteByte('\n')
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	_, err := io.WriteString(h.w, b.String())
 	return err
+}
+
+// writeAttr appends " key=value", the key under group (dotted).
+func writeAttr(b *strings.Builder, group string, a slog.Attr) {
+	if a.Key == "source" && a.Value.String() == "lua" {
+		return
+	}
+	key := a.Key
+	if group != "" {
+		key = group + "." + key
+	}
+	fmt.Fprintf(b, " %s=%s", key, quoteIfNeeded(a.Value.Resolve().String()))
 }
 
 func quoteIfNeeded(s string) string {
@@ -70,7 +74,13 @@ func quoteIfNeeded(s string) string {
 
 func (h *humanHandler) WithAttrs(as []slog.Attr) slog.Handler {
 	c := *h
-	c.attrs = append(append([]slog.Attr{}, h.attrs...), as...)
+	c.attrs = append([]slog.Attr{}, h.attrs...)
+	for _, a := range as {
+		if h.group != "" {
+			a.Key = h.group + "." + a.Key
+		}
+		c.attrs = append(c.attrs, a)
+	}
 	return &c
 }
 
