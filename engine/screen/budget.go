@@ -42,7 +42,7 @@ func (s *selector) budget() Selection {
 	for _, c := range live {
 		cost := c.line
 		g := groupOf(c)
-		h := WindowHeader(c.win.kind.String())
+		h := WindowHeader(c.win.name())
 		if h != "" && !headers[g] {
 			cost += len(h) + 1
 		}
@@ -136,7 +136,7 @@ func (s *selector) element(c *cand, id string) UIElement {
 		Scrollable:   n.Scrollable,
 		Selected:     n.Selected,
 		Editable:     editable(n),
-		Window:       c.win.kind.String(),
+		Window:       c.win.name(),
 		Context:      c.context,
 	}
 	for _, w := range c.merged {

@@ -153,36 +153,38 @@ func interactive(n *Node) bool {
 // isTarget reports an enabled interactive node.
 func isTarget(n *Node) bool { return n.Enabled && interactive(n) }
 
-// captionFor finds the caption of an unlabeled target among the siblings
-// of the node or of its non-target ancestors (two levels up): a labelled,
-// non-target node directly below the icon (launcher and bank menus), or
-// beside it in the same row (a head unit's toggle and its name). It returns
-// the caption node, or nil.
+// captionFor finds the caption of an unlabeled target: the one labelled,
+// non-interactive sibling of the node (or of one of its two nearest
+// non-interactive ancestors) in a container that pairs an icon with its
+// name — directly below the icon (launcher and bank menus) or beside it in
+// the same row (a head unit's toggle and its name). A container holding
+// several texts is a layout, not a pair, and lends no caption (a toolbar
+// title is not its icons' name). It returns the caption node, or nil.
 func captionFor(n *Node, taken map[*Node]bool) *Node {
 	box := n.Bounds
 	tol := max(min(box.Width(), box.Height()), 24)
-	var best *Node
-	bestRank, bestGap := notAdjacent, 1<<30
 	cur := n
 	for up := 0; up < 3 && cur.Parent != nil && !cur.Parent.IsRoot(); up++ {
+		var only *Node
+		labelled := 0
 		for _, s := range cur.Parent.Children {
-			if s == cur || !s.Visible() || interactive(s) || !s.Enabled || taken[s] {
+			if s == cur || !s.Visible() {
 				continue
 			}
-			sl := s.Bounds
-			if (nodeText(s) == "" && nodeDesc(s) == "") || containsRect(sl, box) {
-				continue
-			}
-			rank, gap := captionPlace(box, sl, tol)
-			if rank == notAdjacent {
-				continue
-			}
-			if rank < bestRank || (rank == bestRank && gap < bestGap) {
-				best, bestRank, bestGap = s, rank, gap
+			if hasLabelledNode(s) {
+				labelled++
+				only = s
 			}
 		}
-		if best != nil {
-			return best
+		if labelled > 1 {
+			return nil
+		}
+		if labelled == 1 && !interactive(only) && only.Enabled && !taken[only] &&
+			(nodeText(only) != "" || nodeDesc(only) != "") && !containsRect(only.Bounds, box) {
+			if rank, _ := captionPlace(box, only.Bounds, tol); rank != notAdjacent {
+				return only
+			}
+			return nil
 		}
 		cur = cur.Parent
 		if interactive(cur) {
@@ -192,9 +194,21 @@ func captionFor(n *Node, taken map[*Node]bool) *Node {
 	return nil
 }
 
-// captionPlace ranks where a caption lies relative to an icon: 0 below, 1
-// right, 2 left, 99 not adjacent (text above an icon is a heading more
-// often than its name); gap is the distance in pixels.
+// hasLabelledNode reports a visible node with text or a description in the
+// subtree.
+func hasLabelledNode(r *Node) bool {
+	found := false
+	r.Walk(func(n *Node) bool {
+		found = found || (n.Visible() && (nodeText(n) != "" || nodeDesc(n) != ""))
+		return !found
+	})
+	return found
+}
+
+// captionPlace ranks where a caption lies relative to an icon: 0 below
+// (within the icon's size), 1 right or 2 left in the same row (any gap: the
+// container pairs them), notAdjacent otherwise (text above an icon is a
+// heading more often than its name); gap is the distance in pixels.
 func captionPlace(icon, c Rect, tol int) (rank, gap int) {
 	hOverlap := min(icon.Right, c.Right) - max(icon.Left, c.Left)
 	vOverlap := min(icon.Bottom, c.Bottom) - max(icon.Top, c.Top)
@@ -203,9 +217,9 @@ func captionPlace(icon, c Rect, tol int) (rank, gap int) {
 	switch {
 	case c.Top >= icon.Bottom-tol/4 && c.Top-icon.Bottom <= tol && hOverlap > 0 && cx >= icon.Left-tol && cx <= icon.Right+tol:
 		return 0, c.Top - icon.Bottom
-	case c.Left >= icon.Right-tol/4 && c.Left-icon.Right <= tol*2 && vOverlap > 0 && cy >= icon.Top-tol/2 && cy <= icon.Bottom+tol/2:
+	case c.Left >= icon.Right-tol/4 && vOverlap > 0 && cy >= icon.Top-tol/2 && cy <= icon.Bottom+tol/2:
 		return 1, c.Left - icon.Right
-	case c.Right <= icon.Left+tol/4 && icon.Left-c.Right <= tol*2 && vOverlap > 0 && cy >= icon.Top-tol/2 && cy <= icon.Bottom+tol/2:
+	case c.Right <= icon.Left+tol/4 && vOverlap > 0 && cy >= icon.Top-tol/2 && cy <= icon.Bottom+tol/2:
 		return 2, icon.Left - c.Right
 	}
 	return notAdjacent, 0

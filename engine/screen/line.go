@@ -56,6 +56,8 @@ func WindowHeader(window string) string {
 		return ""
 	case "system":
 		return "[system bars]"
+	case "behind":
+		return "[window behind]"
 	}
 	return "[" + window + "]"
 }

@@ -101,15 +101,15 @@ func (s *selector) consider(w *window, n *Node, vis Rect, outer *cand, list *Nod
 	if own == "" {
 		own = desc
 	}
-	target := isTarget(n)
+	target := isTarget(n) || (w.focusOnly && n.Enabled && n.Focusable)
 	if target && own == "" && !editable(n) && !n.Scrollable && s.surface(vis) {
 		target = false // a clickable background, not a control
 	}
 	if !target && !n.Scrollable && (own == "" || outer != nil) {
 		return nil // unlabeled, or text its target already reads
 	}
-	if !target && n.Scrollable && own == "" && s.surface(vis) && n.Parent != nil && n.Parent.IsRoot() {
-		return nil
+	if !target && own == "" && n.ResourceID == "" {
+		return nil // a scrollable nothing names
 	}
 	c := &cand{n: n, win: w, vis: vis, order: s.order, target: target, label: own, list: list, outer: outer}
 	if target && own == "" {
@@ -213,20 +213,26 @@ func (s *selector) foldKeyboard() {
 	}
 }
 
-// disambiguate gives elements sharing one label the text of their row.
+// disambiguate gives elements of one window sharing one label the text of
+// their row.
 func (s *selector) disambiguate() {
-	byLabel := map[string][]*cand{}
+	type key struct {
+		w     *window
+		label string
+	}
+	same := map[key][]*cand{}
 	for _, c := range s.cands {
 		if c.target && !c.drop && c.label != "" {
-			byLabel[c.label] = append(byLabel[c.label], c)
+			k := key{c.win, c.label}
+			same[k] = append(same[k], c)
 		}
 	}
-	for label, cs := range byLabel {
+	for k, cs := range same {
 		if len(cs) < 2 {
 			continue
 		}
 		for _, c := range cs {
-			c.context = rowContext(c.n, label)
+			c.context = rowContext(c.n, k.label)
 		}
 	}
 }
@@ -277,8 +283,10 @@ func readingLess(a, b *cand) bool {
 // tierOf is the budget priority: what a person needs most comes first.
 func tierOf(c *cand) int {
 	switch {
+	case c.win.kind == kindSystem && c.target:
+		return 4 // navigation buttons, notification actions
 	case c.win.kind == kindSystem:
-		return 5
+		return 5 // clock, battery, notification icons
 	case c.target && (c.n.Focused || editable(c.n)):
 		return 0
 	case c.target && c.win.kind == kindIME:

@@ -44,7 +44,8 @@ type UIElement struct {
 	// Editable marks a text field (its label is the hint when it is empty).
 	Editable bool `json:"editable,omitempty"`
 	// Window is the kind of window the element lies in when it is not the
-	// focused app window: "dialog", "keyboard" or "system".
+	// focused app window: "dialog", "keyboard", "system" or "behind" (an
+	// app window under the focused one).
 	Window string `json:"window,omitempty"`
 	// Context names the row an element belongs to when several elements
 	// share one label (five "Add to favorites" toggles: whose is whose).

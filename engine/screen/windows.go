@@ -32,6 +32,12 @@ type window struct {
 	root  *Node
 	kind  windowKind
 	order int  // position in the dump
+	layer int  // z-order: a window hides the parts of lower layers it covers
+	// behind marks an app window below the focused one (not a dialog).
+	behind bool
+	// focusOnly marks a window driven by focus, not touch: nothing in it
+	// is clickable (TV menus), so focusable nodes are its controls.
+	focusOnly bool
 	cover Rect // what the window hides of the windows below it
 }
 
@@ -78,10 +84,20 @@ func classifyWindows(root *Node, screen Rect) []*window {
 	}
 	wins := make([]*window, 0, len(roots))
 	mainIdx, mainFocused, mainArea := -1, false, -1
+	mainOver := false // a full-screen system window is the main one
+	screenArea := float64(screen.Area())
 	for i, r := range roots {
-		w := &window{root: r, order: i, cover: r.Bounds.Intersect(screen)}
+		w := &window{root: r, order: i, cover: r.Bounds.Intersect(screen), focusOnly: !anyClickable(r)}
 		pkg := windowPackage(r)
+		full := screenArea > 0 && float64(w.cover.Area()) >= fullscreenRatio*screenArea
 		switch {
+		case pkg == "com.android.systemui" && full && hasTarget(r):
+			// The keyguard or the notification shade: the screen the
+			// person deals with, above every app.
+			w.kind = kindApp
+			if !mainOver {
+				mainIdx, mainFocused, mainOver = i, true, true
+			}
 		case pkg == "com.android.systemui":
 			w.kind = kindSystem
 		case isIMEPackage(pkg) || strings.HasPrefix(r.Class, "android.inputmethodservice."):
@@ -89,24 +105,71 @@ func classifyWindows(root *Node, screen Rect) []*window {
 		default:
 			w.kind = kindDialog
 			focused, area := hasFocus(r), w.cover.Area()
+			if mainOver {
+				break
+			}
 			if mainIdx < 0 || (focused && !mainFocused) || (focused == mainFocused && area > mainArea) {
 				mainIdx, mainFocused, mainArea = i, focused, area
 			}
 		}
 		wins = append(wins, w)
 	}
+	for i, w := range wins {
+		if w.kind == kindApp && i != mainIdx {
+			w.kind = kindDialog
+		}
+	}
 	if mainIdx >= 0 {
 		wins[mainIdx].kind = kindApp
 	}
+	// The window holding input focus is the top app window (a TV overlay
+	// over the launcher); without focus, dialogs and popups lie above the
+	// largest window. The keyboard lies above apps, the system bars above
+	// all.
+	for _, w := range wins {
+		switch w.kind {
+		case kindApp:
+			w.layer = 1
+			if mainFocused {
+				w.layer = 2
+			}
+		case kindDialog:
+			w.layer = 2
+			if mainFocused {
+				w.layer, w.behind = 1, true
+			}
+		default:
+			w.layer = int(w.kind) + 1
+		}
+	}
 	// A full-screen keyboard or system window is mostly transparent: it
 	// hides only what its content covers.
-	screenArea := float64(screen.Area())
 	for _, w := range wins {
 		if w.kind >= kindIME && screenArea > 0 && float64(w.cover.Area()) >= fullscreenRatio*screenArea {
 			w.cover = contentRect(w.root).Intersect(screen)
 		}
 	}
 	return wins
+}
+
+// anyClickable reports a clickable node in the subtree.
+func anyClickable(r *Node) bool {
+	found := false
+	r.Walk(func(n *Node) bool {
+		found = found || n.Clickable
+		return !found
+	})
+	return found
+}
+
+// hasTarget reports an enabled interactive node in the subtree.
+func hasTarget(r *Node) bool {
+	found := false
+	r.Walk(func(n *Node) bool {
+		found = found || isTarget(n)
+		return !found
+	})
+	return found
 }
 
 // hasFocus reports a focused node in the subtree.
@@ -131,11 +194,19 @@ func contentRect(r *Node) Rect {
 	return u
 }
 
+// name is the UIElement.Window of the window's elements.
+func (w *window) name() string {
+	if w.behind {
+		return "behind"
+	}
+	return w.kind.String()
+}
+
 // coveredBy returns the window drawn above w whose visible area holds p, or
 // nil.
 func coveredBy(wins []*window, w *window, p Point) *window {
 	for _, o := range wins {
-		if o != w && o.kind > w.kind && o.cover.Contains(p) {
+		if o != w && o.layer > w.layer && o.cover.Contains(p) {
 			return o
 		}
 	}
