@@ -31,14 +31,14 @@ func (k windowKind) String() string {
 type window struct {
 	root  *Node
 	kind  windowKind
-	order int  // position in the dump
-	layer int  // z-order: a window hides the parts of lower layers it covers
+	order int // position in the dump
+	layer int // z-order: a window hides the parts of lower layers it covers
 	// behind marks an app window below the focused one (not a dialog).
 	behind bool
 	// focusOnly marks a window driven by focus, not touch: nothing in it
 	// is clickable (TV menus), so focusable nodes are its controls.
 	focusOnly bool
-	cover Rect // what the window hides of the windows below it
+	cover     Rect // what the window hides of the windows below it
 }
 
 // imePackages are input methods whose package name does not say so.
