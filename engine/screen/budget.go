@@ -71,11 +71,11 @@ func (s *selector) budget() Selection {
 		out[i] = s.element(c, strconv.Itoa(i+1))
 	}
 	for _, l := range listOrder {
-		notes = append(notes, fmt.Sprintf("+%d more rows in list %s; scroll to see", cutList[l], listName(l)))
+		notes = append(notes, fmt.Sprintf("+%d more %s in list %s; scroll to see", cutList[l], plural(cutList[l], "row"), listName(l)))
 	}
 	for k := kindApp; k <= kindSystem; k++ {
 		if n := cutWin[k]; n > 0 {
-			notes = append(notes, fmt.Sprintf("+%d more elements in the %s not listed (element budget)", n, windowWords[k]))
+			notes = append(notes, fmt.Sprintf("+%d more %s in the %s not listed (element budget)", n, plural(n, "element"), windowWords[k]))
 		}
 	}
 	return Selection{Elements: out, Notes: notes}
@@ -91,10 +91,10 @@ func (s *selector) preNotes() []string {
 		notes = append(notes, KeyboardNote)
 	}
 	if n := s.covered[kindIME]; n > 0 {
-		notes = append(notes, fmt.Sprintf("%d app elements hidden under the keyboard (back closes it)", n))
+		notes = append(notes, fmt.Sprintf("%d app %s hidden under the keyboard (back closes it)", n, plural(n, "element")))
 	}
 	if n := s.covered[kindSystem]; n > 0 {
-		notes = append(notes, fmt.Sprintf("%d app elements hidden under a system window", n))
+		notes = append(notes, fmt.Sprintf("%d app %s hidden under a system window", n, plural(n, "element")))
 	}
 	return notes
 }
@@ -149,4 +149,11 @@ func (s *selector) element(c *cand, id string) UIElement {
 		}
 	}
 	return e
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }

@@ -179,8 +179,11 @@ func captionFor(n *Node, taken map[*Node]bool) *Node {
 		if labelled > 1 {
 			return nil
 		}
-		if labelled == 1 && !interactive(only) && only.Enabled && !taken[only] &&
-			(nodeText(only) != "" || nodeDesc(only) != "") && !containsRect(only.Bounds, box) {
+		if labelled == 1 {
+			// The one text of this container is the caption, or there is none.
+			if interactive(only) || !only.Enabled || taken[only] || (nodeText(only) == "" && nodeDesc(only) == "") || containsRect(only.Bounds, box) {
+				return nil
+			}
 			if rank, _ := captionPlace(box, only.Bounds, tol); rank != notAdjacent {
 				return only
 			}
