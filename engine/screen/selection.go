@@ -125,6 +125,12 @@ func (s *selector) consider(w *window, n *Node, vis Rect, outer *cand, list *Nod
 	return c
 }
 
+// tinyTarget is the side below which a target inside another target is
+// part of it, not a control of its own (well under any touch-target size).
+const tinyTarget = 40
+
+func tiny(r Rect) bool { return r.Width() < tinyTarget && r.Height() < tinyTarget }
+
 // surface reports an area covering most of the screen.
 func (s *selector) surface(vis Rect) bool {
 	sa := float64(s.screen.Area())
@@ -135,7 +141,9 @@ func (s *selector) surface(vis Rect) bool {
 // same bounds (a clickable FrameLayout around its Button): one control,
 // one element, with the inner node's class and the outer's label when the
 // inner has none. A switch that is not clickable itself inside a clickable
-// row (Settings) is folded into the row, which takes its checked state.
+// row (Settings) is folded into the row, which takes its checked state, and
+// a tiny target inside a labelled one (a launcher folder's 26-px previews)
+// is part of it.
 func (s *selector) mergeWrappers() {
 	for _, c := range s.cands {
 		o := c.outer
@@ -148,6 +156,10 @@ func (s *selector) mergeWrappers() {
 		if c.n.Checkable && !c.n.Clickable && o.n.Clickable && !o.n.Checkable {
 			c.drop = true
 			o.merged = append(o.merged, c.n)
+			continue
+		}
+		if tiny(c.vis) && o.label != "" {
+			c.drop = true // a folder's preview thumbnail: the folder is the control
 			continue
 		}
 		if o.vis != c.vis {

@@ -122,6 +122,9 @@ func classifyWindows(root *Node, screen Rect) []*window {
 	if mainIdx >= 0 {
 		wins[mainIdx].kind = kindApp
 	}
+	for _, w := range wins {
+		w.focusOnly = w.focusOnly && w.kind <= kindDialog // status bars are not TV menus
+	}
 	// The window holding input focus is the top app window (a TV overlay
 	// over the launcher); without focus, dialogs and popups lie above the
 	// largest window. The keyboard lies above apps, the system bars above
