@@ -52,6 +52,7 @@ func Select(root *Node, o ElementOptions) Selection {
 	}
 	s.mergeWrappers()
 	s.labelFromCaptions()
+	s.dropEchoes()
 	s.dropCovered()
 	s.foldKeyboard()
 	s.disambiguate()
@@ -191,6 +192,25 @@ func (s *selector) labelFromCaptions() {
 		}
 		if cc := s.byNode[cap]; cc != nil && !cc.target {
 			cc.drop = true
+		}
+	}
+}
+
+// dropEchoes drops a text that only repeats the label of a control beside
+// it (the "To" caption of a field whose hint is "To").
+func (s *selector) dropEchoes() {
+	labels := map[*Node]map[string]bool{}
+	for _, c := range s.cands {
+		if c.target && !c.drop && c.label != "" && c.n.Parent != nil {
+			if labels[c.n.Parent] == nil {
+				labels[c.n.Parent] = map[string]bool{}
+			}
+			labels[c.n.Parent][c.label] = true
+		}
+	}
+	for _, c := range s.cands {
+		if !c.target && !c.drop && c.n.Parent != nil && labels[c.n.Parent][c.label] {
+			c.drop = true
 		}
 	}
 }
