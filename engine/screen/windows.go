@@ -124,35 +124,34 @@ func classifyWindows(root *Node, screen Rect) []*window {
 	}
 	for _, w := range wins {
 		w.focusOnly = w.focusOnly && w.kind <= kindDialog // status bars are not TV menus
-	}
-	// The window holding input focus is the top app window (a TV overlay
-	// over the launcher); without focus, dialogs and popups lie above the
-	// largest window. The keyboard lies above apps, the system bars above
-	// all.
-	for _, w := range wins {
-		switch w.kind {
-		case kindApp:
-			w.layer = 1
-			if mainFocused {
-				w.layer = 2
-			}
-		case kindDialog:
-			w.layer = 2
-			if mainFocused {
-				w.layer, w.behind = 1, true
-			}
-		default:
-			w.layer = int(w.kind) + 1
-		}
-	}
-	// A full-screen keyboard or system window is mostly transparent: it
-	// hides only what its content covers.
-	for _, w := range wins {
+		w.layer, w.behind = layerOf(w.kind, mainFocused)
+		// A full-screen keyboard or system window is mostly transparent:
+		// it hides only what its content covers.
 		if w.kind >= kindIME && screenArea > 0 && float64(w.cover.Area()) >= fullscreenRatio*screenArea {
 			w.cover = contentRect(w.root).Intersect(screen)
 		}
 	}
 	return wins
+}
+
+// layerOf places a window in z. The window holding input focus is the top
+// app window (a TV overlay over the launcher: the others are behind it);
+// without focus, dialogs and popups lie above the largest window. The
+// keyboard lies above apps, the system bars above all.
+func layerOf(k windowKind, mainFocused bool) (layer int, behind bool) {
+	switch k {
+	case kindApp:
+		if mainFocused {
+			return 2, false
+		}
+		return 1, false
+	case kindDialog:
+		if mainFocused {
+			return 1, true
+		}
+		return 2, false
+	}
+	return int(k) + 1, false
 }
 
 // anyClickable reports a clickable node in the subtree.
