@@ -21,7 +21,9 @@ const fullscreenRatio = 0.85
 type ElementOptions struct {
 	Width, Height  int
 	ScaleX, ScaleY float64
-	// Budget is the size of the element block in characters
+	// Budget is the size of the element block in characters: element
+	// lines, window headers and the notes known before cutting (keyboard,
+	// hidden elements); the notes saying what was cut come on top
 	// (DefaultElementBudget when 0).
 	Budget int
 	// MaxElements, when set, also caps the number of elements.
