@@ -1,8 +1,6 @@
 package screen
 
-import (
-	"strconv"
-)
+import "strconv"
 
 // KeyboardNote is the one line that stands for a folded soft keyboard.
 const KeyboardNote = "keyboard shown: type with type_text"
@@ -103,7 +101,11 @@ func (s *selector) consider(w *window, n *Node, vis Rect, outer *cand, list *Nod
 		own = desc
 	}
 	target := isTarget(n) || (w.focusOnly && n.Enabled && n.Focusable)
-	if target && own == "" && !editable(n) && !n.Scrollable && s.surface(vis) {
+	switch {
+	case editable(n):
+	case n.Scrollable:
+		target = false // a list holds controls and text; it reads none of them
+	case target && own == "" && s.surface(vis):
 		target = false // a clickable background, not a control
 	}
 	if !target && !n.Scrollable && (own == "" || outer != nil) {
