@@ -6,9 +6,10 @@ import (
 )
 
 // DefaultElementBudget is the size in characters of the element block the
-// model reads (element lines, window headers and notes): about what 28
-// typical element lines take, so a dense screen keeps more short labels
-// and a screen of long labels fewer.
+// model reads (element lines, window headers and notes): 28 element lines
+// of the average length over the test screens (103 characters) plus room
+// for headers and notes, so a dense screen keeps more short labels and a
+// screen of long labels fewer.
 const DefaultElementBudget = 3200
 
 // fullscreenRatio is the share of the screen an unlabelled node must cover
