@@ -97,6 +97,7 @@ type Snapshot struct {
 	ScaledHeight      int             `json:"scaledHeight"`
 	InstalledPackages []string        `json:"installedPackages,omitempty"`
 	UIElements        []UIElement     `json:"uiElements"`
+	UINotes           []string        `json:"uiNotes,omitempty"` // what the model reads after the elements (Selection.Notes)
 	CaptureMetrics    *CaptureMetrics `json:"captureMetrics,omitempty"`
 	SecureSurface     bool            `json:"secureSurface,omitempty"`
 	Tree              *Node           `json:"-"`
@@ -104,9 +105,4 @@ type Snapshot struct {
 	// (ContentHash); it decides state_delta changed and is never persisted.
 	ContentHash      string `json:"-"`
 	ScaledScreenshot []byte `json:"-"`
-
-	// UINotes are the lines the model reads after the element list: the
-	// folded keyboard, elements hidden under another window, what the
-	// budget cut (Selection.Notes).
-	UINotes []string `json:"uiNotes,omitempty"`
 }
