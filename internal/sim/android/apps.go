@@ -266,9 +266,14 @@ func (p *Phone) buildTreeLocked() *screenTree {
 	}
 	b.dx, b.dy = 0, 0
 	b.pkg = PkgSystemUI
+	if ime := b.imeWindow(); ime != nil {
+		tree.windows = append(tree.windows, ime)
+	}
+	b.pkg = PkgSystemUI
 	tree.windows = append(tree.windows,
 		&window{title: "StatusBar", pkg: PkgSystemUI, root: b.statusBar()},
 		&window{title: "NavigationBar0", pkg: PkgSystemUI, root: b.navBar()})
+	tree.windows = append(tree.windows, b.systemOverlays()...)
 	screen := image.Rect(0, 0, w, h)
 	for _, win := range tree.windows {
 		win.root.clip(screen)
@@ -598,7 +603,9 @@ func (b *builder) statusBar() *view {
 		wifi.desc, wifi.look.bg = "Wi-Fi signal full.", colWhite
 		root.add(wifi)
 	}
-	return root.add(clock, battery)
+	root.add(clock, battery)
+	b.notificationIcons(root)
+	return root
 }
 
 func (b *builder) navBar() *view {
