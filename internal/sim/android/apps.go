@@ -314,6 +314,9 @@ func (b *builder) activityView(a *activity) *view {
 	case PkgContacts + "/.ContactDetailActivity":
 		return b.contactDetail(a.contact)
 	}
+	if v := b.showcaseView(a); v != nil {
+		return v
+	}
 	return b.root(colPage)
 }
 
@@ -339,6 +342,7 @@ func (b *builder) launcher() *view {
 		name.look.fg, name.look.center = colWhite, true
 		root.add(cell.add(icon, name))
 	}
+	b.launcherExtras(root, top+cellH)
 	return root
 }
 

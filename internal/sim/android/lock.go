@@ -26,6 +26,8 @@ type extState struct {
 	softKeyboard  bool // an IME window shows while a field is focused (on)
 	shadeOpen     bool // the notification shade is pulled down
 	notifications []notification
+	chatSent      map[string][]string // Chat: conversation name → sent messages
+	openFolder    string              // Launcher: the open folder's name
 
 	clipboardDenied bool            // `cmd clipboard get text` prints null
 	secureScreens   map[string]bool // FLAG_SECURE per activity component

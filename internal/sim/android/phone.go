@@ -333,6 +333,7 @@ func (p *Phone) bringToFrontLocked(i int) {
 func (p *Phone) goHomeLocked() {
 	p.bringToFrontLocked(p.findTaskLocked(PkgLauncher))
 	p.st.focused = ""
+	p.st.ext.openFolder = ""
 	p.changed()
 }
 
@@ -413,6 +414,9 @@ func (p *Phone) replaceTopLocked(act *activity) {
 // backLocked handles KEYCODE_BACK: dialogs first, then the activity stack;
 // leaving the root of a task returns to the launcher.
 func (p *Phone) backLocked() {
+	if p.closeFolderLocked() {
+		return
+	}
 	front := p.frontLocked()
 	if front.pkg == PkgLauncher && len(front.acts) == 1 {
 		return
