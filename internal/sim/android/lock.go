@@ -23,7 +23,7 @@ type extState struct {
 	wrongPIN   bool
 	unlockTrys int
 
-	softKeyboard  bool // an IME window shows while a field is focused (on)
+	softKeyboard  bool // an IME window shows while a field is focused (SetSoftKeyboard)
 	shadeOpen     bool // the notification shade is pulled down
 	notifications []notification
 	chatSent      map[string][]string // Chat: conversation name → sent messages
@@ -35,7 +35,7 @@ type extState struct {
 }
 
 func newExtState() extState {
-	return extState{sdk: 34, softKeyboard: true, secureScreens: map[string]bool{}}
+	return extState{sdk: 34, secureScreens: map[string]bool{}}
 }
 
 // FocusStyle selects how the activity and window dumps name the app in
