@@ -273,7 +273,7 @@ func (p *Phone) buildTreeLocked() *screenTree {
 	tree.windows = append(tree.windows,
 		&window{title: "StatusBar", pkg: PkgSystemUI, root: b.statusBar()},
 		&window{title: "NavigationBar0", pkg: PkgSystemUI, root: b.navBar()})
-	tree.windows = append(tree.windows, b.systemOverlays()...)
+	tree.windows = b.withOverlays(tree.windows)
 	screen := image.Rect(0, 0, w, h)
 	for _, win := range tree.windows {
 		win.root.clip(screen)

@@ -149,18 +149,25 @@ func (p *Phone) PostNotification(appLabel, title, text string) {
 // ShadeOpen reports whether the notification shade is pulled down.
 func (p *Phone) ShadeOpen() (on bool) { p.locked(func() { on = p.st.ext.shadeOpen }); return }
 
-// systemOverlays are the windows above the system bars: the notification
-// shade when pulled down, the keyguard while locked.
-func (b *builder) systemOverlays() []*window {
+// withOverlays adds the windows above the system bars: the notification
+// shade when pulled down, the keyguard while locked. Under the keyguard
+// the app's windows are not shown (and not in the dump), as on a phone.
+func (b *builder) withOverlays(windows []*window) []*window {
 	b.pkg = PkgSystemUI
-	var out []*window
-	if b.p.st.ext.shadeOpen && !b.p.st.ext.locked {
-		out = append(out, b.shadeWindow())
+	e := &b.p.st.ext
+	if e.locked {
+		kept := windows[:0]
+		for _, w := range windows {
+			if w.act == nil && !w.ime {
+				kept = append(kept, w)
+			}
+		}
+		return append(kept, b.keyguardWindow())
 	}
-	if b.p.st.ext.locked {
-		out = append(out, b.keyguardWindow())
+	if e.shadeOpen {
+		windows = append(windows, b.shadeWindow())
 	}
-	return out
+	return windows
 }
 
 // shadeWindow is the pulled-down notification shade: quick settings tiles
