@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/openpocket/openpocket/engine/device"
+	"github.com/openpocket/openpocket/internal/workspace"
+)
+
+// setPIN writes target.pin into the test home's config.
+func setPIN(t *testing.T, app *App, pin string) {
+	t.Helper()
+	h, err := workspace.Open(app.Home)
+	require.NoError(t, err)
+	cfg := h.Config()
+	cfg.Target.Pin = pin
+	require.NoError(t, h.SaveConfig(cfg))
+}
+
+// A run on a sleeping, PIN-locked phone wakes and unlocks it before the
+// model sees the first screen; the PIN is typed on the keyguard and written
+// nowhere.
+func TestAgentWakesAndUnlocksASleepingPINPhone(t *testing.T) {
+	app, srv, out, s := agentAppWithSim(t)
+	const pin = "2468"
+	setPIN(t, app, pin)
+	ph := s.Phone()
+	ph.SetLockScreen(true, pin)
+	ph.Sleep()
+	require.True(t, ph.Locked())
+
+	srv.ReplyTool("launch_app", map[string]any{"packageName": "com.android.settings"})
+	srv.ReplyTool("finish", map[string]any{"message": "Settings is open"})
+	require.NoError(t, (&AgentCmd{Task: "open settings", JSON: true}).Run(app))
+
+	assert.True(t, ph.Awake())
+	assert.False(t, ph.Locked())
+	assert.Zero(t, ph.UnlockAttempts(), "the right PIN on the first try")
+	assert.Equal(t, "com.android.settings", ph.CurrentPackage())
+	reqs := srv.Requests()
+	require.Len(t, reqs, 2)
+	first, err := json.Marshal(reqs[0].Body)
+	require.NoError(t, err)
+	assert.Contains(t, string(first), "Folder: Tools", "the model's first screen is the home screen")
+	assert.NotContains(t, string(first), "Enter PIN")
+	assert.NotContains(t, string(first), "Swipe up to unlock")
+
+	stderr := app.Stderr.(interface{ String() string }).String()
+	assert.Contains(t, stderr, "device ready after: wake, dismiss keyguard, enter PIN")
+	var res agentResult
+	require.NoError(t, json.Unmarshal(out.Bytes(), &res), out.String())
+	session, err := os.ReadFile(res.SessionPath)
+	require.NoError(t, err)
+	for _, where := range []string{stderr, out.String(), string(session), string(first)} {
+		assert.NotContains(t, where, pin, "the PIN never reaches output, sessions or the model")
+	}
+}
+
+// Without target.pin a PIN keyguard cannot be passed: the run stops before
+// any model call and says what to do.
+func TestAgentSaysWhenTheDeviceStaysLocked(t *testing.T) {
+	app, srv, _, s := agentAppWithSim(t)
+	s.Phone().SetLockScreen(true, "2468")
+	s.Phone().Sleep()
+	srv.ReplyTool("finish", map[string]any{"message": "never asked"})
+	err := (&AgentCmd{Task: "open settings"}).Run(app)
+	require.Error(t, err)
+	assert.ErrorContains(t, err, device.ErrDeviceLocked.Error()+": the lock screen is still showing")
+	assert.ErrorContains(t, err, "set target.pin in config.json")
+	assert.Empty(t, srv.Requests(), "no model call on a locked phone")
+	assert.True(t, s.Phone().Awake(), "the screen was woken")
+}
