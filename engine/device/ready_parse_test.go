@@ -23,12 +23,12 @@ func TestParseCurrentAppWindowOnlyAndTopForms(t *testing.T) {
 
 func TestWindowFlagsSecureForms(t *testing.T) {
 	for line, want := range map[string]bool{
-		"fl=LAYOUT_IN_SCREEN SECURE HARDWARE_ACCELERATED}": true,
+		"fl=LAYOUT_IN_SCREEN SECURE HARDWARE_ACCELERATED}":                 true,
 		"mAttrs={(0,0)(fillxfill) flags=FLAG_SECURE FLAG_LAYOUT_IN_SCREEN": true,
-		"mAttrs={(0,0)(fillxfill) ty=1 fl=#81812100":                      true, // 0x2000 set
-		"mAttrs={(0,0)(fillxfill) ty=1 fl=#81810100":                      false,
-		"fl=LAYOUT_IN_SCREEN HARDWARE_ACCELERATED":                        false,
-		"title=SECURE settings":                                           false,
+		"mAttrs={(0,0)(fillxfill) ty=1 fl=#81812100":                       true, // 0x2000 set
+		"mAttrs={(0,0)(fillxfill) ty=1 fl=#81810100":                       false,
+		"fl=LAYOUT_IN_SCREEN HARDWARE_ACCELERATED":                         false,
+		"title=SECURE settings":                                            false,
 	} {
 		assert.Equal(t, want, windowFlagsSecure(line), line)
 	}
