@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/openpocket/openpocket/engine/device"
+	"github.com/openpocket/openpocket/internal/sim/simtest"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
 
@@ -74,4 +75,17 @@ func TestAgentSaysWhenTheDeviceStaysLocked(t *testing.T) {
 	assert.ErrorContains(t, err, "set target.pin in config.json")
 	assert.Empty(t, srv.Requests(), "no model call on a locked phone")
 	assert.True(t, s.Phone().Awake(), "the screen was woken")
+}
+
+// A playbook on a phone that fell asleep behind a swipe lock screen runs on
+// the unlocked phone: play makes the device ready before its first step.
+func TestPlayWakesASleepingPhoneFirst(t *testing.T) {
+	s := simtest.Start(t)
+	s.Phone().SetLockScreen(true, "")
+	s.Phone().Sleep()
+	code, stdout, stderr := playMain(t, s.Serial(), "play", "../../examples/wifi_toggle.yaml", "--output", t.TempDir())
+	require.Equal(t, ExitOK, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Contains(t, stderr, "device ready after: wake, dismiss keyguard")
+	assert.True(t, s.Phone().Awake())
+	assert.False(t, s.Phone().Locked())
 }
