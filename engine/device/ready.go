@@ -13,6 +13,9 @@ import (
 type PowerState struct {
 	// Awake: mWakefulness=Awake (or mInteractive=true / Display Power ON).
 	Awake bool
+	// AwakeKnown: one of those lines was found; false means the build
+	// printed none and Awake is only a guess (false).
+	AwakeKnown bool
 	// Wakefulness is mWakefulness as printed ("Awake", "Asleep", "Dozing",
 	// "Dreaming"), "" when the build does not print it.
 	Wakefulness string
@@ -68,13 +71,16 @@ func parsePowerState(out string) PowerState {
 			display = v
 		}
 	}
+	st.AwakeKnown = true
 	switch {
 	case st.Wakefulness != "":
 		st.Awake = st.Wakefulness == "Awake"
 	case interactive != "":
 		st.Awake = interactive == "true"
-	default:
+	case display != "":
 		st.Awake = display == "ON"
+	default:
+		st.AwakeKnown = false
 	}
 	return st
 }
@@ -88,13 +94,15 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// PowerState reads the screen and lock-screen state in one round trip.
+// PowerState reads the screen and lock-screen state in one round trip. The
+// exit status is ignored: a build that rejects one of the two dumps still
+// answers the other.
 func (p *Phone) PowerState(ctx context.Context) (PowerState, error) {
-	out, err := p.run(ctx, "dumpsys power; dumpsys window policy")
+	res, err := p.t.Shell(ctx, "dumpsys power; dumpsys window policy")
 	if err != nil {
 		return PowerState{}, fmt.Errorf("read device state: %w", err)
 	}
-	return parsePowerState(normalizeOutput([]byte(out))), nil
+	return parsePowerState(normalizeOutput(res.Stdout)), nil
 }
 
 // ErrDeviceLocked reports a device whose lock screen could not be passed.
@@ -157,12 +165,14 @@ func (p *Phone) EnsureReady(ctx context.Context, o ReadyOptions) (ReadyReport, e
 		if err := step("wake", "input keyevent KEYCODE_WAKEUP"); err != nil {
 			return rep, err
 		}
-		if !st.Awake { // builds without WAKEUP: POWER toggles
+		// POWER toggles: press it only when the device says it is asleep,
+		// never on a build whose state is unknown (it may be awake).
+		if !st.Awake && st.AwakeKnown {
 			if err := step("power key", "input keyevent KEYCODE_POWER"); err != nil {
 				return rep, err
 			}
 		}
-		if !st.Awake {
+		if !st.Awake && st.AwakeKnown {
 			return rep, fmt.Errorf("%w: the screen stays off (mWakefulness=%s) after KEYCODE_WAKEUP and KEYCODE_POWER", ErrDeviceLocked, orNone(st.Wakefulness))
 		}
 	}

@@ -134,3 +134,17 @@ func TestEnsureReadyRejectsANonDigitPIN(t *testing.T) {
 	assert.ErrorContains(t, err, "digits only")
 	assert.Empty(t, f.CallsWithPrefix("input text"))
 }
+
+// A build that prints no power state gets the harmless WAKEUP but never
+// POWER, which would turn an awake screen off; the run goes on.
+func TestEnsureReadyNeverPressesPowerBlind(t *testing.T) {
+	f := devicetest.New()
+	f.OnOutput("wm size", "Physical size: 1080x2400\n")
+	f.OnExit("dumpsys power", "", "Can't find service: power\n", 1)
+	f.OnOutput("input keyevent", "")
+	p := device.NewPhone(f, device.Options{})
+	rep, err := p.EnsureReady(context.Background(), device.ReadyOptions{Pause: time.Millisecond})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"wake"}, rep.Steps)
+	assert.Empty(t, f.CallsWithPrefix("input keyevent KEYCODE_POWER"))
+}
