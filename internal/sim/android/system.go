@@ -499,7 +499,13 @@ func (p *Phone) dumpWindowsLocked() string {
 	}
 	b.WriteString("\n  mGlobalConfiguration={1.0 ?mcc?mnc [en_US] ldltr sw411dp w411dp h842dp 420dpi nrml long port finger -keyb/v/h -nav/h winConfig={}}\n")
 	b.WriteString("  mHasPermanentDpad=false\n  mTopFocusedDisplayId=0\n")
-	top := p.topLocked()
+	b.WriteString(p.focusLinesLocked(tree))
+	return b.String()
+}
+
+// focusLinesLocked prints mCurrentFocus and mFocusedApp in the style the
+// phone imitates.
+func (p *Phone) focusLinesLocked(tree *screenTree) string {
 	focus := tree.windows[0]
 	if len(tree.windows) > 2 && tree.windows[1].modal {
 		focus = tree.windows[1]
@@ -511,14 +517,12 @@ func (p *Phone) dumpWindowsLocked() string {
 	}
 	switch p.st.ext.focusStyle {
 	case FocusTopOnly:
-		b.WriteString("  mCurrentFocus=null\n  mFocusedApp=null\n")
+		return "  mCurrentFocus=null\n  mFocusedApp=null\n"
 	case FocusWindowOnly:
-		fmt.Fprintf(&b, "  mCurrentFocus=Window{%s u0 %s}\n", objectID("win", focus.title), p.windowTitleLocked(focus))
-	default:
-		fmt.Fprintf(&b, "  mCurrentFocus=Window{%s u0 %s}\n", objectID("win", focus.title), focus.title)
-		fmt.Fprintf(&b, "  mFocusedApp=%s\n", activityRecord(p.frontLocked(), top))
+		return fmt.Sprintf("  mCurrentFocus=Window{%s u0 %s}\n", objectID("win", focus.title), p.windowTitleLocked(focus))
 	}
-	return b.String()
+	return fmt.Sprintf("  mCurrentFocus=Window{%s u0 %s}\n  mFocusedApp=%s\n",
+		objectID("win", focus.title), focus.title, activityRecord(p.frontLocked(), p.topLocked()))
 }
 
 func (p *Phone) taskOfLocked(a *activity) *task {
