@@ -36,6 +36,11 @@ func (a *App) wakeAndUnlock(sess *engine.Session) error {
 		return err
 	}
 	rep, err := phone.EnsureReady(sess.Context(), device.ReadyOptions{PIN: a.cfg.Target.Pin})
+	ready := map[string]any{"steps": rep.Steps, "ready": err == nil}
+	if err != nil {
+		ready["error"] = err.Error()
+	}
+	sess.Emit("device_ready", ready)
 	if len(rep.Steps) > 0 && err == nil {
 		fmt.Fprintln(a.Stderr, rep.String())
 	}
