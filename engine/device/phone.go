@@ -26,7 +26,10 @@ type Options struct {
 	// be reused without a new UI dump (15 s, distance 4).
 	CacheMaxAge     time.Duration
 	CacheMaxHamming int
-	// MaxElements is how many numbered elements a snapshot keeps (28).
+	// ElementBudget is the size in characters of the element block a
+	// snapshot keeps for the model (screen.DefaultElementBudget).
+	ElementBudget int
+	// MaxElements, when set, also caps the number of elements (no cap).
 	MaxElements int
 	// ShellOutputChars caps the shell action's result (3,000).
 	ShellOutputChars int
@@ -49,9 +52,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.CacheMaxHamming == 0 {
 		o.CacheMaxHamming = 4
-	}
-	if o.MaxElements == 0 {
-		o.MaxElements = 28
 	}
 	if o.ShellOutputChars == 0 {
 		o.ShellOutputChars = 3000
@@ -155,6 +155,8 @@ type elementCache struct {
 	at            time.Time
 	tree          *screen.Node
 	elements      []screen.UIElement
+	notes         []string
+	keys          bool // the keyboard's keys were listed
 }
 
 // NewPhone wraps a transport.

@@ -21,6 +21,9 @@ type CaptureOptions struct {
 	Installed bool
 	// NoCache forces a fresh UI dump.
 	NoCache bool
+	// KeyboardKeys lists the soft keyboard's keys instead of one note
+	// (screen.TaskNeedsKeys).
+	KeyboardKeys bool
 }
 
 // Capture takes a snapshot following REFERENCE.md's pipeline. The
@@ -171,12 +174,13 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 	// vouched for by a cache.
 	cacheMatches := cached != nil && !snap.SecureSurface && cached.app == snap.CurrentApp &&
 		cached.width == snap.Width && cached.height == snap.Height &&
-		screen.Hamming(cached.hash, m.VisualHash) <= opts.CacheMaxHamming
+		screen.Hamming(cached.hash, m.VisualHash) <= opts.CacheMaxHamming && cached.keys == o.KeyboardKeys
 	reuse := mayReuse && cacheMatches
-	elemOpts := screen.ElementOptions{Width: w, Height: h, ScaleX: snap.ScaleX, ScaleY: snap.ScaleY, MaxElements: opts.MaxElements, MinScore: 4}
+	elemOpts := screen.ElementOptions{Width: w, Height: h, ScaleX: snap.ScaleX, ScaleY: snap.ScaleY,
+		Budget: opts.ElementBudget, MaxElements: opts.MaxElements, KeyboardKeys: o.KeyboardKeys}
 	if reuse {
 		snap.Tree = cached.tree
-		snap.UIElements = cached.elements
+		snap.UIElements, snap.UINotes = cached.elements, cached.notes
 		m.UIElementsSource = screen.SourceCache
 	} else {
 		if dumpCh == nil {
@@ -188,13 +192,14 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 		switch {
 		case dr.err == nil:
 			snap.Tree = dr.root
-			snap.UIElements = screen.Elements(dr.root, elemOpts)
+			sel := screen.Select(dr.root, elemOpts)
+			snap.UIElements, snap.UINotes = sel.Elements, sel.Notes
 			m.UIElementsSource = screen.SourceFresh
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
 		case cacheMatches:
 			snap.Tree = cached.tree
-			snap.UIElements = cached.elements
+			snap.UIElements, snap.UINotes = cached.elements, cached.notes
 			m.UIElementsSource = screen.SourceCacheFallback
 		default:
 			m.UIElementsSource = screen.SourceFreshEmpty
@@ -212,7 +217,8 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 			p.cache = nil
 		} else {
 			p.cache = &elementCache{app: snap.CurrentApp, width: snap.Width, height: snap.Height,
-				hash: m.VisualHash, at: start, tree: snap.Tree, elements: snap.UIElements}
+				hash: m.VisualHash, at: start, tree: snap.Tree, elements: snap.UIElements,
+				notes: snap.UINotes, keys: o.KeyboardKeys}
 		}
 		p.lastReuse = false
 	case screen.SourceCache, screen.SourceCacheFallback:

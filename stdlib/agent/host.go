@@ -86,7 +86,7 @@ func (h *host) fail(L *lua.LState, err error) int {
 
 // host.capture() → snapshot | nil, err
 func (h *host) capture(L *lua.LState) int {
-	o := device.CaptureOptions{Scaled: true, SOM: true, Installed: !h.installed}
+	o := device.CaptureOptions{Scaled: true, SOM: true, Installed: !h.installed, KeyboardKeys: screen.TaskNeedsKeys(h.sess.Task())}
 	snap, err := h.sess.Capture(o)
 	if err != nil {
 		return h.fail(L, fmt.Errorf("capture: %w", err))
