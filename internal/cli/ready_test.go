@@ -1,14 +1,21 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/openpocket/openpocket/engine/device"
+	"github.com/openpocket/openpocket/internal/sim/android"
 	"github.com/openpocket/openpocket/internal/sim/simtest"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
@@ -88,4 +95,52 @@ func TestPlayWakesASleepingPhoneFirst(t *testing.T) {
 	assert.Contains(t, stderr, "device ready after: wake, dismiss keyguard")
 	assert.True(t, s.Phone().Awake())
 	assert.False(t, s.Phone().Locked())
+}
+
+// With the soft keyboard up, the model still reads the app's controls: the
+// keyboard's thirty-odd keys are folded into one line instead of filling the
+// element list, and the app's Send button and message field stay listed.
+func TestAgentSeesTheAppsButtonsWithTheKeyboardUp(t *testing.T) {
+	app, srv, _, s := agentAppWithSim(t)
+	ph := s.Phone()
+	ph.SetSoftKeyboard(true)
+	simShell(t, ph, "monkey -p com.openpocket.chat -c android.intent.category.LAUNCHER 1")
+	tapDumpNode(t, ph, `text="Bob Smith"`)
+	tapDumpNode(t, ph, `resource-id="com.openpocket.chat:id/entry"`)
+	require.Contains(t, string(ph.UIDumpXML()), "key_pos_ime_action", "the keyboard is up")
+
+	srv.ReplyTool("type_text", map[string]any{"text": "on my way"})
+	srv.ReplyTool("finish", map[string]any{"message": "typed"})
+	require.NoError(t, (&AgentCmd{Task: "write 'on my way' to Bob", JSON: true}).Run(app))
+
+	reqs := srv.Requests()
+	require.NotEmpty(t, reqs)
+	first, err := json.Marshal(reqs[0].Body)
+	require.NoError(t, err)
+	body := strings.ReplaceAll(string(first), `\"`, `"`)
+	assert.Contains(t, body, "keyboard shown: type with type_text", "the keyboard is one line")
+	assert.Contains(t, body, `label="Send" clickable=true class=ImageButton`, "the app's Send button is listed")
+	assert.Contains(t, body, `label="Message" clickable=true class=EditText`, "the message field is listed")
+	assert.NotContains(t, body, `label="q"`, "no single keys flood the list")
+	assert.NotContains(t, body, `label="Delete"`)
+	assert.Equal(t, "on my way", ph.FocusedText())
+}
+
+func simShell(t *testing.T, ph *android.Phone, cmd string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	require.Zero(t, ph.Shell(context.Background(), cmd, nil, &out, &errOut), "%s: %s", cmd, errOut.String())
+}
+
+// tapDumpNode taps the centre of the first dump node carrying attr.
+func tapDumpNode(t *testing.T, ph *android.Phone, attr string) {
+	t.Helper()
+	re := regexp.MustCompile(regexp.QuoteMeta(attr) + `[^>]*?bounds="\[(\d+),(\d+)\]\[(\d+),(\d+)\]"`)
+	m := re.FindStringSubmatch(string(ph.UIDumpXML()))
+	require.NotNil(t, m, "no node with %s", attr)
+	var b [4]int
+	for i := range b {
+		b[i], _ = strconv.Atoi(m[i+1])
+	}
+	simShell(t, ph, fmt.Sprintf("input tap %d %d", (b[0]+b[2])/2, (b[1]+b[3])/2))
 }

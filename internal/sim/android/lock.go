@@ -35,7 +35,7 @@ type extState struct {
 }
 
 func newExtState() extState {
-	return extState{sdk: 34, secureScreens: map[string]bool{}}
+	return extState{sdk: 34, softKeyboard: true, secureScreens: map[string]bool{}}
 }
 
 // FocusStyle selects how the activity and window dumps name the app in
