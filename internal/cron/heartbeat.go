@@ -130,16 +130,20 @@ func (h *Heartbeat) Beat() error {
 		Device:         st.Device,
 	}
 	h.checkStuck(st, runtime)
+	data, err := json.Marshal(line)
+	if err != nil {
+		return err
+	}
+	if err := h.append(append(data, '\n')); err != nil {
+		return err
+	}
+	// After the line: a slow device never delays the liveness record.
 	if st.Busy && h.opts.KeepAwake != nil {
 		if err := h.opts.KeepAwake(st); err != nil {
 			h.opts.Logger.Warn("keep-awake failed", "device", st.Device, "err", err)
 		}
 	}
-	data, err := json.Marshal(line)
-	if err != nil {
-		return err
-	}
-	return h.append(append(data, '\n'))
+	return nil
 }
 
 func (h *Heartbeat) checkStuck(st HeartbeatStatus, runtime time.Duration) {

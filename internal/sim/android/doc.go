@@ -89,8 +89,8 @@
 // Bluetooth tiles), a Gboard-like soft keyboard (package
 // com.google.android.inputmethod.latin, keys :id/key_pos_ROW_COL as
 // clickable, focusable FrameLayouts described by their letter, plus
-// key_pos_del, key_pos_ime_action, …) while a field is focused, once
-// SetSoftKeyboard(true), and the keyguard.
+// key_pos_del, key_pos_ime_action, …) while a field is focused (unless
+// SetSoftKeyboard(false)), and the keyguard.
 //
 // # Lock screen and device quirks
 //

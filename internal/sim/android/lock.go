@@ -23,7 +23,7 @@ type extState struct {
 	wrongPIN   bool
 	unlockTrys int
 
-	softKeyboard  bool // an IME window shows while a field is focused (SetSoftKeyboard)
+	softKeyboard  bool // an IME window shows while a field is focused (on; SetSoftKeyboard)
 	shadeOpen     bool // the notification shade is pulled down
 	notifications []notification
 	chatSent      map[string][]string // Chat: conversation name → sent messages
@@ -88,7 +88,8 @@ func (p *Phone) Locked() (on bool) { p.locked(func() { on = p.st.ext.locked }); 
 // UnlockAttempts counts wrong PINs entered on the PIN pad.
 func (p *Phone) UnlockAttempts() (n int) { p.locked(func() { n = p.st.ext.unlockTrys }); return }
 
-// SetSoftKeyboard turns the on-screen keyboard window on or off.
+// SetSoftKeyboard turns the on-screen keyboard window on (the default: it
+// shows while a text field has focus, as on a phone) or off.
 func (p *Phone) SetSoftKeyboard(on bool) {
 	p.locked(func() { p.st.ext.softKeyboard = on; p.changed() })
 }
