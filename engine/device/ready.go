@@ -204,6 +204,12 @@ func (p *Phone) unlock(ctx context.Context, o ReadyOptions, st *PowerState, step
 		if !isDigits(o.PIN) {
 			return fmt.Errorf("%w: target.pin must be digits only", ErrDeviceLocked)
 		}
+		if app, err := p.focusedApp(ctx); err != nil {
+			return err
+		} else if app != "" {
+			// Never type the PIN into an app: the lock-screen lines may lie.
+			return fmt.Errorf("%w: the lock screen is reported but %s has input focus; not typing target.pin", ErrDeviceLocked, app)
+		}
 		return step("enter PIN", "input text "+o.PIN, "input keyevent KEYCODE_ENTER")
 	}
 	if err := enterPIN(); err != nil || !st.Locked {
@@ -218,6 +224,17 @@ func (p *Phone) unlock(ctx context.Context, o ReadyOptions, st *PowerState, step
 		return err
 	}
 	return enterPIN()
+}
+
+// focusedApp is the package whose window has input focus, "" when the
+// focus is a system window (the keyguard: NotificationShade, StatusBar,
+// Keyguard) or null.
+func (p *Phone) focusedApp(ctx context.Context) (string, error) {
+	res, err := p.t.Shell(ctx, "dumpsys window windows")
+	if err != nil {
+		return "", fmt.Errorf("read window focus: %w", err)
+	}
+	return parseCurrentApp(normalizeOutput(res.Stdout), []string{"mCurrentFocus"}), nil
 }
 
 func isDigits(s string) bool {

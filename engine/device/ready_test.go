@@ -21,6 +21,7 @@ type fakeLock struct {
 	awake, locked, bouncer   bool
 	pin, entry               string
 	ignoreWakeup, ignoreDism bool
+	appFocused               bool // an app window has focus despite the lock lines
 }
 
 func (l *fakeLock) install(f *devicetest.Fake) {
@@ -65,6 +66,12 @@ func (l *fakeLock) install(f *devicetest.Fake) {
 		return ""
 	}))
 	f.On("input swipe", answer(func(string) string { l.bouncer = true; return "" }))
+	f.On("dumpsys window windows", answer(func(string) string {
+		if l.appFocused {
+			return "  mCurrentFocus=Window{1 u0 com.chat/com.chat.Main}\n"
+		}
+		return "  mCurrentFocus=Window{2 u0 NotificationShade}\n"
+	}))
 }
 
 func readyPhone(l *fakeLock) (*devicetest.Fake, *device.Phone) {
@@ -147,4 +154,15 @@ func TestEnsureReadyNeverPressesPowerBlind(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"wake"}, rep.Steps)
 	assert.Empty(t, f.CallsWithPrefix("input keyevent KEYCODE_POWER"))
+}
+
+// Lock-screen lines that disagree with the window focus never get the PIN
+// typed into the app that has focus.
+func TestEnsureReadyNeverTypesThePINIntoAnApp(t *testing.T) {
+	l := &fakeLock{awake: true, locked: true, pin: "12", appFocused: true}
+	f, p := readyPhone(l)
+	_, err := p.EnsureReady(context.Background(), device.ReadyOptions{PIN: "12", Pause: time.Millisecond})
+	require.ErrorIs(t, err, device.ErrDeviceLocked)
+	assert.ErrorContains(t, err, "com.chat has input focus")
+	assert.Empty(t, f.CallsWithPrefix("input text"))
 }
