@@ -81,6 +81,10 @@ func (s *selector) budget() Selection {
 	return Selection{Elements: out, Notes: notes}
 }
 
+// passwordMask stands for the text of a filled password field, whatever
+// its length (some builds report the typed characters, not dots).
+const passwordMask = "••••••"
+
 var windowWords = map[windowKind]string{kindApp: "app", kindDialog: "dialog", kindIME: "keyboard", kindSystem: "system bars"}
 
 // preNotes are the notes known before the budget: the folded keyboard and
@@ -104,10 +108,11 @@ func (s *selector) element(c *cand, id string) UIElement {
 	n := c.n
 	text := nodeText(n)
 	desc := nodeDesc(n)
-	if text == "" && desc == "" {
+	switch {
+	case n.Password && text != "":
+		text = passwordMask // what was typed is the user's, not the model's
+	case text == "" && desc == "":
 		text = c.label
-	} else if text == "" && c.label != desc {
-		text = c.label // a caption or row text fits better than the icon's desc
 	}
 	sb := Rect{
 		Left:   scaleCoord(c.vis.Left, s.o.ScaleX),

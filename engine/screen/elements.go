@@ -6,9 +6,10 @@ import (
 )
 
 // DefaultElementBudget is the size in characters of the element block the
-// model reads (element lines, window headers and notes): about what 28
-// typical element lines take, so a dense screen keeps more short labels
-// and a screen of long labels fewer.
+// model reads (element lines, window headers and notes): 28 element lines
+// of the average length over the test screens (103 characters) plus room
+// for headers and notes, so a dense screen keeps more short labels and a
+// screen of long labels fewer.
 const DefaultElementBudget = 3200
 
 // fullscreenRatio is the share of the screen an unlabelled node must cover
@@ -21,7 +22,9 @@ const fullscreenRatio = 0.85
 type ElementOptions struct {
 	Width, Height  int
 	ScaleX, ScaleY float64
-	// Budget is the size of the element block in characters
+	// Budget is the size of the element block in characters: element
+	// lines, window headers and the notes known before cutting (keyboard,
+	// hidden elements); the notes saying what was cut come on top
 	// (DefaultElementBudget when 0).
 	Budget int
 	// MaxElements, when set, also caps the number of elements.

@@ -170,3 +170,24 @@ func TestElementBlockHeaders(t *testing.T) {
 		}
 	}
 }
+
+func TestPasswordTextIsMasked(t *testing.T) {
+	const dump = `<hierarchy>
+<node class="android.widget.FrameLayout" package="p" bounds="[0,0][1080,2400]">
+  <node class="android.widget.EditText" package="p" text="hunter2" password="true" clickable="true" bounds="[0,100][1080,200]"/>
+  <node class="android.widget.EditText" package="p" text="" hint="Password" password="true" clickable="true" bounds="[0,200][1080,300]"/>
+</node>
+</hierarchy>`
+	root, err := ParseHierarchy([]byte(dump))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := Select(root, ElementOptions{Width: 1080, Height: 2400})
+	block := ElementBlock(sel.Elements, sel.Notes)
+	if strings.Contains(block, "hunter2") || !strings.Contains(block, `label="••••••" clickable=true class=EditText`) {
+		t.Errorf("filled password field:\n%s", block)
+	}
+	if !strings.Contains(block, `label="Password" clickable=true class=EditText center=(540,250) bounds=[0,200][1080,300] password empty`) {
+		t.Errorf("empty password field:\n%s", block)
+	}
+}

@@ -1,8 +1,6 @@
 package screen
 
-import (
-	"strconv"
-)
+import "strconv"
 
 // KeyboardNote is the one line that stands for a folded soft keyboard.
 const KeyboardNote = "keyboard shown: type with type_text"
@@ -103,7 +101,11 @@ func (s *selector) consider(w *window, n *Node, vis Rect, outer *cand, list *Nod
 		own = desc
 	}
 	target := isTarget(n) || (w.focusOnly && n.Enabled && n.Focusable)
-	if target && own == "" && !editable(n) && !n.Scrollable && s.surface(vis) {
+	switch {
+	case editable(n):
+	case n.Scrollable:
+		target = false // a list holds controls and text; it reads none of them
+	case target && own == "" && s.surface(vis):
 		target = false // a clickable background, not a control
 	}
 	if !target && !n.Scrollable && (own == "" || outer != nil) {
@@ -126,11 +128,15 @@ func (s *selector) consider(w *window, n *Node, vis Rect, outer *cand, list *Nod
 	return c
 }
 
-// tinyTarget is the side below which a target inside another target is
-// part of it, not a control of its own (well under any touch-target size).
-const tinyTarget = 40
+// tinyShare is the share of the screen's short side below which a target
+// inside a named target is part of it, not a control of its own (about
+// 30 dp on a phone: well under a touch target; a row's avatar is bigger).
+const tinyShare = 1.0 / 12
 
-func tiny(r Rect) bool { return r.Width() < tinyTarget && r.Height() < tinyTarget }
+func (s *selector) tiny(r Rect) bool {
+	side := float64(min(s.screen.Width(), s.screen.Height())) * tinyShare
+	return float64(r.Width()) < side && float64(r.Height()) < side
+}
 
 // surface reports an area covering most of the screen.
 func (s *selector) surface(vis Rect) bool {
@@ -159,7 +165,7 @@ func (s *selector) mergeWrappers() {
 			o.merged = append(o.merged, c.n)
 			continue
 		}
-		if tiny(c.vis) && o.label != "" {
+		if s.tiny(c.vis) && o.n.ownLabel() != "" {
 			c.drop = true // a folder's preview thumbnail: the folder is the control
 			continue
 		}
@@ -269,20 +275,27 @@ func (s *selector) disambiguate() {
 	}
 }
 
-// rowContext is the first label near n that is not n's own: the text of
-// the row (up to three ancestors) holding it.
+// rowContext is the first text near n that is not n's label and not
+// another control: the name in the row holding it (up to two ancestors, no
+// taller than twice the element).
 func rowContext(n *Node, label string) string {
 	cur := n
-	for up := 0; up < 3 && cur.Parent != nil && !cur.Parent.IsRoot() && !cur.Parent.Scrollable; up++ {
+	for up := 0; up < 2 && cur.Parent != nil && !cur.Parent.IsRoot() && !cur.Parent.Scrollable; up++ {
 		p := cur.Parent
+		if p.Bounds.Height() > 2*n.Bounds.Height() {
+			break // a page or a grid, not the element's row
+		}
 		found := ""
 		p.Walk(func(k *Node) bool {
-			if found != "" || k == n || !k.Visible() {
+			if found != "" || k == n || !k.Visible() || (k != p && interactive(k)) {
 				return false
+			}
+			if k == p {
+				return true
 			}
 			if t := nodeText(k); t != "" && t != label {
 				found = t
-			} else if d := nodeDesc(k); d != "" && d != label && k != p {
+			} else if d := nodeDesc(k); d != "" && d != label {
 				found = d
 			}
 			return found == ""

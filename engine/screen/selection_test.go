@@ -235,3 +235,30 @@ func parseSelectionFixture(t testing.TB, file string) *Node {
 	}
 	return root
 }
+
+func TestSelectListsAreNotTargets(t *testing.T) {
+	// A clickable list does not swallow its rows' text: the rows and the
+	// header inside stay elements; a multi-line text field that scrolls
+	// is still a field.
+	const dump = `<hierarchy>
+<node class="android.widget.FrameLayout" package="p" bounds="[0,0][1080,2400]">
+  <node class="androidx.recyclerview.widget.RecyclerView" package="p" resource-id="p:id/feed" clickable="true" focusable="true" scrollable="true" bounds="[0,100][1080,1800]">
+    <node class="android.widget.TextView" package="p" text="Today" bounds="[0,100][1080,200]"/>
+    <node class="android.widget.TextView" package="p" text="First post" bounds="[0,200][1080,400]"/>
+  </node>
+  <node class="android.widget.EditText" package="p" resource-id="p:id/body" text="" hint="Write" clickable="true" scrollable="true" bounds="[0,1800][1080,2200]"/>
+</node>
+</hierarchy>`
+	root, err := ParseHierarchy([]byte(dump))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := Select(root, ElementOptions{Width: 1080, Height: 2400})
+	if got := strings.Join(labels(sel.Elements), "|"); got != "1:<RecyclerView>|2:Today|3:First post|4:Write" {
+		t.Errorf("elements = %s", got)
+	}
+	body := sel.Elements[3]
+	if !body.Editable || !body.Scrollable || !strings.HasSuffix(ElementLine(body), " scrollable empty") {
+		t.Errorf("field line = %s", ElementLine(body))
+	}
+}

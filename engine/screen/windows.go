@@ -89,9 +89,8 @@ func classifyWindows(root *Node, screen Rect) []*window {
 	for i, r := range roots {
 		w := &window{root: r, order: i, cover: r.Bounds.Intersect(screen), focusOnly: !anyClickable(r)}
 		pkg := windowPackage(r)
-		full := screenArea > 0 && float64(w.cover.Area()) >= fullscreenRatio*screenArea
 		switch {
-		case pkg == "com.android.systemui" && full && hasTarget(r):
+		case pkg == "com.android.systemui" && !isBar(r, screen):
 			// The keyguard or the notification shade: the screen the
 			// person deals with, above every app.
 			w.kind = kindApp
@@ -164,14 +163,28 @@ func anyClickable(r *Node) bool {
 	return found
 }
 
-// hasTarget reports an enabled interactive node in the subtree.
-func hasTarget(r *Node) bool {
-	found := false
+// barRatio is the largest share of the screen's height (or width, for a
+// side navigation bar) a system bar's content takes.
+const barRatio = 0.15
+
+// isBar reports a system window whose content is a strip along an edge
+// (status bar, navigation bar, a heads-up notification) rather than a panel
+// (the notification shade, the keyguard, the power menu). Its content, not
+// its root or full-screen containers, is measured: some builds give a bar's
+// window the whole screen.
+func isBar(r *Node, screen Rect) bool {
+	var c Rect
+	whole := fullscreenRatio * float64(screen.Area())
 	r.Walk(func(n *Node) bool {
-		found = found || isTarget(n)
-		return !found
+		if v := n.Bounds.Intersect(screen); n != r && n.Visible() && float64(v.Area()) < whole {
+			c = c.Union(v)
+		}
+		return true
 	})
-	return found
+	if c.Empty() {
+		c = r.Bounds.Intersect(screen)
+	}
+	return float64(c.Height()) <= barRatio*float64(screen.Height()) || float64(c.Width()) <= barRatio*float64(screen.Width())
 }
 
 // hasFocus reports a focused node in the subtree.

@@ -91,3 +91,34 @@ func TestWindowsFocusedOverlayAndShade(t *testing.T) {
 		t.Errorf("shade:\n%s", block)
 	}
 }
+
+func TestSystemBarsAndPanels(t *testing.T) {
+	// A status bar whose window root spans the screen is still a bar; a
+	// shade pulled halfway is a panel, read first; the app part it does
+	// not cover is read after it, as the window behind.
+	const dump = `<hierarchy>
+<node class="android.widget.FrameLayout" package="com.example.app" bounds="[0,0][1080,2400]">
+  <node class="android.widget.Button" package="com.example.app" text="Under the shade" clickable="true" bounds="[0,300][1080,500]"/>
+  <node class="android.widget.Button" package="com.example.app" text="Below the shade" clickable="true" bounds="[0,1500][1080,1700]"/>
+</node>
+<node class="android.widget.FrameLayout" package="com.android.systemui" bounds="[0,0][1080,2400]">
+  <node class="android.widget.TextView" package="com.android.systemui" text="12:00" bounds="[20,10][200,90]"/>
+</node>
+<node class="android.widget.FrameLayout" package="com.android.systemui" resource-id="com.android.systemui:id/notification_panel" bounds="[0,0][1080,820]">
+  <node class="android.widget.Switch" package="com.android.systemui" content-desc="Internet, On" checkable="true" checked="true" clickable="true" bounds="[40,100][500,300]"/>
+  <node class="android.widget.Button" package="com.android.systemui" text="Clear all" clickable="true" bounds="[700,700][1040,800]"/>
+</node>
+</hierarchy>`
+	root, err := ParseHierarchy([]byte(dump))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := Select(root, ElementOptions{Width: 1080, Height: 2400})
+	got := strings.Join(labels(sel.Elements), "|")
+	if got != "1:Internet, On|2:Clear all|3:Below the shade|4:12:00" {
+		t.Errorf("elements = %s", got)
+	}
+	if w := []string{sel.Elements[0].Window, sel.Elements[2].Window, sel.Elements[3].Window}; strings.Join(w, ",") != ",behind,system" {
+		t.Errorf("windows = %q", w)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,4 +93,12 @@ func TestSnapshotFromDumpErrors(t *testing.T) {
 		assert.Equal(t, ExitUsage, code, tc.args)
 		assert.Contains(t, errOut, tc.want, tc.args)
 	}
+}
+
+func TestSnapshotHelpNamesTheDefaultBudget(t *testing.T) {
+	var out, errb bytes.Buffer
+	Main(context.Background(), []string{"snapshot", "--help"}, &out, &errb)
+	help := strings.Join(strings.Fields(out.String()), " ") // kong wraps lines
+	assert.Contains(t, help, fmt.Sprintf("(default %d)", screen.DefaultElementBudget))
+	assert.Contains(t, out.String(), "--from-dump")
 }
