@@ -170,14 +170,20 @@ func (b *builder) withOverlays(windows []*window) []*window {
 	return windows
 }
 
-// shadeWindow is the pulled-down notification shade: quick settings tiles
-// (Wi-Fi, Bluetooth) and the notifications, each a clickable row.
+// shadeWindow is the pulled-down notification shade: like Android 12+'s
+// NotificationShade window it covers the whole screen (a tap outside the
+// panel collapses it); the panel holds quick settings tiles (Wi-Fi,
+// Bluetooth) and the notifications, each a clickable row.
 func (b *builder) shadeWindow() *window {
 	p := b.p
 	id := func(s string) string { return PkgSystemUI + ":id/" + s }
+	shade := newView(clsFrame, PkgSystemUI, image.Rect(0, 0, b.w, b.h))
+	shade.resID = id("notification_shade")
+	shade.onTap = func() { p.closeShadeLocked() }
 	h := b.statusH + b.dp(160) + len(p.st.ext.notifications)*b.dp(80) + b.dp(48)
 	root := newView(clsFrame, PkgSystemUI, image.Rect(0, 0, b.w, min(h, b.h-b.navH)))
 	root.resID, root.look.bg = id("notification_panel"), colShade
+	root.onTap = func() {} // the panel's background takes taps, like a card
 	qs := newView(clsLinear, PkgSystemUI, image.Rect(0, b.statusH, b.w, b.statusH+b.dp(120)))
 	qs.resID = id("quick_qs_panel")
 	tiles := []struct {
@@ -222,7 +228,7 @@ func (b *builder) shadeWindow() *window {
 		p.changed()
 	})
 	root.add(clear)
-	return &window{title: "NotificationShade", pkg: PkgSystemUI, root: root, modal: true, focus: true}
+	return &window{title: "NotificationShade", pkg: PkgSystemUI, root: shade.add(root), modal: true, scrim: true, focus: true}
 }
 
 // overlaySwipeLocked routes a swipe to the keyguard or the shade: a swipe

@@ -156,6 +156,12 @@ func TestNotificationShadeWindow(t *testing.T) {
 	assert.Equal(t, PkgSettings, p.CurrentPackage(), "BACK closes the shade, not the app")
 	mustRun(t, p, "cmd statusbar expand-notifications")
 	assert.True(t, p.ShadeOpen())
+	shade := parseBounds(t, dump(t, p).find(t, "shade window", byID(PkgSystemUI+":id/notification_shade")).Bounds)
+	assert.Equal(t, [4]int{0, 0, 1080, 2400}, shade, "the shade window covers the screen")
+	mustRun(t, p, "input tap 540 2000")
+	assert.False(t, p.ShadeOpen(), "a tap outside the panel collapses the shade")
+	assert.Equal(t, PkgSettings, p.CurrentPackage(), "and reaches nothing behind it")
+	mustRun(t, p, "cmd statusbar expand-notifications")
 	mustRun(t, p, "cmd statusbar collapse")
 	assert.False(t, p.ShadeOpen())
 }
