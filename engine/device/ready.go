@@ -69,6 +69,8 @@ func parsePowerState(out string) PowerState {
 		}
 		if v, ok := strings.CutPrefix(t, "Display Power: state="); ok {
 			display = v
+		} else if v, ok := strings.CutPrefix(t, "mScreenState="); ok && display == "" {
+			display = v
 		}
 	}
 	st.AwakeKnown = true
@@ -94,11 +96,15 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// powerStateCommand reads power, the lock screen and the display's screen
+// state (the grep keeps `dumpsys display`'s kilobytes off the wire).
+const powerStateCommand = "dumpsys power; dumpsys window policy; dumpsys display | grep mScreenState="
+
 // PowerState reads the screen and lock-screen state in one round trip. The
-// exit status is ignored: a build that rejects one of the two dumps still
-// answers the other.
+// exit status is ignored: a build that rejects one of the dumps still
+// answers the others.
 func (p *Phone) PowerState(ctx context.Context) (PowerState, error) {
-	res, err := p.t.Shell(ctx, "dumpsys power; dumpsys window policy")
+	res, err := p.t.Shell(ctx, powerStateCommand)
 	if err != nil {
 		return PowerState{}, fmt.Errorf("read device state: %w", err)
 	}

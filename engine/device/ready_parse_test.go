@@ -47,6 +47,7 @@ func TestParsePowerStateAcrossVersions(t *testing.T) {
 		{"showing outside the delegate is not the keyguard", "  mWakefulness=Awake\n  Dialog showing=true\n", true, false, false},
 		{"keyguard controller", "  mInteractive=false\n  KeyguardController:\n    mKeyguardShowing=true\n", false, true, true},
 		{"only the display state", "Display Power: state=ON\n", true, false, false},
+		{"only dumpsys display", "  mScreenState=OFF\n", false, false, false},
 		{"dozing", "  mWakefulness=Dozing\n  mInteractive=false\n", false, false, false},
 	}
 	for _, c := range cases {

@@ -357,3 +357,15 @@ func (p *Phone) windowTitleLocked(w *window) string {
 	}
 	return w.title
 }
+
+// dumpDisplayLocked is the part of `dumpsys display` tools grep for the
+// screen state (mGlobalDisplayState, DisplayPowerState's mScreenState).
+func (p *Phone) dumpDisplayLocked() string {
+	state := "OFF"
+	if p.st.awake {
+		state = "ON"
+	}
+	w, h, d := p.sizeLocked()
+	return fmt.Sprintf("DISPLAY MANAGER (dumpsys display)\n  mOnlyCode=false\n  mSafeMode=false\n  mPendingTraversal=false\n  mGlobalDisplayState=%s\n  mNextNonDefaultDisplayId=1\n\nDisplay Devices: size=1\n  DisplayDeviceInfo{\"Built-in Screen\": uniqueId=\"local:0\", %d x %d, density %d, FLAG_DEFAULT_DISPLAY, FLAG_SECURE}\n    mState=%s\n\nDisplay Power Controller:\n  mScreenState=%s\n",
+		state, w, h, d, state, state)
+}

@@ -21,6 +21,7 @@ func TestPINKeyguardLifecycle(t *testing.T) {
 	r, g, b, _ := decodePNG(t, p.ScreenPNG()).At(540, 1200).RGBA()
 	assert.Equal(t, [3]uint32{0, 0, 0}, [3]uint32{r, g, b}, "the screen renders black when asleep")
 	assert.Contains(t, mustRun(t, p, "dumpsys power"), "mWakefulness=Asleep")
+	assert.Equal(t, "  mScreenState=OFF\n", mustRun(t, p, "dumpsys display | grep mScreenState="))
 
 	mustRun(t, p, "input keyevent KEYCODE_WAKEUP")
 	h := dump(t, p)

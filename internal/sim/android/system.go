@@ -428,6 +428,8 @@ func cmdDumpsys(_ context.Context, p *Phone, c *cmdIO) int {
 		}
 	case "power":
 		out = p.dumpPowerLocked()
+	case "display":
+		out = p.dumpDisplayLocked()
 	default:
 		p.mu.Unlock()
 		c.errorf("Can't find service: %s", args[0])
