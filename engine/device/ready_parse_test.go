@@ -68,6 +68,7 @@ func TestJoinShellWordsLikeADB(t *testing.T) {
 		{[]string{"input", "text", "hello world"}, "input text hello world"}, // adb does not re-quote either
 		{[]string{"sh", "-c", "echo a && echo b"}, "sh -c 'echo a && echo b'"},
 		{[]string{"sh", "-c"}, "sh -c"},
+		{[]string{"su", "-c", "ls /data | wc -l"}, "su -c 'ls /data | wc -l'"},
 	} {
 		assert.Equal(t, c.want, JoinShellWords(c.words))
 	}

@@ -96,8 +96,8 @@ func JoinCommand(words []string) string {
 // JoinShellWords builds the device command line from host-tokenized words
 // the way `adb shell` does: joined with single spaces, unescaped (adb, like
 // ssh, leaves the line to the device's sh). The one exception is the script
-// of a leading `sh -c SCRIPT [ARG0 ARGS…]`: sh takes it as one argument, so
-// it and its arguments are quoted to reach sh whole.
+// of a leading `sh -c SCRIPT [ARG0 ARGS…]` (or `su -c COMMAND`): sh takes it
+// as one argument, so it and its arguments are quoted to reach sh whole.
 func JoinShellWords(words []string) string {
 	if len(words) >= 3 && isShell(words[0]) && words[1] == "-c" {
 		return words[0] + " -c " + JoinCommand(words[2:])
@@ -107,7 +107,7 @@ func JoinShellWords(words []string) string {
 
 func isShell(w string) bool {
 	switch w {
-	case "sh", "/system/bin/sh", "/bin/sh", "bash", "mksh":
+	case "sh", "/system/bin/sh", "/bin/sh", "bash", "mksh", "su":
 		return true
 	}
 	return false
