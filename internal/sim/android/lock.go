@@ -15,13 +15,13 @@ type extState struct {
 	sdk int // Android API level the dumpsys formats follow (34)
 
 	// Lock screen: enabled by SetLockScreen; going to sleep locks it.
-	keyguard   bool
-	pin        string // "" = swipe to unlock
-	locked     bool
-	bouncer    bool   // the PIN pad is up
-	pinEntry   string // digits typed on the PIN pad
-	wrongPIN   bool
-	unlockTrys int
+	keyguard  bool
+	pin       string // "" = swipe to unlock
+	locked    bool
+	bouncer   bool   // the PIN pad is up
+	pinEntry  string // digits typed on the PIN pad
+	wrongPIN  bool
+	wrongPINs int
 
 	softKeyboard  bool // an IME window shows while a field is focused (on; SetSoftKeyboard)
 	shadeOpen     bool // the notification shade is pulled down
@@ -86,7 +86,7 @@ func (p *Phone) Sleep() { p.locked(func() { p.sleepLocked() }) }
 func (p *Phone) Locked() (on bool) { p.locked(func() { on = p.st.ext.locked }); return }
 
 // UnlockAttempts counts wrong PINs entered on the PIN pad.
-func (p *Phone) UnlockAttempts() (n int) { p.locked(func() { n = p.st.ext.unlockTrys }); return }
+func (p *Phone) UnlockAttempts() (n int) { p.locked(func() { n = p.st.ext.wrongPINs }); return }
 
 // SetSoftKeyboard turns the on-screen keyboard window on (the default: it
 // shows while a text field has focus, as on a phone) or off.
@@ -202,7 +202,7 @@ func (p *Phone) submitPINLocked() {
 		e.locked, e.bouncer, e.wrongPIN = false, false, false
 	} else {
 		e.wrongPIN = true
-		e.unlockTrys++
+		e.wrongPINs++
 	}
 	e.pinEntry = ""
 	p.changed()
