@@ -37,7 +37,7 @@ func (s *selector) budget() Selection {
 	headers := map[int]bool{}
 	cutList := map[*Node]int{}
 	var listOrder []*Node
-	cutWin := map[windowKind]int{}
+	cutWin := map[string]int{} // by window name
 	var kept []*cand
 	for _, c := range live {
 		cost := c.line
@@ -62,7 +62,7 @@ func (s *selector) budget() Selection {
 			}
 			cutList[c.list]++
 		} else {
-			cutWin[c.win.kind]++
+			cutWin[c.win.name()]++
 		}
 	}
 	sort.SliceStable(kept, func(i, j int) bool { return readingLess(kept[i], kept[j]) })
@@ -73,9 +73,9 @@ func (s *selector) budget() Selection {
 	for _, l := range listOrder {
 		notes = append(notes, fmt.Sprintf("+%d more %s in list %s; scroll to see", cutList[l], plural(cutList[l], "row"), listName(l)))
 	}
-	for k := kindApp; k <= kindSystem; k++ {
-		if n := cutWin[k]; n > 0 {
-			notes = append(notes, fmt.Sprintf("+%d more %s in the %s not listed (element budget)", n, plural(n, "element"), windowWords[k]))
+	for _, w := range windowWords {
+		if n := cutWin[w.name]; n > 0 {
+			notes = append(notes, fmt.Sprintf("+%d more %s in the %s not listed (element budget)", n, plural(n, "element"), w.words))
 		}
 	}
 	return Selection{Elements: out, Notes: notes}
@@ -85,7 +85,10 @@ func (s *selector) budget() Selection {
 // its length (some builds report the typed characters, not dots).
 const passwordMask = "••••••"
 
-var windowWords = map[windowKind]string{kindApp: "app", kindDialog: "dialog", kindIME: "keyboard", kindSystem: "system bars"}
+// windowWords name the windows in the notes, in reading order.
+var windowWords = []struct{ name, words string }{
+	{"", "app"}, {"dialog", "dialog"}, {"behind", "window behind"}, {"keyboard", "keyboard"}, {"system", "system bars"},
+}
 
 // preNotes are the notes known before the budget: the folded keyboard and
 // what other windows hide.

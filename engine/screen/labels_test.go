@@ -3,6 +3,7 @@ package screen
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestCleanLabel(t *testing.T) {
@@ -190,4 +191,24 @@ func TestPasswordTextIsMasked(t *testing.T) {
 	if !strings.Contains(block, `label="Password" clickable=true class=EditText center=(540,250) bounds=[0,200][1080,300] password empty`) {
 		t.Errorf("empty password field:\n%s", block)
 	}
+}
+
+// FuzzCleanLabel: whatever the text, the label holds no private-use glyph,
+// is valid UTF-8 when the input was, and is trimmed.
+func FuzzCleanLabel(f *testing.F) {
+	for _, s := range []string{"\ue68c Bathroom", "&#983536;", "&amp;#x41;", "a&b;c", "\U000f0000\u00a0x", "&#xD800;"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := cleanLabel(s)
+		if strings.IndexFunc(got, privateUse) >= 0 {
+			t.Fatalf("cleanLabel(%q) = %q keeps a private-use glyph", s, got)
+		}
+		if utf8.ValidString(s) && !utf8.ValidString(got) {
+			t.Fatalf("cleanLabel(%q) = %q is not valid UTF-8", s, got)
+		}
+		if got != strings.TrimSpace(got) {
+			t.Fatalf("cleanLabel(%q) = %q is not trimmed", s, got)
+		}
+	})
 }

@@ -187,16 +187,16 @@ func (s *selector) labelFromCaptions() {
 		if !c.target || c.drop || c.label != "" {
 			continue
 		}
-		cap := captionFor(c.n, s.caption)
-		if cap == nil {
+		caption := captionFor(c.n, s.caption)
+		if caption == nil {
 			continue
 		}
-		s.caption[cap] = true
-		c.label = nodeText(cap)
+		s.caption[caption] = true
+		c.label = nodeText(caption)
 		if c.label == "" {
-			c.label = nodeDesc(cap)
+			c.label = nodeDesc(caption)
 		}
-		if cc := s.byNode[cap]; cc != nil && !cc.target {
+		if cc := s.byNode[caption]; cc != nil && !cc.target {
 			cc.drop = true
 		}
 	}
@@ -240,11 +240,13 @@ func (s *selector) dropCovered() {
 // foldKeyboard replaces the keys of a soft keyboard by KeyboardNote unless
 // the options keep them.
 func (s *selector) foldKeyboard() {
+	for _, w := range s.wins {
+		s.imeShown = s.imeShown || (w.kind == kindIME && !w.cover.Empty())
+	}
 	for _, c := range s.cands {
 		if c.win.kind != kindIME || c.drop {
 			continue
 		}
-		s.imeShown = true
 		if !s.o.KeyboardKeys {
 			c.drop = true
 		}

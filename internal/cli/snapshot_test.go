@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/openpocket/openpocket/engine/screen"
+	"github.com/openpocket/openpocket/internal/sim/simtest"
 )
 
 func snapshotMain(t *testing.T, args ...string) (int, string, string) {
@@ -101,4 +102,34 @@ func TestSnapshotHelpNamesTheDefaultBudget(t *testing.T) {
 	help := strings.Join(strings.Fields(out.String()), " ") // kong wraps lines
 	assert.Contains(t, help, fmt.Sprintf("(default %d)", screen.DefaultElementBudget))
 	assert.Contains(t, out.String(), "--from-dump")
+}
+
+// TestSnapshotLiveReadsLikeTheModel captures the virtual phone through the
+// adb server with a permission dialog up: the printed list is the model's
+// block — the app, then the dialog under its header, the system bars last —
+// and --json carries the same elements and notes.
+func TestSnapshotLiveReadsLikeTheModel(t *testing.T) {
+	s := simtest.Start(t)
+	s.Phone().ShowPermissionDialog("Settings")
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), []string{"--home", t.TempDir(), "--device", s.Serial(), "snapshot"}, &out, &errb)
+	require.Equal(t, ExitOK, code, errb.String())
+	text := out.String()
+	dialog := strings.Index(text, "  [dialog]\n")
+	allow := strings.Index(text, `label="Allow" clickable=true`)
+	bars := strings.Index(text, "  [system bars]\n")
+	require.True(t, dialog > 0 && allow > dialog && bars > allow, "dialog after the app, system bars last:\n%s", text)
+
+	out.Reset()
+	code = Main(context.Background(), []string{"--home", t.TempDir(), "--device", s.Serial(), "snapshot", "--json"}, &out, &errb)
+	require.Equal(t, ExitOK, code, errb.String())
+	var snap screen.Snapshot
+	require.NoError(t, json.Unmarshal(out.Bytes(), &snap))
+	var windows []string
+	for _, e := range snap.UIElements {
+		if len(windows) == 0 || windows[len(windows)-1] != e.Window {
+			windows = append(windows, e.Window)
+		}
+	}
+	assert.Equal(t, []string{"", "dialog", "system"}, windows)
 }
