@@ -88,6 +88,17 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 		app, err := p.CurrentApp(cctx)
 		appCh <- appResult{app, err, time.Since(t)}
 	})
+	// Window flags on every capture (not only for black screenshots): a
+	// FLAG_SECURE window may leave the system bars visible around its black
+	// surface, and its screen must never be served from the cache.
+	windowsCh := make(chan string, 1)
+	goBG(func() {
+		out, err := p.run(cctx, "dumpsys window windows")
+		if err != nil {
+			out = ""
+		}
+		windowsCh <- out
+	})
 	var installedCh chan []string
 	if o.Installed {
 		installedCh = make(chan []string, 1)
@@ -154,13 +165,9 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 	}
 	snap.CurrentApp = ar.app
 
-	// Secure surfaces render black: confirm with the window flags and never
-	// let a cached element list stand in for a screen we cannot see.
-	if screen.IsBlack(img) {
-		if out, err := p.run(ctx, "dumpsys window windows"); err == nil {
-			snap.SecureSurface = parseSecure(normalizeOutput([]byte(out)), snap.CurrentApp)
-		}
-	}
+	// Secure surfaces render black: never let a cached element list stand
+	// in for a screen we cannot see.
+	snap.SecureSurface = parseSecure(normalizeOutput([]byte(<-windowsCh)), snap.CurrentApp)
 
 	// The cached list stands for this screen only when it shows the same
 	// app at the same size and looks the same; a secure surface is never
