@@ -80,3 +80,33 @@ func TestDoctorScreenOff(t *testing.T) {
 	assert.Contains(t, res.stdout, "screen off")
 	assert.Contains(t, res.stdout, "KEYCODE_WAKEUP")
 }
+
+// TestDoctorSeesTheLockScreen reads the keyguard from `dumpsys window
+// policy` in the formats of Android 5 (mShowingLockscreen), 6–9
+// (isStatusBarKeyguard) and 8+ (KeyguardServiceDelegate showing=).
+func TestDoctorSeesTheLockScreen(t *testing.T) {
+	phone := simtest.Start(t)
+	srv := llmtest.NewServer(t)
+	home := homeWithModel(t, srv)
+	for _, sdk := range []int{22, 28, 34} {
+		t.Run("sdk"+strconv.Itoa(sdk), func(t *testing.T) {
+			p := phone.Phone()
+			p.SetSDK(sdk)
+			p.SetLockScreen(true, "1234")
+			p.Sleep()
+			res := runBinary(t, nil, "--home", home, "-s", phone.Serial(), "act", `{"type":"keyevent","keycode":"KEYCODE_WAKEUP"}`)
+			require.Equal(t, 0, res.code, res.stderr)
+			require.True(t, p.Locked())
+
+			res = runBinary(t, nil, "--home", home, "-s", phone.Serial(), "doctor")
+			assert.Equal(t, 1, res.code, res.stdout)
+			assert.Contains(t, res.stdout, "✗ device "+phone.Serial())
+			assert.Contains(t, res.stdout, "screen on, locked — fix: unlock the phone")
+
+			p.SetLockScreen(false, "")
+			res = runBinary(t, nil, "--home", home, "-s", phone.Serial(), "doctor")
+			assert.Equal(t, 0, res.code, res.stdout)
+			assert.Contains(t, res.stdout, "authorized, screen on, unlocked")
+		})
+	}
+}
