@@ -13,7 +13,8 @@ TESTFLAGS ?= -count=1 -timeout 20m -p 2
 
 all: build
 
-## setup: install the adb server (Debian package `adb`) when it is missing
+## setup: install the adb server (Debian package `adb`) and bubblewrap (Debian
+## package `bubblewrap`, which confines scripts and exec) when missing
 setup:
 	@if command -v adb >/dev/null 2>&1; then \
 		echo "adb: $$(command -v adb)"; \
@@ -25,6 +26,14 @@ setup:
 		exit 1; \
 	fi
 	@adb start-server >/dev/null 2>&1 || adb start-server
+	@if command -v bwrap >/dev/null 2>&1; then \
+		echo "bwrap: $$(command -v bwrap)"; \
+	elif command -v apt-get >/dev/null 2>&1; then \
+		echo "installing bubblewrap (apt-get install -y bubblewrap)"; \
+		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap; \
+	else \
+		echo "bubblewrap is not installed and apt-get is unavailable: scripts and exec will be refused unless config.json sets scriptExecutor.sandbox to \"off\"" >&2; \
+	fi
 
 ## build: compile bin/openpocket
 build:
@@ -33,6 +42,7 @@ build:
 ## test: unit, golden and integration tests (real adb server + virtual phone)
 test: setup
 	$(GO) test $(TESTFLAGS) $(PKGS)
+	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzCheck$$' -fuzztime 10s -parallel 1 ./internal/executor/policy/
 
 ## demo: run the example playbook against the embedded virtual phone
 demo: setup build

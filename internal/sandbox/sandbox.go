@@ -120,8 +120,9 @@ const basePath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 // Sandbox starts confined commands according to a Mode.
 type Sandbox struct {
-	mode Mode
-	logf func(format string, args ...any)
+	mode  Mode
+	logf  func(format string, args ...any)
+	probe func() Capabilities
 }
 
 // New returns a sandbox in mode; logf receives the loud warnings of
@@ -133,7 +134,7 @@ func New(mode Mode, logf func(format string, args ...any)) *Sandbox {
 	if mode == "" {
 		mode = ModeAuto
 	}
-	return &Sandbox{mode: mode, logf: logf}
+	return &Sandbox{mode: mode, logf: logf, probe: Probe}
 }
 
 // Mode returns the sandbox's mode.
@@ -158,7 +159,7 @@ func (s *Sandbox) Command(spec Spec) (*exec.Cmd, error) {
 		cmd.Env = Environment(spec.Env, spec.Workspace)
 		return cmd, nil
 	}
-	caps := Probe()
+	caps := s.probe()
 	if !caps.Bwrap {
 		return nil, fmt.Errorf("%w: %s; install bubblewrap (Debian: apt-get install bubblewrap) or opt out with %s in config.json (the command then runs with your full rights)", ErrUnavailable, caps.BwrapErr, OptOutKey)
 	}

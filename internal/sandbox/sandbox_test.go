@@ -118,3 +118,18 @@ func TestUnavailableNamesOptOut(t *testing.T) {
 		t.Fatalf("probe with no bwrap on PATH: %+v", c)
 	}
 }
+
+func TestRefusesWithoutConfinement(t *testing.T) {
+	s := New(ModeAuto, t.Logf)
+	s.probe = func() Capabilities { return Capabilities{BwrapErr: "bubblewrap (bwrap) is not installed"} }
+	_, err := s.Command(Spec{Args: []string{"ls"}, Workspace: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), `opt out with scriptExecutor.sandbox: "off"`) || !strings.Contains(err.Error(), "not installed") {
+		t.Fatalf("want a refusal naming the opt-out key, got %v", err)
+	}
+	var logged string
+	off := New(ModeOff, func(f string, a ...any) { logged = f })
+	cmd, err := off.Command(Spec{Args: []string{"ls"}, Workspace: t.TempDir()})
+	if err != nil || cmd.Path == "" || !strings.Contains(logged, "UNCONFINED") {
+		t.Fatalf("opt-out: %v %q", err, logged)
+	}
+}
