@@ -30,7 +30,9 @@ func runBuiltinsOnly(ctx context.Context, script string, allow Allowlist, exec f
 				return nil
 			}
 		}),
-		interp.OpenHandler(func(context.Context, string, int, os.FileMode) (io.ReadWriteCloser, error) { return nil, os.ErrPermission }),
+		interp.OpenHandler(func(context.Context, string, int, os.FileMode) (io.ReadWriteCloser, error) {
+			return nil, os.ErrPermission
+		}),
 		interp.StatHandler(func(context.Context, string, bool) (fs.FileInfo, error) { return nil, os.ErrNotExist }),
 		interp.ReadDirHandler2(func(context.Context, string) ([]fs.DirEntry, error) { return nil, os.ErrNotExist }),
 	)

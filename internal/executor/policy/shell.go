@@ -227,4 +227,3 @@ func (s *shell) readDir(ctx context.Context, path string) ([]fs.DirEntry, error)
 	defer d.Close()
 	return d.ReadDir(-1)
 }
-
