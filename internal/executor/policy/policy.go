@@ -30,16 +30,20 @@ type Violation struct {
 
 func (v *Violation) Error() string { return v.Reason }
 
-// NeverImplicit are commands that run other commands (shells, wrappers and
-// programs with a command-running language). Allowing any of them would make
-// the allowlist meaningless, so they are removed from every allowlist unless
-// the allowlist is "*".
+// NeverImplicit are shells and wrappers whose whole job is to run another
+// command. Allowing any of them would make the allowlist meaningless, so
+// they are removed from every allowlist unless the allowlist is "*".
 var NeverImplicit = []string{
 	"bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "busybox", "env", "xargs", "exec", "nohup", "timeout",
 	"nice", "ionice", "chroot", "unshare", "nsenter", "setsid", "su", "sudo", "doas", "runuser", "stdbuf",
-	"strace", "gdb", "script", "watch", "flock", "parallel", "awk", "gawk", "mawk", "nawk", "sed", "find",
-	"perl", "python", "python3", "ruby", "node", "lua", "tclsh", "expect", "vi", "vim", "less", "more", "man", "ssh",
+	"strace", "gdb", "script", "watch", "flock", "parallel", "ssh",
 }
+
+// ProgramRunners can run other programs through a feature of their own
+// (awk's system(), sed's e command, find -exec, an interpreter). They are in
+// no default allowlist; a user who lists one accepts that its programs run
+// (still inside the sandbox).
+var ProgramRunners = []string{"awk", "gawk", "mawk", "nawk", "sed", "find", "perl", "python", "python3", "ruby", "node", "lua", "tclsh", "expect", "vi", "vim", "less", "more", "man", "git"}
 
 // DeniedBuiltins are shell builtins that run code given as data or replace
 // the shell, so they are refused whatever the allowlist says.
@@ -79,12 +83,13 @@ func NewAllowlist(cmds []string) Allowlist {
 func (a Allowlist) AllowsAll() bool { return a.all }
 
 // Allows reports whether cmd may be run as a command: a safe builtin or an
-// allowed program name. Denied builtins are never allowed.
+// allowed program name. Denied builtins are allowed only by "*" (which
+// trusts the script entirely; the sandbox still holds).
 func (a Allowlist) Allows(cmd string) bool {
-	if slices.Contains(DeniedBuiltins, cmd) {
-		return false
+	if a.all {
+		return true
 	}
-	return a.all || a.cmds[cmd] || slices.Contains(SafeBuiltins, cmd)
+	return !slices.Contains(DeniedBuiltins, cmd) && (a.cmds[cmd] || slices.Contains(SafeBuiltins, cmd))
 }
 
 // AllowsProgram reports whether cmd may be started as an external program.
@@ -127,6 +132,8 @@ func (a Allowlist) refusal(cmd string, line uint) *Violation {
 		return &Violation{"allowlist", fmt.Sprintf("command %q%s: name programs without a directory; only allowed commands found on the sandbox's PATH run", cmd, where)}
 	case slices.Contains(NeverImplicit, cmd):
 		return &Violation{"allowlist", fmt.Sprintf("command %q%s runs other programs and is only allowed when the allowlist is \"*\"", cmd, where)}
+	case slices.Contains(ProgramRunners, cmd):
+		return &Violation{"allowlist", fmt.Sprintf("command %q%s can run other programs and is not in the allowlist", cmd, where)}
 	}
 	return &Violation{"allowlist", fmt.Sprintf("command %q%s is not in the allowlist (allowed: %s)", cmd, where, strings.Join(a.Commands(), " "))}
 }

@@ -46,8 +46,8 @@ func TestAllowlistBypassesRefused(t *testing.T) {
 	e := New(t.TempDir(), Config{})
 	cases := []struct{ name, script, want string }{
 		{"IFS splitting", "bash${IFS}-c${IFS}id${IFS}/ls", `command name "bash${IFS}-c${IFS}id${IFS}/ls" (line 1) is not a plain word`},
-		{"awk system", `awk 'BEGIN{system("id")}'`, `command "awk" (line 1) runs other programs`},
-		{"sed e command", "echo id | sed e", `command "sed" (line 1) runs other programs`},
+		{"awk system", `awk 'BEGIN{system("id")}'`, `command "awk" (line 1) can run other programs and is not in the allowlist`},
+		{"sed e command", "echo id | sed e", `command "sed" (line 1) can run other programs and is not in the allowlist`},
 		{"setsid", "setsid id", `command "setsid" (line 1) runs other programs`},
 		{"ANSI-C NUL", "echo $'\\x00'; id", `command "id" (line 1) is not in the allowlist`},
 		{"prompt expansion", "y='$(id)'; echo ${y@P}; ${y@P}", `command name "${y@P}" (line 1) is not a plain word`},
@@ -56,7 +56,7 @@ func TestAllowlistBypassesRefused(t *testing.T) {
 		{"eval", `eval "i""d"`, `"eval" (line 1) runs code given as data and is never allowed`},
 		{"variable command", "c=id; $c", `command name "$c" (line 1) is not a plain word`},
 		{"path to a program", "/usr/bin/id", `command "/usr/bin/id" (line 1): name programs without a directory`},
-		{"find -exec", "find . -exec id ;", `command "find" (line 1) runs other programs`},
+		{"find -exec", "find . -exec id ;", `command "find" (line 1) can run other programs and is not in the allowlist`},
 		{"xargs", "echo id | xargs", `command "xargs" (line 1) runs other programs`},
 		{"env", "env id", `command "env" (line 1) runs other programs`},
 		{"nohup", "nohup id", `command "nohup" (line 1) runs other programs`},

@@ -1,0 +1,119 @@
+package coding
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/openpocket/openpocket/internal/sandbox"
+)
+
+func needSandbox(t *testing.T) {
+	t.Helper()
+	if c := sandbox.Probe(); !c.Bwrap {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI must have working bubblewrap: %s", c.BwrapErr)
+		}
+		t.Skipf("no confinement here: %s (make setup installs bubblewrap)", c.BwrapErr)
+	}
+}
+
+// TestSymlinkSwapRace swaps a file symlink and a directory symlink between
+// the workspace and a secret directory 10,000 times while read, write and
+// edit run on them: no secret is read and the secret file never changes.
+func TestSymlinkSwapRace(t *testing.T) {
+	e, ws := newTestExecutor(t)
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "secret.txt")
+	require.NoError(t, os.WriteFile(secret, []byte("TOP-SECRET\n"), 0o600))
+	require.NoError(t, os.MkdirAll(filepath.Join(ws, "realdir"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "inside.txt"), []byte("inside\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "realdir", "secret.txt"), []byte("inside\n"), 0o644))
+
+	// swap points name at a or b, atomically (symlink + rename).
+	swap := func(name, a, b string, n int) {
+		tmp := filepath.Join(ws, ".swap-"+name)
+		for i := range n {
+			target := a
+			if i%2 == 1 {
+				target = b
+			}
+			os.Remove(tmp)
+			if os.Symlink(target, tmp) == nil {
+				os.Rename(tmp, filepath.Join(ws, name))
+			}
+		}
+	}
+	const swaps = 10000
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	wg.Add(2)
+	go func() { defer wg.Done(); swap("link", filepath.Join(ws, "inside.txt"), secret, swaps) }()
+	go func() { defer wg.Done(); swap("dir", filepath.Join(ws, "realdir"), outside, swaps) }()
+	go func() { wg.Wait(); close(stop) }()
+
+	var leaks []string
+	ops := 0
+	for done := false; !done; {
+		select {
+		case <-stop:
+			done = true
+		default:
+		}
+		for _, p := range []string{"link", "dir/secret.txt"} {
+			if r, err := e.Read(p, 1, 10); err == nil && strings.Contains(r.Content, "TOP-SECRET") {
+				leaks = append(leaks, "read "+p)
+			}
+			e.Write(p, "pwned\n", false)
+			e.Write(p, "pwned\n", true)
+			e.Edit(p, "inside", "pwned", false)
+			ops += 4
+		}
+	}
+	b, err := os.ReadFile(secret)
+	require.NoError(t, err)
+	assert.Equal(t, "TOP-SECRET\n", string(b), "a write landed outside the workspace")
+	assert.Empty(t, leaks, "reads leaked the secret")
+	t.Logf("%d operations during %d swaps of each link", ops, swaps)
+}
+
+// TestReadRefusesFIFOAndOutside: a FIFO does not hang read; ~/.ssh and
+// /etc/shadow are outside the workspace.
+func TestReadRefusesFIFOAndOutside(t *testing.T) {
+	e, ws := newTestExecutor(t)
+	require.NoError(t, syscall.Mkfifo(filepath.Join(ws, "pipe"), 0o600))
+	assert.Equal(t, "read failed: pipe is not a regular file (p---------)", run(t, e, "read", "path", "pipe"))
+	home, _ := os.UserHomeDir()
+	for _, p := range []string{filepath.Join(home, ".ssh", "id_rsa"), "/etc/shadow", "../../etc/shadow"} {
+		out := run(t, e, "read", "path", p)
+		assert.Contains(t, out, "is outside the workspace", p)
+	}
+	out := run(t, e, "write", "path", "/etc/cron.d/x", "content", "x")
+	assert.Contains(t, out, "is outside the workspace")
+}
+
+// TestExecConfined: exec runs inside the sandbox: no /etc/shadow, no home,
+// no network, a file size limit.
+func TestExecConfined(t *testing.T) {
+	needSandbox(t)
+	e, ws := newTestExecutor(t, func(c *Config) {
+		c.AllowedCommands = []string{"*"}
+		c.Limits = sandbox.Limits{FileBytes: 1 << 20}
+	})
+	home, _ := os.UserHomeDir()
+	out := run(t, e, "exec", "command", "cat /etc/shadow; ls "+home+"/.ssh; bash -c 'echo > /dev/tcp/127.0.0.1/5037' 2>&1 | tail -1")
+	assert.Contains(t, out, "cat: /etc/shadow: No such file or directory")
+	assert.Contains(t, out, "No such file or directory")
+	assert.Contains(t, out, "5037: Connection refused", "the host adb server is not reachable from exec")
+	out = run(t, e, "exec", "command", "head -c 10G /dev/zero > big")
+	assert.Contains(t, out, "exec exitCode=153", "SIGXFSZ ends the 10 GB write")
+	fi, err := os.Stat(filepath.Join(ws, "big"))
+	require.NoError(t, err)
+	assert.LessOrEqual(t, fi.Size(), int64(1<<20))
+}
