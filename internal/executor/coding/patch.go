@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"strings"
-
 )
 
 // Patch is a parsed apply_patch input:
