@@ -92,8 +92,9 @@ func setLimits(l Limits) error {
 	return nil
 }
 
-// restrictConnect allows TCP connect only to port and no TCP bind, and (ABI
-// 6+) scopes abstract unix sockets and signals to the sandbox.
+// restrictConnect allows TCP connect only to port and TCP bind only to an
+// ephemeral port, and (ABI 6+) scopes abstract unix sockets and signals to
+// the sandbox.
 func restrictConnect(port, abi int) error {
 	attr := ll.RulesetAttr{HandledAccessNet: ll.AccessNetBindTCP | ll.AccessNetConnectTCP}
 	if abi >= 6 {
@@ -105,6 +106,11 @@ func restrictConnect(port, abi int) error {
 	}
 	defer syscall.Close(fd)
 	if err := ll.LandlockAddNetPortRule(fd, &ll.NetPortAttr{AllowedAccess: ll.AccessNetConnectTCP, Port: uint64(port)}, 0); err != nil {
+		return fmt.Errorf("landlock port rule: %w", err)
+	}
+	// The adb client binds its socket to an ephemeral port before it
+	// connects; port 0 allows exactly that, no fixed port.
+	if err := ll.LandlockAddNetPortRule(fd, &ll.NetPortAttr{AllowedAccess: ll.AccessNetBindTCP, Port: 0}, 0); err != nil {
 		return fmt.Errorf("landlock port rule: %w", err)
 	}
 	if err := ll.AllThreadsPrctl(prSetNoNewPrivs, 1, 0, 0, 0); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -139,12 +140,11 @@ func TestNetworkOnlyToADB(t *testing.T) {
 	}
 	_, other := listen()
 	_, adbPort := listen()
-	e := New(t.TempDir(), Config{AllowedCommands: []string{"cat"}, ADBPort: adbPort})
-	out := modelSees(t, e, "cat < /dev/null; cat /dev/tcp/127.0.0.1/"+strconv.Itoa(other))
-	assert.NotContains(t, out, "hello from listener")
-	// cat cannot open /dev/tcp (a bash-ism); adb is what connects. The
-	// sandbox package's own test covers the allowed port with bash.
-	assert.Contains(t, out, "exitCode=1")
+	// "*" lets bash itself connect, so the kernel rule is what is tested.
+	e := New(t.TempDir(), Config{AllowedCommands: []string{"*"}, ADBPort: adbPort})
+	out := modelSees(t, e, "bash -c 'cat < /dev/tcp/127.0.0.1/"+strconv.Itoa(other)+"' 2>&1; bash -c 'cat < /dev/tcp/127.0.0.1/"+strconv.Itoa(adbPort)+"'")
+	assert.Contains(t, out, "/dev/tcp/127.0.0.1/"+strconv.Itoa(other)+": Permission denied", "the other listener is refused")
+	assert.Equal(t, 1, strings.Count(out, "hello from listener"), "only the adb port answers:\n%s", out)
 }
 
 // TestForkBombEnds: the process limit stops a fork bomb and the timeout
@@ -192,4 +192,22 @@ func TestSandboxUnavailableRefuses(t *testing.T) {
 	assert.Equal(t, "runs\n", res.Stdout)
 	require.NotEmpty(t, logged)
 	assert.True(t, strings.Contains(logged[0], "UNCONFINED"), logged[0])
+}
+
+// TestADBWorksInsideTheSandbox: the one network peer a script has is the
+// adb server, and the adb client reaches it from inside the sandbox.
+func TestADBWorksInsideTheSandbox(t *testing.T) {
+	needSandbox(t)
+	if _, err := exec.LookPath("adb"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI must have adb")
+		}
+		t.Skip("adb is not installed (make setup installs it)")
+	}
+	if sandbox.Probe().LandlockABI < 4 {
+		t.Skip("kernel without Landlock network rules: scripts get no network")
+	}
+	out := modelSees(t, New(t.TempDir(), Config{}), "adb devices")
+	assert.Contains(t, out, "run_script exitCode=0")
+	assert.Contains(t, out, "List of devices attached")
 }
