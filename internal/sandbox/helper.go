@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -56,6 +58,13 @@ func runHelper(config string, argv []string) error {
 			return fmt.Errorf("join pids cgroup: %w", err)
 		}
 	}
+	if h.CgroupProcs != "" || os.Getuid() == 0 {
+		// The cgroup bounds the processes of this run; RLIMIT_NPROC would
+		// count every process of the user (and does not bind root).
+		h.Limits.Processes = 0
+	} else {
+		h.Limits.Processes += userTasks()
+	}
 	if err := setLimits(h.Limits); err != nil {
 		return err
 	}
@@ -76,7 +85,10 @@ func setLimits(l Limits) error {
 		v    uint64
 	}{
 		{"CPU time", syscall.RLIMIT_CPU, l.CPUSeconds},
-		{"address space", syscall.RLIMIT_AS, l.MemoryBytes},
+		// RLIMIT_DATA, not RLIMIT_AS: runtimes such as V8 and Go reserve far
+		// more address space than they use, and reservations do not count
+		// here while written memory does.
+		{"data size", syscall.RLIMIT_DATA, l.MemoryBytes},
 		{"file size", syscall.RLIMIT_FSIZE, l.FileBytes},
 		{"open files", syscall.RLIMIT_NOFILE, l.OpenFiles},
 		{"processes", rlimitNPROC, l.Processes},
@@ -130,4 +142,30 @@ func landlockABI() int {
 		return 0
 	}
 	return v
+}
+
+// userTasks counts the tasks (threads) of this user, which RLIMIT_NPROC
+// counts too: the limit is set that much above them.
+func userTasks() uint64 {
+	uid := strconv.Itoa(os.Getuid())
+	dirs, _ := filepath.Glob("/proc/[0-9]*/status")
+	var n uint64
+	for _, d := range dirs {
+		b, err := os.ReadFile(d)
+		if err != nil {
+			continue
+		}
+		var mine bool
+		for _, line := range strings.Split(string(b), "\n") {
+			if rest, ok := strings.CutPrefix(line, "Uid:"); ok {
+				f := strings.Fields(rest)
+				mine = len(f) > 0 && f[0] == uid
+			}
+			if rest, ok := strings.CutPrefix(line, "Threads:"); ok && mine {
+				t, _ := strconv.ParseUint(strings.TrimSpace(rest), 10, 64)
+				n += t
+			}
+		}
+	}
+	return n
 }

@@ -64,8 +64,8 @@ const (
 // take DefaultLimits' values.
 type Limits struct {
 	CPUSeconds  uint64 // RLIMIT_CPU per process
-	MemoryBytes uint64 // RLIMIT_AS per process
-	Processes   uint64 // pids cgroup pids.max (and RLIMIT_NPROC)
+	MemoryBytes uint64 // RLIMIT_DATA per process (memory written, not reserved)
+	Processes   uint64 // pids cgroup pids.max (RLIMIT_NPROC above the user's count without one)
 	FileBytes   uint64 // RLIMIT_FSIZE: largest file a process may write
 	OpenFiles   uint64 // RLIMIT_NOFILE
 }
@@ -116,7 +116,7 @@ type Spec struct {
 var EnvAllowlist = []string{"LANG", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "TERM", "TZ", "ANDROID_SERIAL", "ANDROID_ADB_SERVER_PORT", "NO_COLOR", "COLUMNS"}
 
 // basePath is the PATH inside the sandbox.
-const basePath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+const basePath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/usr/local/go/bin"
 
 // Sandbox starts confined commands according to a Mode.
 type Sandbox struct {

@@ -19,7 +19,7 @@ type SpawnOptions struct {
 	Args []string
 	// Dir is the working directory.
 	Dir string
-	// Env is the complete environment (callers pass ScrubEnv(os.Environ())).
+	// Env is the environment (callers pass sandbox.Environment(...)).
 	Env []string
 	// Stdout receives standard output. When Stderr is nil, standard error
 	// goes to Stdout too (one pipe, so the interleaving is preserved).
