@@ -7,6 +7,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -96,6 +97,13 @@ func TestReadRefusesFIFOAndOutside(t *testing.T) {
 	}
 	out := run(t, e, "write", "path", "/etc/cron.d/x", "content", "x")
 	assert.Contains(t, out, "is outside the workspace")
+
+	// A 10 GB file (sparse) is refused by size, not loaded.
+	f, err := os.Create(filepath.Join(ws, "huge.bin"))
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(10<<30))
+	f.Close()
+	assert.Equal(t, "read failed: huge.bin is 10737418240 bytes, more than the 33554432 this tool loads", run(t, e, "read", "path", "huge.bin"))
 }
 
 // TestExecConfined: exec runs inside the sandbox: no /etc/shadow, no home,
@@ -111,6 +119,13 @@ func TestExecConfined(t *testing.T) {
 	assert.Contains(t, out, "cat: /etc/shadow: No such file or directory")
 	assert.Contains(t, out, "No such file or directory")
 	assert.Contains(t, out, "5037: Connection refused", "the host adb server is not reachable from exec")
+	// A background session is confined the same way.
+	id := sessionID(t, run(t, e, "exec", "command", "cat /etc/shadow; echo done", "background", true))
+	assert.Eventually(t, func() bool {
+		return strings.Contains(run(t, e, "process", "action", "log", "sessionId", id), "done")
+	}, 10*time.Second, 20*time.Millisecond)
+	assert.Contains(t, run(t, e, "process", "action", "log", "sessionId", id), "cat: /etc/shadow: No such file or directory")
+
 	out = run(t, e, "exec", "command", "head -c 10G /dev/zero > big")
 	assert.Contains(t, out, "exec exitCode=153", "SIGXFSZ ends the 10 GB write")
 	fi, err := os.Stat(filepath.Join(ws, "big"))
