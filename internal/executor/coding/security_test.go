@@ -56,27 +56,57 @@ func TestSymlinkSwapRace(t *testing.T) {
 	stop := make(chan struct{})
 	wg.Add(2)
 	go func() { defer wg.Done(); swap("link", filepath.Join(ws, "inside.txt"), secret, swaps) }()
-	go func() { defer wg.Done(); swap("dir", filepath.Join(ws, "realdir"), outside, swaps) }()
+	go func() {
+		// "dir" is the real directory, then a link out, in turn: a check
+		// may resolve it as the directory and the use meet the link.
+		defer wg.Done()
+		real, dir := filepath.Join(ws, "realdir"), filepath.Join(ws, "dir")
+		for range swaps / 2 {
+			os.Rename(real, dir)
+			os.Rename(dir, real)
+			os.Symlink(outside, dir)
+			os.Remove(dir)
+		}
+	}()
 	go func() { wg.Wait(); close(stop) }()
 
-	var leaks []string
-	ops := 0
-	for done := false; !done; {
-		select {
-		case <-stop:
-			done = true
-		default:
-		}
-		for _, p := range []string{"link", "dir/secret.txt"} {
-			if r, err := e.Read(p, 1, 10); err == nil && strings.Contains(r.Content, "TOP-SECRET") {
-				leaks = append(leaks, "read "+p)
+	var (
+		mu    sync.Mutex
+		leaks []string
+		ops   int
+		done  sync.WaitGroup
+	)
+	loop := func(op func(p string) bool) {
+		defer done.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
 			}
-			e.Write(p, "pwned\n", false)
-			e.Write(p, "pwned\n", true)
-			e.Edit(p, "inside", "pwned", false)
-			ops += 4
+			for _, p := range []string{"link", "dir/secret.txt"} {
+				leaked := op(p)
+				mu.Lock()
+				ops++
+				if leaked {
+					leaks = append(leaks, p)
+				}
+				mu.Unlock()
+			}
 		}
 	}
+	done.Add(2)
+	go loop(func(p string) bool {
+		r, err := e.Read(p, 1, 10)
+		return err == nil && strings.Contains(r.Content, "TOP-SECRET")
+	})
+	go loop(func(p string) bool {
+		e.Write(p, "pwned\n", false)
+		e.Write(p, "pwned\n", true)
+		e.Edit(p, "inside", "pwned", false)
+		return false
+	})
+	done.Wait()
 	b, err := os.ReadFile(secret)
 	require.NoError(t, err)
 	assert.Equal(t, "TOP-SECRET\n", string(b), "a write landed outside the workspace")
