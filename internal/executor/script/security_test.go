@@ -157,12 +157,12 @@ func TestForkBombEnds(t *testing.T) {
 	}
 	e := New(t.TempDir(), Config{AllowedCommands: []string{"*"}, Limits: sandbox.Limits{Processes: 32}})
 	start := time.Now()
-	res, err := e.Run(context.Background(), "bash -c 'b() { b | b & }; b'; sleep 30", 3*time.Second)
+	res, err := e.Run(context.Background(), "bash -c 'b() { b | b & }; b; sleep 30'", 3*time.Second)
 	require.NoError(t, err)
 	assert.Less(t, time.Since(start), 15*time.Second)
 	assert.True(t, res.TimedOut, "%+v", res)
-	assert.Contains(t, res.Stderr, "fork: retry: Resource temporarily unavailable")
-	assert.Eventually(t, func() bool { return !running("bash\x00-c\x00b() { b | b & }; b") }, 5*time.Second, 50*time.Millisecond,
+	assert.Contains(t, res.Stderr, "fork: retry: Resource temporarily unavailable", "%+v", res)
+	assert.Eventually(t, func() bool { return !running("bash\x00-c\x00b() { b | b & }; b; sleep 30") }, 5*time.Second, 50*time.Millisecond,
 		"fork bomb processes survived the run")
 }
 
