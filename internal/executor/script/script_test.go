@@ -210,3 +210,26 @@ func TestIsLua(t *testing.T) {
 	assert.False(t, IsLua("-- luac\n"))
 	assert.False(t, IsLua(""))
 }
+
+// TestShellFeaturesStillWork: ordinary scripts behave as under bash:
+// pipelines, here-documents, globs, functions, redirections inside the
+// workspace, cd, exit codes.
+func TestShellFeaturesStillWork(t *testing.T) {
+	needSandbox(t)
+	ws := t.TempDir()
+	e := New(ws, Config{})
+	script := "greet() { echo \"hello $1\"; }\n" +
+		"greet world | grep -c hello\n" +
+		"for i in 1 2 3; do echo \"line $i\" >> out.txt; done\n" +
+		"cat <<END | wc -l\na\nb\nEND\n" +
+		"ls *.txt\n" +
+		"n=$(cat out.txt | wc -l); echo \"lines=$n\"\n" +
+		"cd .. && pwd\n" +
+		"exit 3\n"
+	res, err := e.Run(context.Background(), script, 20*time.Second)
+	require.NoError(t, err)
+	real, _ := filepath.EvalSymlinks(ws)
+	assert.Equal(t, "1\n2\nout.txt\nlines=3\n"+real+"\n", res.Stdout, res.Stderr)
+	assert.Equal(t, 3, res.ExitCode)
+	assert.Empty(t, res.Rejected)
+}
