@@ -189,39 +189,11 @@ func (m *matcher) match(s, p int) int {
 		case ')':
 			return m.endCapture(s, p+1)
 		case '%':
-			if p+1 >= len(pat) {
-				m.fail("malformed pattern (ends with '%%')")
-			}
-			switch c := pat[p+1]; {
-			case c == 'b':
-				if s = m.matchBalance(s, p+2); s == -1 {
+			if ns, np, ok := m.matchEscape(s, p); ok {
+				if ns == -1 {
 					return -1
 				}
-				p += 4
-				continue
-			case c == 'f':
-				p += 2
-				if p >= len(pat) || pat[p] != '[' {
-					m.fail("missing '[' after '%%f' in pattern")
-				}
-				ep := m.classEnd(p)
-				var prev, cur byte
-				if s > 0 {
-					prev = m.src[s-1]
-				}
-				if s < len(m.src) {
-					cur = m.src[s]
-				}
-				if !m.matchBracketClass(prev, p, ep-1) && m.matchBracketClass(cur, p, ep-1) {
-					p = ep
-					continue
-				}
-				return -1
-			case c >= '0' && c <= '9':
-				if s = m.matchCapture(s, c); s == -1 {
-					return -1
-				}
-				p += 2
+				s, p = ns, np
 				continue
 			}
 		case '$':
@@ -261,6 +233,40 @@ func (m *matcher) match(s, p int) int {
 		s++
 		p = ep
 	}
+}
+
+// matchEscape handles %b, %f and back-references at pat[p] == '%': it
+// returns where matching goes on (s == -1: no match), or ok=false for a
+// class escape such as %d, which the caller matches as a single character.
+func (m *matcher) matchEscape(s, p int) (ns, np int, ok bool) {
+	pat := m.pat
+	if p+1 >= len(pat) {
+		m.fail("malformed pattern (ends with '%%')")
+	}
+	switch c := pat[p+1]; {
+	case c == 'b':
+		return m.matchBalance(s, p+2), p + 4, true
+	case c == 'f':
+		p += 2
+		if p >= len(pat) || pat[p] != '[' {
+			m.fail("missing '[' after '%%f' in pattern")
+		}
+		ep := m.classEnd(p)
+		var prev, cur byte
+		if s > 0 {
+			prev = m.src[s-1]
+		}
+		if s < len(m.src) {
+			cur = m.src[s]
+		}
+		if !m.matchBracketClass(prev, p, ep-1) && m.matchBracketClass(cur, p, ep-1) {
+			return s, ep, true
+		}
+		return -1, 0, true
+	case c >= '0' && c <= '9':
+		return m.matchCapture(s, c), p + 2, true
+	}
+	return s, p, false
 }
 
 func (m *matcher) maxExpand(s, p, ep int) int {
