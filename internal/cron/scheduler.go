@@ -325,6 +325,9 @@ func (s *Scheduler) reload(refresh bool) error {
 		if err := s.gs.RemoveJob(e.gj.ID()); err != nil && !errors.Is(err, gocron.ErrJobNotFound) {
 			s.log.Warn("cron: remove job", "job", e.c.job.ID, "err", err)
 		}
+		// Pending retries of a one-shot job carry its id as their tag; a
+		// re-registered job schedules its own.
+		s.gs.RemoveByTags(e.c.job.ID)
 	}
 	slices.SortFunc(add, func(a, b compiled) int { return strings.Compare(a.job.ID, b.job.ID) })
 	for _, c := range add {
@@ -359,11 +362,14 @@ func fingerprint(c compiled) string {
 	return string(data)
 }
 
+// atDone reports whether a one-shot job already had its run. An attempt
+// that was skipped because the device was busy is not a run: the job
+// stays scheduled (its retry pending) across reloads and restarts.
 func (s *Scheduler) atDone(c compiled) bool {
 	s.stateMu.Lock()
 	defer s.stateMu.Unlock()
 	st := s.state.Jobs[c.job.ID]
-	return st.LastAttemptAtMs != 0 && st.LastAttemptAtMs >= c.at.UnixMilli()
+	return st.LastAttemptAtMs != 0 && st.LastAttemptAtMs >= c.at.UnixMilli() && st.LastStatus != StatusSkipped
 }
 
 func (s *Scheduler) register(c compiled, now time.Time) (gocron.Job, error) {

@@ -431,3 +431,43 @@ func TestSchedulerAtJobRetriesWhileDeviceBusy(t *testing.T) {
 		return err == nil && !j.Enabled
 	})
 }
+
+// TestSchedulerAtJobRetrySurvivesReload: a one-shot job skipped because
+// its device was busy is still run after jobs.json is reloaded (edited by
+// another writer) while the device is still busy.
+func TestSchedulerAtJobRetrySurvivesReload(t *testing.T) {
+	start := time.Date(2026, 5, 1, 8, 0, 0, 0, time.UTC)
+	once := `{"id": "once", "enabled": true, "device": "emu-1", "schedule": {"kind": "at", "at": "2026-05-01T08:00:15Z"}, "payload": {"kind": "playbook", "path": "p.yaml"}}`
+	long := everyJob("long", 3600000, `, "device": "emu-1", "runOnStartup": true`)
+	h := newHarness(t, start, jobsJSON(long, once))
+	release := h.runner.holdJob("long")
+	h.start()
+	h.waitCall("long")
+	time.Sleep(20 * time.Millisecond)
+	h.advanceTo(start.Add(15 * time.Second))
+	h.waitEvent(EventSkipped, "once")
+
+	// Another process adds a job; the gateway reloads while "long" still
+	// holds the device.
+	writeFile(t, h.jobsPath, jobsJSON(long, once, everyJob("other", 3600000, `, "device": "emu-2"`)))
+	if err := h.s.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	h.waitEvent(EventReloaded, "")
+	h.s.mu.Lock()
+	_, scheduled := h.s.entries["once"]
+	h.s.mu.Unlock()
+	if !scheduled {
+		t.Fatal("the reload dropped the one-shot job whose retry was pending")
+	}
+
+	close(release)
+	h.waitEvent(EventFinished, "long")
+	time.Sleep(20 * time.Millisecond)
+	h.advanceTo(start.Add(45 * time.Second))
+	h.waitCall("once")
+	h.waitEvent(EventFinished, "once")
+	if st := h.jobState("once"); st.LastStatus != StatusOK {
+		t.Fatalf("once state after the retry = %+v", st)
+	}
+}
