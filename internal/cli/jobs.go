@@ -77,6 +77,7 @@ func (a *App) jobApp(ctx context.Context, device string) *App {
 		sim:     a.sim,
 		ws:      a.ws,
 		cfg:     a.cfg,
+		command: a.command,
 	}
 	if device != "" {
 		c.Device, c.Target = device, ""
