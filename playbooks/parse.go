@@ -31,9 +31,23 @@ type parser struct {
 	errs   ErrorList
 	warns  []Warning
 	budget int // node visits left (guards alias expansion)
+	// stepCount counts the steps parsed so far, nested ones included.
+	stepCount  int
+	overBudget bool // "document too large" was reported
 }
 
-const nodeBudget = 1 << 20
+const nodeBudget = 1 << 22
+
+// Size limits, each reported with the line where it was crossed: a
+// playbook is a script a person writes, so these are far beyond real use
+// and keep a generated or hostile file from taking minutes or gigabytes.
+const (
+	// MaxSteps bounds the steps of one playbook, nested steps included.
+	MaxSteps = 10000
+	// MaxAliasExpansion bounds the nodes YAML aliases may add by reference
+	// (an "alias bomb" expands a few lines into billions of nodes).
+	MaxAliasExpansion = 100000
+)
 
 var headerKeys = []string{"name", "description", "app", "tags", "params", "defaults", "on_start", "on_complete", "on_failure", "watchers", "steps"}
 
@@ -91,6 +105,9 @@ func (p *parser) parse() *Playbook {
 			msg += " (inside {…} or […], quote strings that contain : , ? # [ ] { })"
 		}
 		p.errPos(Pos{File: p.file, Line: line, Column: col}, "", "invalid YAML: %s", msg)
+		return pb
+	}
+	if !p.checkAliases(&doc) {
 		return pb
 	}
 	root := p.deref(&doc)
@@ -156,6 +173,66 @@ func (p *parser) parse() *Playbook {
 	return pb
 }
 
+// exhausted reports (once) and returns true when the node budget is
+// spent, so parsing stops with a message instead of reading on with
+// values silently missing.
+func (p *parser) exhausted(at *yaml.Node, path string) bool {
+	if p.budget >= 0 {
+		return false
+	}
+	if !p.overBudget {
+		p.overBudget = true
+		p.errAt(at, path, "playbook too large: more than %d YAML nodes to read; split it into playbooks called with run:", nodeBudget)
+	}
+	return true
+}
+
+// checkAliases measures what the document's aliases expand to, before
+// anything walks it: past MaxAliasExpansion nodes it is rejected at the
+// alias that crossed the limit.
+func (p *parser) checkAliases(doc *yaml.Node) bool {
+	sizes := map[*yaml.Node]int{}
+	added := 0
+	var bad *yaml.Node
+	// size is the expanded node count of n, saturating past the limit.
+	var size func(n *yaml.Node, depth int) int
+	size = func(n *yaml.Node, depth int) int {
+		if n == nil || bad != nil {
+			return 0
+		}
+		if depth > 10000 {
+			bad = n
+			return 0
+		}
+		if n.Kind == yaml.AliasNode {
+			target, ok := sizes[n.Alias]
+			if !ok {
+				target = size(n.Alias, depth+1)
+			}
+			added += target
+			if added > MaxAliasExpansion && bad == nil {
+				bad = n
+			}
+			return target
+		}
+		if v, ok := sizes[n]; ok {
+			return v
+		}
+		total := 1
+		for _, c := range n.Content {
+			total = min(total+size(c, depth+1), MaxAliasExpansion+1)
+		}
+		sizes[n] = total
+		return total
+	}
+	size(doc, 0)
+	if bad == nil {
+		return true
+	}
+	p.errAt(bad, "", "YAML aliases expand to more than %d nodes (an alias bomb?); expected anchors (&) and aliases (*) to reuse small pieces", MaxAliasExpansion)
+	return false
+}
+
 // deref follows aliases, bounded.
 func (p *parser) deref(n *yaml.Node) *yaml.Node {
 	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 16; i++ {
@@ -206,10 +283,7 @@ func (p *parser) eachPair(m *yaml.Node, path string, fn func(k string, kn, v *ya
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		kn, v := p.deref(m.Content[i]), p.deref(m.Content[i+1])
-		if p.budget < 0 {
-			if p.budget == -1 {
-				p.errAt(m, path, "document too large (alias expansion)")
-			}
+		if p.exhausted(m, path) {
 			return
 		}
 		if kn == nil || kn.Kind != yaml.ScalarNode {
@@ -668,7 +742,7 @@ func (p *parser) watchers(n *yaml.Node) []*Watcher {
 // value converts a YAML node to a literal; strings are parsed for ${expr}
 // unless raw.
 func (p *parser) value(n *yaml.Node, path string, raw bool) *Value {
-	if n == nil || p.budget < 0 {
+	if n == nil || p.exhausted(n, path) {
 		return &Value{Kind: VNull}
 	}
 	pos := p.pos(n)
