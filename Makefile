@@ -9,7 +9,11 @@ PKGS    := ./...
 # packages from fighting over it and the two cores.
 TESTFLAGS ?= -count=1 -timeout 20m -p 2
 
-.PHONY: all setup build test demo bench lint fmt clean
+# Fuzz targets run for a bounded time in `make test` (each FUZZTIME).
+FUZZTIME ?= 10s
+FUZZ    := ./playbooks:FuzzCompile ./internal/workspace:FuzzParseConfig
+
+.PHONY: all setup build test fuzz demo bench lint fmt clean
 
 all: build
 
@@ -30,9 +34,18 @@ setup:
 build:
 	$(GO) build -o $(BIN) ./cmd/openpocket
 
-## test: unit, golden and integration tests (real adb server + virtual phone)
+## test: unit, golden and integration tests (real adb server + virtual phone), then the bounded fuzz runs
 test: setup
 	$(GO) test $(TESTFLAGS) $(PKGS)
+	@$(MAKE) --no-print-directory fuzz
+
+## fuzz: run each fuzz target for FUZZTIME (the playbook compiler, the config loader)
+fuzz:
+	@for t in $(FUZZ); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz $$name ($$pkg, $(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	done
 
 ## demo: run the example playbook against the embedded virtual phone
 demo: setup build
