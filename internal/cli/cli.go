@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -127,7 +128,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	defer app.runCleanups()
 	kctx.Bind(app)
-	if err := kctx.Run(app); err != nil {
+	if err := runCommand(kctx, app); err != nil {
 		code := ExitCode(err)
 		if code != ExitFailed || !isReported(err) {
 			fmt.Fprintf(stderr, "openpocket: %s\n", strings.TrimSpace(err.Error()))
@@ -135,6 +136,21 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	return ExitOK
+}
+
+// runCommand runs the parsed command. A panic — a bug of ours — becomes
+// an internal error (exit 70) with one line saying so instead of a Go stack
+// trace; -v adds the stack for the bug report.
+func runCommand(kctx *kong.Context, app *App) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if app.Verbose {
+				fmt.Fprintf(app.Stderr, "%s\n", debug.Stack())
+			}
+			err = internalError{fmt.Errorf("internal error: %v (a bug in openpocket: please report it with the output of the same command run with -v)", r)}
+		}
+	}()
+	return kctx.Run(app)
 }
 
 // commandName is kong's command path without its argument placeholders

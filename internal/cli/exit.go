@@ -38,6 +38,12 @@ type ModelError struct{ Err error }
 func (e ModelError) Error() string { return e.Err.Error() }
 func (e ModelError) Unwrap() error { return e.Err }
 
+// internalError marks a bug of ours (a recovered panic): ExitInternal.
+type internalError struct{ Err error }
+
+func (e internalError) Error() string { return e.Err.Error() }
+func (e internalError) Unwrap() error { return e.Err }
+
 func isReported(err error) bool {
 	var f FailedError
 	return errors.As(err, &f)
@@ -46,13 +52,16 @@ func isReported(err error) bool {
 // ExitCode maps an error to the process exit code.
 func ExitCode(err error) int {
 	var (
-		usage  UsageError
-		failed FailedError
-		model  ModelError
+		usage    UsageError
+		failed   FailedError
+		model    ModelError
+		internal internalError
 	)
 	switch {
 	case err == nil:
 		return ExitOK
+	case errors.As(err, &internal):
+		return ExitInternal
 	case errors.Is(err, context.Canceled):
 		return ExitCanceled
 	case errors.As(err, &usage):
