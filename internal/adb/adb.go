@@ -355,7 +355,9 @@ func (d *Device) open(ctx context.Context, service string) (*conn, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("%s: %s: %w", d.serial, firstWord(service), err)
+		// The transport can die between the switch and the service: the
+		// server then answers "closed" or hangs up.
+		return nil, fmt.Errorf("%s: %w", firstWord(service), d.lost(err))
 	}
 	return cn, nil
 }
@@ -364,7 +366,10 @@ func (d *Device) open(ctx context.Context, service string) (*conn, error) {
 // offline mid-run is device.ErrDeviceLost.
 func (d *Device) lost(err error) error {
 	msg := err.Error()
+	var se *ServerError
 	switch {
+	case errors.As(err, &se) && se.Message == "closed":
+		return fmt.Errorf("%w: %s: the adb server closed its transport: %v", device.ErrDeviceLost, d.serial, err)
 	case strings.Contains(msg, "unauthorized"):
 		return fmt.Errorf("%w: %s: accept the USB debugging prompt on the phone", ErrUnauthorized, d.serial)
 	case strings.Contains(msg, "not found"), strings.Contains(msg, "offline"), errors.Is(err, io.EOF),
