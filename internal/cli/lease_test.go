@@ -104,3 +104,27 @@ func TestSecondDriverIsRefusedNamingTheHolder(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, string(log), "B", "the refused run touched the phone")
 }
+
+// TestGatewayJobHoldsTheLeaseForItsRun: a scheduled job's run takes its
+// device's lease when it opens the device and gives it back when the run
+// ends, so a job and a manual command never drive one phone together.
+func TestGatewayJobHoldsTheLeaseForItsRun(t *testing.T) {
+	t.Setenv(lease.DirEnv, t.TempDir())
+	s := simtest.Start(t)
+	app, _, _ := luaApp(t, t.Context(), "")
+	app.command = "openpocket gateway"
+	runs, done := app.jobRunsFor(t.Context(), s.Serial())
+	job := runs.(*App)
+	_, err := job.openDevice(t.Context())
+	require.NoError(t, err)
+
+	_, err = lease.Acquire(t.Context(), s.Serial(), lease.Options{})
+	var busy *lease.BusyError
+	require.ErrorAs(t, err, &busy, "the job's run holds the lease")
+	assert.Equal(t, "openpocket gateway", busy.Holder.Command)
+
+	done()
+	l, err := lease.Acquire(t.Context(), s.Serial(), lease.Options{})
+	require.NoError(t, err, "the lease is free once the run ended")
+	require.NoError(t, l.Release())
+}
