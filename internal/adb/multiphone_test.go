@@ -95,11 +95,15 @@ assert(device.shell("echo " .. tag .. " > /sdcard/lua-mark.txt"))
 // every call on it succeeds (no spurious loss as other phones come and
 // go); when it really goes away, the next call says so at once.
 //
-// The server is a private one: adb 29.0.6 (Debian's) aborts under
-// about 170 attach/detach cycles a second ("fdevent_epoll.cpp:88 failed
-// to unregister fd -1"), and a stress test must never take down the
-// server every other test on the machine shares. The workers pause
-// between cycles to stay well below that rate.
+// The server is a private one: adb 29.0.6 (Debian's) server now and then
+// aborts under attach/detach churn ("fdevent_epoll.cpp:88 failed to
+// unregister fd -1 with epoll", seen after a few hundred to a few
+// thousand cycles), and a stress test must never take down the server
+// every other test on the machine shares. Each worker holds a
+// host:track-devices stream, whose end shows such an abort: the cycle
+// it cut short is restarted with a fresh server and its failures are not
+// counted as ours. The workers pause between cycles to keep the churn
+// moderate.
 func TestAttachDetachStress(t *testing.T) {
 	duration := stressDuration()
 	server := privateServer(t)
@@ -113,7 +117,7 @@ func TestAttachDetachStress(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	total, gone := 0, 0
+	total, gone, aborts := 0, 0, 0
 	var slowest time.Duration
 	for i, r := range results {
 		if r.Err != "" {
@@ -124,10 +128,14 @@ func TestAttachDetachStress(t *testing.T) {
 		}
 		total += r.Cycles
 		gone += r.Gone
+		aborts += r.ServerAborts
 		slowest = max(slowest, time.Duration(r.SlowestGoneMs)*time.Millisecond)
 	}
 	t.Logf("%d attach/use/detach cycles in %d processes over %s; %d phones vanished without detach, each reported after at most %s",
 		total, phoneCount, duration, gone, slowest)
+	if aborts > 0 {
+		t.Logf("the adb server itself aborted %d time(s) (adb's own bug, see above); those cycles were restarted, not counted", aborts)
+	}
 	if vanishEvery < 1000 {
 		assert.Positive(t, gone, "no cycle exercised a phone that really went away")
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -53,7 +55,10 @@ type stressResult struct {
 	Gone          int      `json:"gone"` // phones that vanished without a detach
 	SlowestGoneMs int64    `json:"slowestGoneMs"`
 	Losses        []string `json:"losses,omitempty"` // calls that failed on a live phone
-	Err           string   `json:"err,omitempty"`    // the worker could not go on
+	// ServerAborts counts cycles cut short because the adb server itself
+	// died (see TestAttachDetachStress); their failures are not losses.
+	ServerAborts int    `json:"serverAborts"`
+	Err          string `json:"err,omitempty"` // the worker could not go on
 }
 
 // runStressWorker runs one worker process and decodes its report.
@@ -77,18 +82,80 @@ func stressWorker(server string, d time.Duration) stressResult {
 	var r stressResult
 	client := adb.NewClient(server)
 	deadline := time.Now().Add(d)
+	watch, err := watchServer(server)
+	if err != nil {
+		r.Err = err.Error()
+		return r
+	}
 	for cycle := 0; time.Now().Before(deadline); cycle++ {
 		vanish := cycle%vanishEvery == vanishEvery-1
-		if err := stressCycle(client, vanish, &r); err != nil {
+		losses, err := stressCycle(client, vanish, &r)
+		if (err != nil || len(losses) > 0) && watch.diedSoon() {
+			// The adb server aborted under us: everything failed, nothing
+			// of ours. Start it again and go on.
+			r.ServerAborts++
+			if watch, err = restartServer(server); err != nil {
+				r.Err = fmt.Sprintf("cycle %d: after the adb server aborted: %v", cycle, err)
+				return r
+			}
+			continue
+		}
+		r.Losses = append(r.Losses, losses...)
+		if err != nil {
 			r.Err = fmt.Sprintf("cycle %d: %v", cycle, err)
 			return r
 		}
 		r.Cycles++
 		// A breath between cycles keeps the churn under the rate at which
-		// adb 29's server aborts (see TestAttachDetachStress).
+		// adb 29's server aborts most often (see TestAttachDetachStress).
 		time.Sleep(cyclePause)
 	}
 	return r
+}
+
+// serverWatch holds a host:track-devices stream open: the adb server
+// keeps it until it exits, so its end tells that the server died.
+type serverWatch struct{ died chan struct{} }
+
+func watchServer(server string) (*serverWatch, error) {
+	nc, err := net.DialTimeout("tcp", server, 5*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	req := "host:track-devices"
+	var status [4]byte
+	if _, err := fmt.Fprintf(nc, "%04x%s", len(req), req); err != nil {
+		return nil, err
+	}
+	if _, err := io.ReadFull(nc, status[:]); err != nil || string(status[:]) != "OKAY" {
+		return nil, fmt.Errorf("track-devices: %q %v", status, err)
+	}
+	w := &serverWatch{died: make(chan struct{})}
+	go func() {
+		io.Copy(io.Discard, nc)
+		close(w.died)
+	}()
+	return w, nil
+}
+
+// diedSoon reports whether the server is gone or goes within a moment
+// (a failed call may precede the stream's end by a few milliseconds).
+func (w *serverWatch) diedSoon() bool {
+	select {
+	case <-w.died:
+		return true
+	case <-time.After(500 * time.Millisecond):
+		return false
+	}
+}
+
+func restartServer(server string) (*serverWatch, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := sim.EnsureADBServer(ctx, server); err != nil {
+		return nil, err
+	}
+	return watchServer(server)
 }
 
 // cyclePause spaces a worker's cycles.
@@ -112,31 +179,33 @@ func envInt(name string, def int) int {
 	return def
 }
 
-func stressCycle(client *adb.Client, vanish bool, r *stressResult) error {
+// stressCycle runs one attach/use/detach cycle. It returns the failed
+// calls on the live phone, and an error when the cycle could not go on.
+func stressCycle(client *adb.Client, vanish bool, r *stressResult) (losses []string, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	s, err := sim.Start(ctx, sim.Options{Attach: !vanish, ADBServer: client.Addr()})
 	if err != nil {
-		return fmt.Errorf("start phone: %w", err)
+		return nil, fmt.Errorf("start phone: %w", err)
 	}
 	defer s.Close()
 	serial := s.Serial()
 	if vanish {
 		// Attached by hand, so Close leaves the adb server's transport.
 		if err := client.Connect(ctx, serial); err != nil {
-			return err
+			return nil, err
 		}
 		if err := waitListed(ctx, client, serial); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	loss := func(what string, err error) {
-		r.Losses = append(r.Losses, fmt.Sprintf("%s %s: %v", serial, what, err))
+		losses = append(losses, fmt.Sprintf("%s %s: %v", serial, what, err))
 	}
 	dev, err := client.Open(ctx, adb.Target{Serial: serial})
 	if err != nil {
 		loss("open", err)
-		return nil
+		return losses, nil
 	}
 	for k := range 3 {
 		res, err := dev.Shell(ctx, fmt.Sprintf("echo ping-%d", k))
@@ -149,27 +218,29 @@ func stressCycle(client *adb.Client, vanish bool, r *stressResult) error {
 	}
 	if !vanish {
 		if err := s.Close(); err != nil {
-			return err
+			return losses, err
 		}
-		if _, err := client.Open(ctx, adb.Target{Serial: serial}); !errors.Is(err, adb.ErrDeviceNotFound) {
-			return fmt.Errorf("a detached phone is still usable or misreported: %v", err)
+		// Gone, or (when another worker's vanished phone left the adb
+		// server reconnecting to this port) offline: never usable.
+		if _, err := client.Open(ctx, adb.Target{Serial: serial}); !errors.Is(err, adb.ErrDeviceNotFound) && !errors.Is(err, adb.ErrOffline) {
+			return losses, fmt.Errorf("a detached phone is still usable or misreported: %v", err)
 		}
-		return nil
+		return losses, nil
 	}
 	s.Close()
 	start := time.Now()
 	_, err = dev.Shell(ctx, "echo still-there")
 	took := time.Since(start)
 	if err == nil {
-		return fmt.Errorf("a vanished phone still answered")
+		return losses, fmt.Errorf("a vanished phone still answered")
 	}
 	if !errors.Is(err, device.ErrDeviceLost) && !errors.Is(err, adb.ErrOffline) && !errors.Is(err, adb.ErrDeviceNotFound) {
-		return fmt.Errorf("a vanished phone was reported as %v, want a device-lost error", err)
+		return losses, fmt.Errorf("a vanished phone was reported as %v, want a device-lost error", err)
 	}
 	r.Gone++
 	r.SlowestGoneMs = max(r.SlowestGoneMs, took.Milliseconds())
 	_ = client.Disconnect(ctx, serial)
-	return nil
+	return losses, nil
 }
 
 func listedState(ctx context.Context, client *adb.Client, serial string) (string, error) {
