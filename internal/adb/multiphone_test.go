@@ -134,7 +134,7 @@ func TestAttachDetachStress(t *testing.T) {
 	t.Logf("%d attach/use/detach cycles in %d processes over %s; %d phones vanished without detach, each reported after at most %s",
 		total, phoneCount, duration, gone, slowest)
 	if aborts > 0 {
-		t.Logf("the adb server itself aborted %d time(s) (adb's own bug, see above); those cycles were restarted, not counted", aborts)
+		t.Logf("%d cycle(s) were cut short by the adb server aborting (adb's own bug, see above); they were restarted on a fresh server, not counted", aborts)
 	}
 	if vanishEvery < 1000 {
 		assert.Positive(t, gone, "no cycle exercised a phone that really went away")
