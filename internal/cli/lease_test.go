@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/openpocket/openpocket/internal/cron"
 	"github.com/openpocket/openpocket/internal/lease"
 	"github.com/openpocket/openpocket/internal/sim/simtest"
 )
@@ -127,4 +128,29 @@ func TestGatewayJobHoldsTheLeaseForItsRun(t *testing.T) {
 	l, err := lease.Acquire(t.Context(), s.Serial(), lease.Options{})
 	require.NoError(t, err, "the lease is free once the run ended")
 	require.NoError(t, l.Release())
+}
+
+// TestJobOnADeviceInUseIsBusyNotFailed: a scheduled run whose device
+// another process drives does not start; it reports cron.ErrBusy naming
+// the holder, so the scheduler skips it and retries a one-shot job.
+func TestJobOnADeviceInUseIsBusyNotFailed(t *testing.T) {
+	t.Setenv(lease.DirEnv, t.TempDir())
+	s := simtest.Start(t)
+	held, err := lease.Acquire(t.Context(), s.Serial(), lease.Options{Command: "openpocket agent"})
+	require.NoError(t, err)
+	defer held.Release()
+
+	app, _, _ := luaApp(t, t.Context(), "")
+	script := appendScript(t, "J", 1)
+	runner := newJobRunner(app.jobRunsFor, "")
+	_, _, err = runner.Run(t.Context(), cron.Job{ID: "j1", Device: s.Serial(), Payload: cron.Payload{Kind: cron.PayloadLua, Path: script}})
+	require.ErrorIs(t, err, cron.ErrBusy)
+	assert.Contains(t, err.Error(), "(openpocket agent)")
+	_, err = s.Phone().Files().ReadFile("/sdcard/drivers.log")
+	assert.Error(t, err, "the job touched the busy phone")
+
+	require.NoError(t, held.Release())
+	ok, msg, err := runner.Run(t.Context(), cron.Job{ID: "j1", Device: s.Serial(), Payload: cron.Payload{Kind: cron.PayloadLua, Path: script}})
+	require.NoError(t, err)
+	assert.True(t, ok, msg)
 }
