@@ -9,7 +9,9 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -36,7 +38,11 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, "bad", stressEnv, v)
 			os.Exit(2)
 		}
-		json.NewEncoder(os.Stdout).Encode(stressWorker(os.Getenv(stressServerEnv), d))
+		// Interrupted (make soak stops it when its runs are done), it
+		// still reports what it did.
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		json.NewEncoder(os.Stdout).Encode(stressWorker(ctx, os.Getenv(stressServerEnv), d))
+		stop()
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
@@ -78,7 +84,7 @@ func runStressWorker(server string, d time.Duration) stressResult {
 // stressWorker attaches, uses and detaches phones until d has passed.
 // Every third phone is not detached but vanishes (its adbd stops while the
 // adb server still holds its transport); the next call must say so.
-func stressWorker(server string, d time.Duration) stressResult {
+func stressWorker(ctx context.Context, server string, d time.Duration) stressResult {
 	var r stressResult
 	client := adb.NewClient(server)
 	deadline := time.Now().Add(d)
@@ -87,7 +93,7 @@ func stressWorker(server string, d time.Duration) stressResult {
 		r.Err = err.Error()
 		return r
 	}
-	for cycle := 0; time.Now().Before(deadline); cycle++ {
+	for cycle := 0; time.Now().Before(deadline) && ctx.Err() == nil; cycle++ {
 		vanish := cycle%vanishEvery == vanishEvery-1
 		losses, err := stressCycle(client, vanish, &r)
 		if (err != nil || len(losses) > 0) && watch.diedSoon() {
@@ -108,7 +114,10 @@ func stressWorker(server string, d time.Duration) stressResult {
 		r.Cycles++
 		// A breath between cycles keeps the churn under the rate at which
 		// adb 29's server aborts most often (see TestAttachDetachStress).
-		time.Sleep(cyclePause)
+		select {
+		case <-time.After(cyclePause):
+		case <-ctx.Done():
+		}
 	}
 	return r
 }
