@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -132,12 +133,12 @@ func Acquire(ctx context.Context, serial string, o Options) (*Lease, error) {
 		dir = Dir()
 	}
 	if err := ensureDir(dir); err != nil {
-		return nil, fmt.Errorf("device lease for %s: %w", serial, err)
+		return nil, fmt.Errorf("device lease for %s: %w%s", serial, err, permissionHint(err))
 	}
 	path := Path(dir, serial)
 	f, err := openLockFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("device lease for %s: %w", serial, err)
+		return nil, fmt.Errorf("device lease for %s: %w%s", serial, err, permissionHint(err))
 	}
 	poll := o.Poll
 	if poll <= 0 {
@@ -230,6 +231,15 @@ func ReadHolder(dir, serial string) (Holder, error) {
 		return Holder{}, fmt.Errorf("%s: %w", Path(dir, serial), err)
 	}
 	return h, nil
+}
+
+// permissionHint says what to do when the shared directory or a lease
+// file belongs to another user who did not leave it writable.
+func permissionHint(err error) string {
+	if errors.Is(err, fs.ErrPermission) {
+		return " (the lease directory is shared by every OpenPocket user of the machine: make it writable for all, or set " + DirEnv + " to a directory they share)"
+	}
+	return ""
 }
 
 // ensureDir creates the lease directory shared by all users like /tmp:

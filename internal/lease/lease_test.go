@@ -142,3 +142,16 @@ func TestDirIsSharedAndOverridable(t *testing.T) {
 	t.Setenv(DirEnv, "/x/leases")
 	assert.Equal(t, "/x/leases", Dir())
 }
+
+// TestUnusableDirectoryIsAClearError: a lease directory that cannot hold
+// lock files (here a file is in its way) fails the acquisition, saying
+// where.
+func TestUnusableDirectoryIsAClearError(t *testing.T) {
+	file := t.TempDir() + "/leases"
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	_, err := Acquire(context.Background(), "s1", Options{Dir: file})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "device lease for s1: "+file+" is not a directory")
+	assert.False(t, errors.Is(err, ErrBusy))
+	assert.Contains(t, permissionHint(os.ErrPermission), DirEnv)
+}
