@@ -52,10 +52,11 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 	if b.left <= 0 {
 		// One byte more tells a body of exactly max bytes from a longer one.
 		var one [1]byte
-		if n, _ := b.rc.Read(one[:]); n > 0 {
+		n, err := b.rc.Read(one[:])
+		if n > 0 {
 			return 0, fmt.Errorf("%w: the response body is over the limit of %d bytes", ErrReplyTooLarge, b.max)
 		}
-		return b.rc.Read(p[:0])
+		return 0, err // io.EOF at the end of a body of exactly max bytes
 	}
 	if int64(len(p)) > b.left {
 		p = p[:b.left]
