@@ -70,10 +70,15 @@ func RunShell(ctx context.Context, script string, o ShellOptions) error {
 	if dir == "" {
 		dir = o.Workspace
 	}
+	stdin, err := os.Open(os.DevNull) // a script reads end of file, never the host's stdin
+	if err != nil {
+		return err
+	}
+	defer stdin.Close()
 	r, err := interp.New(
 		interp.Env(expand.ListEnviron(o.Env...)),
 		interp.Dir(dir),
-		interp.StdIO(nil, o.Stdout, o.Stderr),
+		interp.StdIO(stdin, o.Stdout, o.Stderr),
 		interp.CallHandler(sh.call),
 		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return sh.exec }),
 		interp.OpenHandler(sh.open),

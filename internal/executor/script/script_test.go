@@ -225,11 +225,12 @@ func TestShellFeaturesStillWork(t *testing.T) {
 		"ls *.txt\n" +
 		"n=$(cat out.txt | wc -l); echo \"lines=$n\"\n" +
 		"cd .. && pwd\n" +
+		"cat; echo \"stdin ends: $?\"\n" + // stdin is /dev/null, not closed
 		"exit 3\n"
 	res, err := e.Run(context.Background(), script, 20*time.Second)
 	require.NoError(t, err)
 	real, _ := filepath.EvalSymlinks(ws)
-	assert.Equal(t, "1\n2\nout.txt\nlines=3\n"+real+"\n", res.Stdout, res.Stderr)
+	assert.Equal(t, "1\n2\nout.txt\nlines=3\n"+real+"\nstdin ends: 0\n", res.Stdout, res.Stderr)
 	assert.Equal(t, 3, res.ExitCode)
 	assert.Empty(t, res.Rejected)
 }
