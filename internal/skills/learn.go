@@ -1,0 +1,306 @@
+package skills
+
+import (
+	"fmt"
+	"math/bits"
+	"strconv"
+	"strings"
+
+	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/engine/screen"
+)
+
+// Plan is what a skill needs from a recorded run, as opposed to what merely
+// happened in it: the app the task starts in, the steps on the shortest path
+// to the final state, the system dialogs answered on the way (replayed as
+// handlers whenever such a dialog shows up) and the steps left out, with
+// why.
+type Plan struct {
+	// Start is the first app the task used ("" when the run used none).
+	Start string
+	// Kept are indexes into the trace of the steps the replay repeats, in
+	// order.
+	Kept []int
+	// Handlers are the recorded answers to system dialogs.
+	Handlers []Handler
+	// Dropped are the steps left out (detours, attempts without effect).
+	Dropped []Dropped
+	// IconLaunch maps a kept launcher tap (an index) to the app it opened:
+	// the replay launches that app instead of looking for the icon.
+	IconLaunch map[int]string
+}
+
+// Handler is a system dialog answered during the recorded run. At replay it
+// answers that dialog whenever it shows up and never fails when it does not.
+type Handler struct {
+	// Index and Step locate the recorded answer in the trace.
+	Index, Step int
+	// Package is the dialog's package (com.android.permissioncontroller,
+	// android for ANR, "Open with" and keyboard pickers).
+	Package string
+	// Kind names the dialog ("permission", "app not responding", …).
+	Kind string
+	// Message is the dialog's text beside the answer (the permission
+	// asked for); "" matches any dialog of the package.
+	Message string
+	// Answer selects the button that was tapped; Back answers with BACK.
+	Answer screen.Selector
+	Back   bool
+	// Label is the answer as a person reads it ("Allow", "Wait", "BACK").
+	Label string
+}
+
+// Dropped is a recorded step the replay leaves out.
+type Dropped struct {
+	Index, Step int
+	Why         string
+}
+
+// Dialog kinds.
+const (
+	DialogPermission = "permission"
+	DialogANR        = "app not responding"
+	DialogOpenWith   = "Open with"
+	DialogIMEPicker  = "keyboard picker"
+	DialogSystem     = "system dialog"
+)
+
+// DialogPackage reports the packages whose windows are system dialogs that
+// interrupt a task and may or may not show up again: runtime permission
+// prompts, and the system server's own dialogs (package "android": "app
+// isn't responding", "Open with", the keyboard picker).
+func DialogPackage(pkg string) bool {
+	switch pkg {
+	case "com.android.permissioncontroller", "com.google.android.permissioncontroller",
+		"com.android.packageinstaller", "com.google.android.packageinstaller", "android":
+		return true
+	}
+	return false
+}
+
+// launcherPackage reports a home screen app.
+func launcherPackage(pkg string) bool {
+	return strings.Contains(pkg, "launcher") || strings.HasSuffix(pkg, ".nexuslauncher")
+}
+
+// sameScreenBits is how many dHash bits two screenshots may differ by and
+// still be the same screen (REFERENCE.md's cache threshold).
+const sameScreenBits = 4
+
+// sameScreen reports whether two observed states (app and visual hash) are
+// the same screen; unknown hashes never match.
+func sameScreen(appA, hashA, appB, hashB string) bool {
+	if appA == "" || appA != appB || hashA == "" || hashB == "" {
+		return false
+	}
+	a, errA := strconv.ParseUint(hashA, 16, 64)
+	b, errB := strconv.ParseUint(hashB, 16, 64)
+	if errA != nil || errB != nil {
+		return hashA == hashB
+	}
+	return bits.OnesCount64(a^b) <= sameScreenBits
+}
+
+// Learn reads a recorded run the way a skill should remember it:
+//   - taps and BACK presses in system dialogs become [Handler]s;
+//   - UI actions without effect (state_delta changed=false: a tap that
+//     missed, a swipe at the end of a list) are dropped — except a tap that
+//     focused a text field, whose effect a screenshot may not show;
+//   - detours are dropped: a stretch of steps that changed something and
+//     ends with BACK or HOME where it started — same app, same screen
+//     (opened the wrong app or screen, pressed back);
+//   - the start is the first app the task used: a launch_app's package, the
+//     app a launcher icon opened (that tap is replayed as a launch), else
+//     the app the first kept step acted in.
+func Learn(steps []engine.TraceStep) Plan {
+	p := Plan{IconLaunch: map[int]string{}}
+	var cand []int
+	for i, st := range steps {
+		if h, ok := handlerOf(st); ok {
+			h.Index, h.Step = i, stepNumber(st, i)
+			p.Handlers = append(p.Handlers, h)
+			continue
+		}
+		if noEffect(steps, i) {
+			p.Dropped = append(p.Dropped, Dropped{Index: i, Step: stepNumber(st, i), Why: "had no effect (state_delta changed=false)"})
+			continue
+		}
+		cand = append(cand, i)
+	}
+	p.Kept = p.dropDetours(steps, cand)
+	for _, i := range p.Kept {
+		st := steps[i]
+		if isTap(st) && launcherPackage(st.AppBefore) && st.AppAfter != "" && !launcherPackage(st.AppAfter) && !DialogPackage(st.AppAfter) {
+			p.IconLaunch[i] = st.AppAfter
+		}
+	}
+	p.Start = p.startApp(steps)
+	return p
+}
+
+// dropDetours removes stretches cand[a..b] after which the screen is back
+// where cand[a] started, taking the longest such stretch first.
+func (p *Plan) dropDetours(steps []engine.TraceStep, cand []int) []int {
+	var kept []int
+	for a := 0; a < len(cand); a++ {
+		first := steps[cand[a]]
+		end := -1
+		for b := len(cand) - 1; b >= a; b-- {
+			last := steps[cand[b]]
+			if last.Action.Type == "finish" {
+				continue
+			}
+			after := last.AppAfter
+			if after == "" {
+				after = last.AppBefore
+			}
+			if goesBack(last) && sameScreen(first.AppBefore, first.HashBefore, after, last.HashAfter) && undoable(steps, cand[a:b+1]) {
+				end = b
+				break
+			}
+		}
+		if end < 0 {
+			kept = append(kept, cand[a])
+			continue
+		}
+		undo := stepNumber(steps[cand[end]], cand[end])
+		for _, i := range cand[a : end+1] {
+			p.Dropped = append(p.Dropped, Dropped{Index: i, Step: stepNumber(steps[i], i),
+				Why: fmt.Sprintf("detour: after step %d the screen was back where step %d started", undo, stepNumber(first, cand[a]))})
+		}
+		a = end
+	}
+	return kept
+}
+
+// goesBack reports a step that navigates back: BACK or HOME, as a key or
+// a tap on the navigation bar's button.
+func goesBack(st engine.TraceStep) bool {
+	switch st.Action.Type {
+	case "keyevent":
+		switch strings.TrimPrefix(st.Action.Str("keycode"), "KEYCODE_") {
+		case "BACK", "HOME", "ESCAPE":
+			return true
+		}
+	case "tap", "tap_element":
+		if t := st.Target; t != nil {
+			id := t.ResourceID[strings.LastIndex(t.ResourceID, "/")+1:]
+			return id == "back" || id == "home" || t.ContentDesc == "Back" || t.ContentDesc == "Navigate up" || t.ContentDesc == "Home"
+		}
+	}
+	return false
+}
+
+// undoable reports whether a stretch may be a detour: only UI actions, and
+// at least one that changed something (a stretch of no-ops is no detour).
+func undoable(steps []engine.TraceStep, idx []int) bool {
+	changed := false
+	for _, i := range idx {
+		switch steps[i].Action.Type {
+		case "tap", "tap_element", "swipe", "drag", "long_press_drag", "keyevent", "launch_app", "wait":
+		default:
+			return false
+		}
+		changed = changed || steps[i].Changed
+	}
+	return changed
+}
+
+// noEffect reports a UI action whose observation saw no change.
+func noEffect(steps []engine.TraceStep, i int) bool {
+	st := steps[i]
+	if st.Changed || st.HashBefore == "" || (st.AppAfter != "" && st.AppAfter != st.AppBefore) {
+		return false
+	}
+	switch st.Action.Type {
+	case "tap", "tap_element":
+		if st.Target != nil && engine.EditableClass(st.Target.ClassName) {
+			return false
+		}
+		return i+1 >= len(steps) || steps[i+1].Action.Type != "type"
+	case "swipe", "drag", "long_press_drag", "keyevent", "wait":
+		return true
+	}
+	return false
+}
+
+// handlerOf turns an answer given in a system dialog into a handler.
+func handlerOf(st engine.TraceStep) (Handler, bool) {
+	if !DialogPackage(st.AppBefore) {
+		return Handler{}, false
+	}
+	h := Handler{Package: st.AppBefore}
+	switch {
+	case st.Action.Type == "keyevent" && strings.TrimPrefix(st.Action.Str("keycode"), "KEYCODE_") == "BACK":
+		h.Back, h.Label = true, "BACK"
+	case isTap(st) && identifiable(st.Target):
+		h.Answer, _ = engine.PrimarySelector(st.Target)
+		h.Label = st.Target.Text
+		if h.Label == "" {
+			h.Label = st.Target.ContentDesc
+		}
+		if h.Label == "" {
+			h.Label = h.Answer.String()
+		}
+		h.Message = st.Target.Near
+	default:
+		return Handler{}, false
+	}
+	h.Kind = dialogKind(st.AppBefore, h.Answer)
+	return h, true
+}
+
+// dialogKind names a dialog from its package and the answer's id.
+func dialogKind(pkg string, answer screen.Selector) string {
+	if strings.Contains(pkg, "permissioncontroller") || strings.Contains(pkg, "packageinstaller") {
+		return DialogPermission
+	}
+	id := answer.ID
+	switch {
+	case strings.Contains(id, "aerr_"):
+		return DialogANR
+	case strings.Contains(id, "button_once") || strings.Contains(id, "button_always") || strings.Contains(id, "resolver"):
+		return DialogOpenWith
+	case strings.Contains(id, "input_method") || strings.Contains(id, "ime"):
+		return DialogIMEPicker
+	}
+	return DialogSystem
+}
+
+// startApp is the first app the task used.
+func (p *Plan) startApp(steps []engine.TraceStep) string {
+	for _, i := range p.Kept {
+		st := steps[i]
+		switch {
+		case st.Action.Type == "finish" || st.Action.Type == "request_human_auth":
+			continue
+		case st.Action.Type == "launch_app":
+			return st.Action.Str("packageName")
+		case p.IconLaunch[i] != "":
+			return p.IconLaunch[i]
+		case st.AppBefore != "" && !DialogPackage(st.AppBefore):
+			return st.AppBefore
+		}
+	}
+	return ""
+}
+
+// dropped returns why step index i was dropped, "" when it was not.
+func (p *Plan) dropped(i int) string {
+	for _, d := range p.Dropped {
+		if d.Index == i {
+			return d.Why
+		}
+	}
+	return ""
+}
+
+// handlerAt returns the handler recorded from step index i, if any.
+func (p *Plan) handlerAt(i int) (Handler, bool) {
+	for _, h := range p.Handlers {
+		if h.Index == i {
+			return h, true
+		}
+	}
+	return Handler{}, false
+}
