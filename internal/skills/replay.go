@@ -377,7 +377,6 @@ func (g *gen) render() string {
 	return b.String()
 }
 
-
 // handlersTable declares the recorded dialog answers the replay gives
 // whenever such a dialog shows up (the prelude reads HANDLERS).
 func (g *gen) handlersTable() string {
