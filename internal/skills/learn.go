@@ -128,10 +128,19 @@ func Learn(steps []engine.TraceStep) Plan {
 		cand = append(cand, i)
 	}
 	p.Kept = p.dropDetours(steps, cand)
-	for _, i := range p.Kept {
+	for k, i := range p.Kept {
 		st := steps[i]
-		if isTap(st) && launcherPackage(st.AppBefore) && st.AppAfter != "" && !launcherPackage(st.AppAfter) && !DialogPackage(st.AppAfter) {
-			p.IconLaunch[i] = st.AppAfter
+		if !isTap(st) || !launcherPackage(st.AppBefore) {
+			continue
+		}
+		opened := st.AppAfter
+		if DialogPackage(opened) && k+1 < len(p.Kept) {
+			// A dialog popped up over the app the icon opened: that app
+			// is where the next kept step acts.
+			opened = steps[p.Kept[k+1]].AppBefore
+		}
+		if opened != "" && !launcherPackage(opened) && !DialogPackage(opened) {
+			p.IconLaunch[i] = opened
 		}
 	}
 	p.Start = p.startApp(steps)
