@@ -185,8 +185,10 @@ func TestRequirementsHideSkillsFromTheModel(t *testing.T) {
 	env := map[string]string{}
 	bins := map[string]bool{}
 	l := &skills.Loader{WorkspaceDir: ws, NoBundled: true, Env: skills.Env{
-		Getenv:   func(k string) string { return env[k] },
-		LookPath: func(b string) (string, error) { return "/bin/" + b, map[bool]error{true: nil, false: errors.New("no")}[bins[b]] },
+		Getenv: func(k string) string { return env[k] },
+		LookPath: func(b string) (string, error) {
+			return "/bin/" + b, map[bool]error{true: nil, false: errors.New("no")}[bins[b]]
+		},
 	}}
 	idx := l.Index(0)
 	if len(idx) != 1 || idx[0].Name != "wifi" {
@@ -217,5 +219,3 @@ func equalInts(a, b []int) bool {
 	}
 	return true
 }
-
-
