@@ -241,6 +241,12 @@ local function wait_changed(before, what, pkg)
   if pkg and app.current() ~= pkg then enter(pkg) end
 end
 
+-- wait_focused checks that a tap focused the text field sel.
+local function wait_focused(sel)
+  local el, err = ui.wait(sel, {timeout_ms = TIMEOUT})
+  if not el then fail("the text field focused after the tap (" .. tostring(err) .. ")") end
+end
+
 -- scroll_to scrolls until sel is visible and not at the screen's bottom
 -- edge (where navigation bars cover it).
 local function scroll_to(sel, dir, max_swipes)

@@ -65,6 +65,18 @@ func (g *gen) tap(id int, i int) {
 		return
 	}
 	g.open(id, st, label)
+	if field, ok := g.focusCheck(i); ok {
+		// Tapping a text field focuses it, which may not change the
+		// screen (it may be focused already): check the focus instead.
+		fn := "tap_target"
+		if g.o.CoordinatesOnly || !hasSel {
+			fn = "tap_point"
+		}
+		fmt.Fprintf(&g.body, "  %s(%s)\n", fn, g.targetTable(st))
+		fmt.Fprintf(&g.body, "  wait_focused(%s)\n", field)
+		g.close()
+		return
+	}
 	g.before(i)
 	switch {
 	case g.o.CoordinatesOnly || !hasSel:
@@ -74,6 +86,21 @@ func (g *gen) tap(id int, i int) {
 	}
 	g.after(i, "the tap")
 	g.close()
+}
+
+// focusCheck is the selector of the focused field a tap on a text field
+// should leave (the tap stays in the app); ok is false for other taps.
+func (g *gen) focusCheck(i int) (string, bool) {
+	st := g.steps[i]
+	if st.Target == nil || !engine.EditableClass(st.Target.ClassName) || g.appAfter(i) != st.AppBefore && g.appAfter(i) != "" {
+		return "", false
+	}
+	s, ok := engine.PrimarySelector(st.Target)
+	if !ok {
+		return "", false
+	}
+	s.Focused = screen.Bool(true)
+	return luaSel(s), true
 }
 
 // fieldFor is the selector of the field a type step types into: its own
