@@ -265,7 +265,9 @@ func (c *SkillsRunCmd) Run(app *App) error {
 	if errors.As(runErr, &se) {
 		report = fmt.Sprintf("step %d (%s) failed\n  expected: %s\n  screen:   %s", se.Step, se.Label, orText(se.Expected, se.Message), orText(strings.TrimPrefix(se.Saw, "app "), "-"))
 	}
-	r := sess.Finish(false, "Replay of skill "+name+" stopped: "+oneLine(runErr.Error()))
+	// The final block says why in full (a dialog's name, what the screen
+	// showed); the terminal gets the structured report below.
+	r := sess.Finish(false, "Replay of skill "+name+" stopped: "+runErr.Error())
 	fmt.Fprintf(app.Stderr, "✗ %s\n", report)
 	if r.SessionPath != "" {
 		fmt.Fprintf(app.Stderr, "session: %s\n", r.SessionPath)

@@ -219,8 +219,9 @@ local function start_app(pkg, anchor)
   ok, err = app.launch(pkg, {stop = true})
   if not ok then fail("to relaunch " .. pkg .. " (" .. tostring(err) .. ")") end
   wait_app(pkg, "app " .. pkg .. " in front after relaunching it")
-  if anchor and not ui.find(anchor, {timeout_ms = TIMEOUT}) then
-    fail("the first screen of " .. pkg .. " (with " .. tostring(ui.sel(anchor)) .. ") after relaunching it")
+  if anchor and not ui.find(anchor, {timeout_ms = 1500}) then
+    -- The next step looks for it again and fails naming it if it stays away.
+    log.warn(string.format("step %d: %s shows no %s after relaunching it", current.id, pkg, tostring(ui.sel(anchor))))
   end
 end
 
