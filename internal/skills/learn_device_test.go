@@ -338,7 +338,7 @@ func TestLearnedSkillsReplayFromAnywhere(t *testing.T) {
 }
 
 // runAgent runs the agent loop with the model and returns its trace.
-func runAgent(t *testing.T, phone *device.Phone, m engine.Model, task string) []engine.TraceStep {
+func runAgent(t testing.TB, phone *device.Phone, m engine.Model, task string) []engine.TraceStep {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -88,6 +88,18 @@ local function dialog_view(pkg)
   return els, labels
 end
 
+-- answer_in finds the recorded answer among a dialog's elements (same
+-- resource-id and text as recorded), so no second dump is needed.
+local function answer_in(els, sel)
+  for _, e in ipairs(els) do
+    if (sel.id == nil or e.id == sel.id) and (sel.text == nil or e.text == sel.text) and
+        (sel.desc == nil or e.desc == sel.desc) then
+      return e
+    end
+  end
+  return nil
+end
+
 local function has_label(labels, want)
   for _, l in ipairs(labels) do
     if l == want then return true end
@@ -100,7 +112,7 @@ end
 -- keyboard picker.
 local function safe_answer(els, labels)
   for _, e in ipairs(els) do
-    if e.id:find(":id/aerr_wait$") then return {sel = {id = e.id}, label = "Wait"} end
+    if e.id:find(":id/aerr_wait$") then return {el = e, label = "Wait"} end
   end
   if has_label(labels, "Choose input method") or has_label(labels, "Change keyboard") then
     return {back = true, label = "BACK"}
@@ -123,9 +135,9 @@ local function handle_dialog(pkg)
   local els, labels = dialog_view(pkg)
   local answer
   for _, h in ipairs(HANDLERS) do
-    if h.pkg == pkg and (h.message == nil or has_label(labels, h.message)) and
-        (h.back or #(ui.find_all(h.answer) or {}) > 0) then
-      answer = {sel = h.answer, back = h.back, label = h.label, why = "as in the recorded step " .. h.step}
+    local el = not h.back and answer_in(els, h.answer)
+    if h.pkg == pkg and (h.message == nil or has_label(labels, h.message)) and (h.back or el) then
+      answer = {el = el, back = h.back, label = h.label, why = "as in the recorded step " .. h.step}
       break
     end
   end
@@ -135,7 +147,7 @@ local function handle_dialog(pkg)
   end
   if not answer then return false, dialog_name(pkg, labels) end
   log.info(string.format("step %d: answering %s with %s (%s)", current.id, dialog_name(pkg, labels), answer.label, answer.why))
-  if answer.back then device.back() else ui.tap(answer.sel, {timeout_ms = 2000}) end
+  if answer.back then device.back() else device.tap(answer.el.center.x, answer.el.center.y) end
   wait["until"](function() return app.current() ~= pkg end, {timeout_ms = 3000, interval_ms = 150})
   return true
 end
@@ -180,31 +192,24 @@ end
 
 -- Start from anywhere -----------------------------------------------------
 
-local function keyboard_up(els)
-  for _, e in ipairs(els) do
-    if e.package:find("inputmethod", 1, true) or e.package:find("keyboard", 1, true) then return true end
-  end
-  return false
-end
-
 -- on_screen reports whether the screen the skill needs is up: pkg in front
 -- and its anchor (the first element the skill acts on) visible.
-local function on_screen(pkg, anchor, wait_ms)
-  if app.current() ~= pkg then return false end
+local function on_screen(pkg, anchor, wait_ms, in_front)
+  if not in_front and app.current() ~= pkg then return false end
   if not anchor then return true end
   return ui.find(anchor, {timeout_ms = wait_ms}) ~= nil
 end
 
 -- start_app brings pkg up on the screen the skill starts from, whatever is
--- in front: another app, the home screen, a dialog, the keyboard, a deeper
--- screen of the same app (backed out of, else relaunched). It launches only
--- when pkg is not already there.
+-- in front: another app, the home screen, a dialog, a deeper screen of the
+-- same app or the keyboard over it (BACK closes the keyboard first, then
+-- backs out; else the app is relaunched). It launches only when pkg is not
+-- already there.
 local function start_app(pkg, anchor)
   local cur = app.current()
-  if is_dialog(cur) then handle_dialog(cur) end
-  if keyboard_up(ui.find_all(ALL) or {}) then device.back() end
-  if on_screen(pkg, anchor, 0) then return "skipped" end
-  if app.current() == pkg and anchor then
+  if is_dialog(cur) and handle_dialog(cur) then cur = app.current() end
+  if cur == pkg and on_screen(pkg, anchor, 0, true) then return "skipped" end
+  if cur == pkg and anchor then
     for _ = 1, 3 do
       device.back()
       if app.current() ~= pkg then break end
@@ -214,7 +219,7 @@ local function start_app(pkg, anchor)
   local ok, err = app.launch(pkg)
   if not ok then fail("to launch " .. pkg .. " (" .. tostring(err) .. ")") end
   wait_app(pkg, "app " .. pkg .. " in front after launching it")
-  if on_screen(pkg, anchor, 1500) then return end
+  if on_screen(pkg, anchor, 1500, true) then return end
   log.info(string.format("step %d: %s is not on its first screen; restarting it", current.id, pkg))
   ok, err = app.launch(pkg, {stop = true})
   if not ok then fail("to relaunch " .. pkg .. " (" .. tostring(err) .. ")") end

@@ -246,7 +246,7 @@ func (g *gen) open(id int, st engine.TraceStep, label string) {
 		fmt.Fprintf(&g.body, "-- recorded: %s\n", oneLine(res, 160))
 	}
 	fmt.Fprintf(&g.body, "step({id = %d, label = %s}, function()\n", id, luasrc.Quote(label))
-	if app := st.AppBefore; app != "" && !DialogPackage(app) && st.Action.Type != "launch_app" {
+	if app := st.AppBefore; app != "" && !DialogPackage(app) && st.Action.Type != "launch_app" && st.Action.Type != "finish" {
 		fmt.Fprintf(&g.body, "  enter(%s)\n", luasrc.Quote(app))
 	}
 }
