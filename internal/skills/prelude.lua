@@ -77,6 +77,17 @@ local DIALOG_PKGS = {
 
 local function is_dialog(pkg) return pkg ~= nil and DIALOG_PKGS[pkg] == true end
 
+-- dialog_up returns the package of a system dialog in front: the current
+-- app when it is one, else a dialog window in the UI dump (the focus of
+-- some system dialogs, like "isn't responding", names no package).
+local function dialog_up(cur)
+  if is_dialog(cur) then return cur end
+  for _, e in ipairs(ui.find_all(ALL) or {}) do
+    if is_dialog(e.package) then return e.package end
+  end
+  return nil
+end
+
 -- dialog_view reads a dialog's window: its labels and its elements.
 local function dialog_view(pkg)
   local els = ui.find_all({package = pkg}) or {}
@@ -148,7 +159,7 @@ local function handle_dialog(pkg)
   if not answer then return false, dialog_name(pkg, labels) end
   log.info(string.format("step %d: answering %s with %s (%s)", current.id, dialog_name(pkg, labels), answer.label, answer.why))
   if answer.back then device.back() else device.tap(answer.el.center.x, answer.el.center.y) end
-  wait["until"](function() return app.current() ~= pkg end, {timeout_ms = 3000, interval_ms = 150})
+  wait["until"](function() return #(ui.find_all({package = pkg}) or {}) == 0 end, {timeout_ms = 3000, interval_ms = 150})
   return true
 end
 
@@ -163,8 +174,9 @@ local function wait_app(pkg, what)
   repeat
     local cur = app.current()
     if cur == pkg then return end
-    if is_dialog(cur) and cur ~= pkg then
-      local ok, name = handle_dialog(cur)
+    local d = dialog_up(cur)
+    if d then
+      local ok, name = handle_dialog(d)
       if not ok then unknown = name end
     end
     wait.ms(200)
@@ -180,8 +192,9 @@ local function enter(pkg)
   repeat
     local cur = app.current()
     if cur == pkg then return end
-    if is_dialog(cur) then
-      local ok, name = handle_dialog(cur)
+    local d = dialog_up(cur)
+    if d then
+      local ok, name = handle_dialog(d)
       if not ok then unexpected(name) end
     else
       wait.ms(200)
@@ -207,7 +220,8 @@ end
 -- already there.
 local function start_app(pkg, anchor)
   local cur = app.current()
-  if is_dialog(cur) and handle_dialog(cur) then cur = app.current() end
+  local d = cur ~= pkg and dialog_up(cur)
+  if d and handle_dialog(d) then cur = app.current() end
   if cur == pkg and on_screen(pkg, anchor, 0, true) then return "skipped" end
   if cur == pkg and anchor then
     for _ = 1, 3 do
@@ -317,9 +331,9 @@ local function tap_target(t)
         return el
       end
     end
-    local cur = app.current()
-    if is_dialog(cur) then
-      local ok, name = handle_dialog(cur)
+    local d = dialog_up(app.current())
+    if d then
+      local ok, name = handle_dialog(d)
       if not ok then unexpected(name) end
     end
     wait.ms(200)

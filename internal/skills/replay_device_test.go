@@ -124,10 +124,11 @@ func flows() []flow {
 }
 
 // TestReplayRobustness records four tasks the way the agent loop runs them
-// and replays them unchanged, on a shifted layout, on another screen size
-// and with a permission dialog popping up. The selector replay passes the
-// first three and stops cleanly on the dialog; the coordinate-only replay
-// fails on the moved layouts.
+// and replays them unchanged, on a shifted layout, on another screen size,
+// with a permission dialog the recording never saw popping up and with an
+// "isn't responding" dialog popping up. The selector replay passes the
+// first three, stops cleanly naming the unknown dialog and answers the ANR
+// dialog with Wait; the coordinate-only replay fails on the moved layouts.
 func TestReplayRobustness(t *testing.T) {
 	s := takePhone(t)
 	for _, f := range flows() {
@@ -220,6 +221,28 @@ func TestReplayRobustness(t *testing.T) {
 					t.Fatalf("step error does not say what the screen showed: %+v", se)
 				}
 				t.Logf("dialog: %v", err)
+			})
+
+			t.Run("app not responding", func(t *testing.T) {
+				s.Phone().Reset()
+				phone, _ := openPhone(t, s)
+				seen, at := 0, max(f.dialogAt, 2)
+				_, err := replay(t, phone, string(src), f.params, func(e engine.Event) {
+					if e.Kind == "step_start" {
+						if seen++; seen == at {
+							s.Phone().ShowANRDialog("Settings")
+						}
+					}
+				})
+				if err != nil {
+					t.Fatalf("an \"isn't responding\" dialog is answered with Wait, yet: %v", err)
+				}
+				if err := f.check(s.Phone()); err != nil {
+					t.Fatalf("replay over an ANR dialog passed but: %v", err)
+				}
+				if s.Phone().CurrentPackage() == android.PkgAndroid {
+					t.Fatal("the ANR dialog is still up")
+				}
 			})
 		})
 	}

@@ -261,7 +261,7 @@ func (p *Phone) buildTreeLocked() *screenTree {
 		b.dx, b.dy = 0, 0 // system dialogs are not part of the app's layout
 		tree.windows = append(tree.windows, &window{
 			title: top.pkg + "/" + expandClass(top.pkg, top.cls), pkg: top.pkg,
-			root: b.permissionDialog(top), modal: true, scrim: true, act: top,
+			root: b.systemDialog(top), modal: true, scrim: true, act: top,
 		})
 	}
 	b.dx, b.dy = 0, 0

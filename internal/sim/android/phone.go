@@ -114,7 +114,7 @@ type activity struct {
 func (a *activity) component() string { return a.pkg + "/" + a.cls }
 
 // isDialog reports whether the activity draws as a dialog over the one below.
-func (a *activity) isDialog() bool { return a.pkg == PkgPermissionControl }
+func (a *activity) isDialog() bool { return a.pkg == PkgPermissionControl || a.pkg == PkgAndroid }
 
 // New returns a freshly booted phone showing the launcher.
 func New(opts Options) *Phone {
