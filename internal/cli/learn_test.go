@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -122,4 +123,31 @@ func TestReplayStopsOnUnknownDialog(t *testing.T) {
 	require.NoError(t, err, out.String())
 	assert.Contains(t, out.String(), "handing the rest of the task to the model")
 	assert.NotEmpty(t, srv.Requests(), "--fallback-agent handed over to the model")
+}
+
+// TestSkillsListSaysWhyHidden: a skill whose metadata requires a missing
+// environment variable or binary is listed with the reason it is hidden
+// from the model; once the variable is set it is not.
+func TestSkillsListSaysWhyHidden(t *testing.T) {
+	app, stdout, _ := skillsApp(t, "")
+	h, err := app.home()
+	require.NoError(t, err)
+	dir := filepath.Join(h.Workspace(), "skills")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pay.md"), []byte("---\nname: pay-parking\ndescription: Pay for parking\n"+
+		`metadata: {"openclaw":{"requires":{"env":["OP_TEST_PAY_TOKEN"],"bins":["op-test-no-such-binary"]},"triggers":{"any":["parking"]}}}`+"\n---\n# Pay\n"), 0o644))
+	t.Setenv("OP_TEST_PAY_TOKEN", "")
+
+	require.NoError(t, (&SkillsListCmd{}).Run(app))
+	assert.Regexp(t, `pay-parking .*hidden from the model: env OP_TEST_PAY_TOKEN not set; binary op-test-no-such-binary not on PATH`, stdout.String())
+	stdout.Reset()
+	require.NoError(t, (&SkillsListCmd{JSON: true}).Run(app))
+	assert.Contains(t, stdout.String(), `"missing": [`)
+	assert.Contains(t, stdout.String(), `"triggers": [`)
+
+	t.Setenv("OP_TEST_PAY_TOKEN", "set")
+	stdout.Reset()
+	require.NoError(t, (&SkillsListCmd{}).Run(app))
+	assert.Contains(t, stdout.String(), "hidden from the model: binary op-test-no-such-binary not on PATH")
+	assert.NotContains(t, stdout.String(), "env OP_TEST_PAY_TOKEN")
 }
