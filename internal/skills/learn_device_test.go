@@ -41,6 +41,9 @@ type learnCase struct {
 	wantDetours, wantNoEffect int
 	// wantHandler is the dialog answer the skill keeps as a handler.
 	wantHandler string
+	// sameLook marks a task acting on one of several same-looking
+	// elements: its replay must pick it by the recorded neighbouring label.
+	sameLook bool
 }
 
 // rigPhone is the shared virtual phone with a device.Phone on it.
@@ -240,6 +243,37 @@ func learnCases() []learnCase {
 			deeper:      aboutPhone,
 			wantDetours: 2, wantNoEffect: 1,
 		},
+		{
+			name: "notes notifications among same-looking toggles", task: "Turn off notifications for Notes",
+			policy: func(v view, memo map[string]bool) (string, map[string]any) {
+				switch {
+				case memo["toggled"]:
+					return finishWith("Notes notifications are off")
+				case v.App != settings:
+					return launchApp(settings)
+				case !memo["opened"]:
+					if e := v.find("", "Notifications"); e != nil {
+						memo["opened"] = true
+						return tapElement(e)
+					}
+				default:
+					if e := v.beside("Switch", "Notes"); e != nil {
+						memo["toggled"] = true
+						return tapElement(e)
+					}
+				}
+				return waitABit()
+			},
+			done: func(p *android.Phone, _ string) error {
+				if p.NotificationsOn(pkgNotes) || !p.NotificationsOn(android.PkgLogin) || !p.NotificationsOn(pkgContacts) {
+					return fmt.Errorf("notifications on: Notes %t, Login %t, Contacts %t; want only Notes off",
+						p.NotificationsOn(pkgNotes), p.NotificationsOn(android.PkgLogin), p.NotificationsOn(pkgContacts))
+				}
+				return nil
+			},
+			deeper:   aboutPhone,
+			sameLook: true,
+		},
 	}
 }
 
@@ -330,6 +364,9 @@ func TestLearnedSkillsReplayFromAnywhere(t *testing.T) {
 					t.Logf("coordinate-only replay from the deeper screen fails as it should: %v", cerr)
 				})
 			}
+			if c.sameLook {
+				indexOnly(t, s, c, steps)
+			}
 			if model.Calls() != calls {
 				t.Fatalf("replays called the model %d times", model.Calls()-calls)
 			}
@@ -377,7 +414,9 @@ func learnSkill(t *testing.T, c learnCase, steps []engine.TraceStep) (src, coord
 		switch {
 		case strings.HasPrefix(d.Why, "detour"):
 			detours++
-		case strings.Contains(d.Why, "no effect"):
+		case strings.Contains(d.Why, "no effect") && steps[d.Index].Action.Type != "wait":
+			// (a wait the model chose while the screen settled is no
+			// mistake of the task; it is dropped too, not counted here)
 			noEffect++
 		}
 		if !strings.Contains(string(b), fmt.Sprintf("-- Step %d dropped:", d.Step)) {
@@ -399,4 +438,35 @@ func learnSkill(t *testing.T, c learnCase, steps []engine.TraceStep) (src, coord
 	}
 	coord, _ = skills.GenerateReplay(steps, skills.ReplayOptions{Name: "coord", CoordinatesOnly: true, ScreenWidth: 1080, ScreenHeight: 2400})
 	return string(b), coord
+}
+
+// indexOnly shows why same-looking elements are picked by their neighbouring
+// label: the same skill generated without it (by index among the matches)
+// turns off the wrong app's notifications once the list's order changed
+// (Notes used recently moves to the top); the real skill does not.
+func indexOnly(t *testing.T, s *sim.Sim, c learnCase, steps []engine.TraceStep) {
+	t.Helper()
+	var stripped []engine.TraceStep
+	near := 0
+	for _, st := range steps {
+		if st.Target != nil && st.Target.Near != "" {
+			tg := *st.Target
+			tg.Near = ""
+			st.Target = &tg
+			near++
+		}
+		stripped = append(stripped, st)
+	}
+	if near == 0 {
+		t.Fatal("no recorded target has a neighbouring label")
+	}
+	byIndex, _ := skills.GenerateReplay(stripped, skills.ReplayOptions{Name: "by-index"})
+	s.Phone().Reset()
+	phone, _ := openPhone(t, s)
+	notesGranted(t, &rigPhone{sim: s, phone: phone})
+	_, err := replay(t, phone, byIndex, nil, nil)
+	if err == nil && c.done(s.Phone(), "") == nil {
+		t.Fatal("the index-only replay picked the right toggle after the list reordered; the test shows nothing")
+	}
+	t.Logf("by index, after the list reordered: %v / %v", err, c.done(s.Phone(), ""))
 }

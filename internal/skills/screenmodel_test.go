@@ -38,6 +38,7 @@ type view struct {
 type mark struct {
 	ID, Label, Class string
 	Clickable        bool
+	X, Y             int // centre, in screenshot pixels
 }
 
 func (m *screenModel) use(p policy) {
@@ -68,7 +69,7 @@ func (m *screenModel) reply(req llmtest.Request) llmtest.Reply {
 }
 
 var (
-	markLine   = regexp.MustCompile(`(?m)^mark (\d+): label="((?:[^"\\]|\\.)*)" clickable=(true|false) class=(\S+)`)
+	markLine   = regexp.MustCompile(`(?m)^mark (\d+): label="((?:[^"\\]|\\.)*)" clickable=(true|false) class=(\S+) center=\((\d+),(\d+)\)`)
 	screenLine = regexp.MustCompile(`Screen: current app (\S+), screenshot (\d+)x(\d+) px`)
 )
 
@@ -111,7 +112,9 @@ func parseView(body map[string]any) (view, error) {
 		if err != nil {
 			label = m[2]
 		}
-		v.Elements = append(v.Elements, mark{ID: m[1], Label: label, Class: m[4], Clickable: m[3] == "true"})
+		x, _ := strconv.Atoi(m[5])
+		y, _ := strconv.Atoi(m[6])
+		v.Elements = append(v.Elements, mark{ID: m[1], Label: label, Class: m[4], Clickable: m[3] == "true", X: x, Y: y})
 	}
 	return v, nil
 }
@@ -134,6 +137,29 @@ func (v view) find(class string, labels ...string) *mark {
 		}
 	}
 	return fallback
+}
+
+// beside returns the element of class nearest to the element labelled
+// label (the switch on a row whose title is label), as a person reads a
+// list of same-looking toggles.
+func (v view) beside(class, label string) *mark {
+	title := v.find("", label)
+	if title == nil {
+		return nil
+	}
+	var best *mark
+	bestD := 1 << 30
+	for i := range v.Elements {
+		e := &v.Elements[i]
+		if e.Class != class {
+			continue
+		}
+		dx, dy := e.X-title.X, e.Y-title.Y
+		if d := dx*dx + 4*dy*dy; d < bestD {
+			best, bestD = e, d
+		}
+	}
+	return best
 }
 
 func tapElement(e *mark) (string, map[string]any) {

@@ -87,6 +87,7 @@ type state struct {
 	otp                  string
 
 	contactsScroll int
+	notifOff       map[string]bool // apps whose notifications are turned off
 
 	secure     map[string]bool
 	failMonkey bool
