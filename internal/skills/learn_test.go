@@ -197,6 +197,11 @@ func TestRequirementsHideSkillsFromTheModel(t *testing.T) {
 	if !strings.Contains(idx[0].Description, `Use when the task mentions: "wifi", "wireless".`) {
 		t.Errorf("triggers not shown to the model: %q", idx[0].Description)
 	}
+	long := strings.Repeat("A very long description. ", 20)
+	write("wifi.md", "---\nname: wifi\ndescription: "+long+"\nmetadata: {\"openclaw\":{\"triggers\":{\"any\":[\"wifi\",\"wireless\"]}}}\n---\n# Wi-Fi\n")
+	if d := l.Index(0)[0].Description; len([]rune(d)) > 200 || !strings.HasSuffix(d, `Use when the task mentions: "wifi", "wireless".`) {
+		t.Errorf("a long description crowds the triggers out of what the prompt shows (200 characters): %q", d)
+	}
 	all, _ := l.Load()
 	_, hidden := skills.Available(all, l.Env)
 	if len(hidden) != 1 || strings.Join(hidden[0].Missing, "; ") != "env PAY_TOKEN not set; binary paycli not on PATH" {
@@ -205,6 +210,34 @@ func TestRequirementsHideSkillsFromTheModel(t *testing.T) {
 	env["PAY_TOKEN"], bins["paycli"] = "x", true
 	if idx := l.Index(0); len(idx) != 2 {
 		t.Fatalf("with the requirements met the index is %+v", idx)
+	}
+}
+
+// TestLearnClassifiesSystemDialogs: answers in the system server's own
+// dialogs become handlers of the right kind.
+func TestLearnClassifiesSystemDialogs(t *testing.T) {
+	for id, kind := range map[string]string{
+		"android:id/aerr_wait":     skills.DialogANR,
+		"android:id/button_once":   skills.DialogOpenWith,
+		"android:id/button_always": skills.DialogOpenWith,
+		"android:id/button1":       skills.DialogSystem,
+	} {
+		steps := []engine.TraceStep{
+			{Step: 1, Action: act(t, "launch_app", map[string]any{"packageName": settings}), AppBefore: launcher, AppAfter: "android", Changed: true},
+			{Step: 2, Action: act(t, "tap_element", map[string]any{"elementId": "2"}), AppBefore: "android", AppAfter: settings, Changed: true,
+				Target: &engine.Target{ResourceID: id, Text: "X", ClassName: "android.widget.Button", Near: "Settings isn't responding"}},
+		}
+		p := skills.Learn(steps)
+		if len(p.Handlers) != 1 || p.Handlers[0].Kind != kind || p.Handlers[0].Package != "android" {
+			t.Errorf("%s: handlers %+v, want one %q", id, p.Handlers, kind)
+		}
+		if len(p.Kept) != 1 {
+			t.Errorf("%s: the dialog answer is still a step: kept %v", id, p.Kept)
+		}
+	}
+	back := []engine.TraceStep{{Step: 1, Action: act(t, "keyevent", map[string]any{"keycode": "KEYCODE_BACK"}), AppBefore: "android", AppAfter: settings, Changed: true}}
+	if p := skills.Learn(back); len(p.Handlers) != 1 || !p.Handlers[0].Back {
+		t.Errorf("BACK in a system dialog: %+v", p.Handlers)
 	}
 }
 

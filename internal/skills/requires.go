@@ -155,14 +155,21 @@ func Available(all []Skill, e Env) (shown, hidden []Skill) {
 
 // indexDescription is the description the model sees: the skill's own,
 // followed by its trigger phrases.
+// The prompt shows at most indexDescriptionMax characters of it, so the
+// description is shortened to leave the triggers room.
 func indexDescription(s Skill) string {
-	desc := oneLine(s.Description, 200)
-	if t := Triggers(s); len(t) > 0 {
-		q := make([]string, 0, len(t))
-		for _, x := range t {
-			q = append(q, fmt.Sprintf("%q", oneLine(x, 60)))
-		}
-		desc += " Use when the task mentions: " + strings.Join(q, ", ") + "."
+	t := Triggers(s)
+	if len(t) == 0 {
+		return oneLine(s.Description, indexDescriptionMax)
 	}
-	return desc
+	q := make([]string, 0, len(t))
+	for _, x := range t {
+		q = append(q, fmt.Sprintf("%q", oneLine(x, 40)))
+	}
+	trig := oneLine("Use when the task mentions: "+strings.Join(q, ", ")+".", indexDescriptionMax/2)
+	return oneLine(s.Description, indexDescriptionMax-len([]rune(trig))-1) + " " + trig
 }
+
+// indexDescriptionMax is how much of a description the prompt's skills
+// index shows (engine/prompt cuts longer ones).
+const indexDescriptionMax = 200
