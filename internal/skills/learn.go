@@ -3,6 +3,7 @@ package skills
 import (
 	"fmt"
 	"math/bits"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -144,6 +145,7 @@ func Learn(steps []engine.TraceStep) Plan {
 		}
 	}
 	p.Start = p.startApp(steps)
+	sort.Slice(p.Dropped, func(i, j int) bool { return p.Dropped[i].Index < p.Dropped[j].Index })
 	return p
 }
 

@@ -280,6 +280,9 @@ func Summary(st engine.TraceStep) string {
 	switch a.Type {
 	case "tap", "tap_element":
 		if l := targetLabel(st.Target); l != "" {
+			if t := st.Target; t.Near != "" && strings.TrimSpace(t.Text) == "" && strings.TrimSpace(t.ContentDesc) == "" {
+				l += " beside " + strconv.Quote(oneLine(t.Near, 60))
+			}
 			return "Tap " + l
 		}
 		if x, y, ok := devicePoint(st); ok {
