@@ -203,6 +203,15 @@ local function enter(pkg)
   fail("app " .. pkg .. " in front")
 end
 
+-- While a ui function waits for an element, a dialog that pops up is
+-- answered (recorded or safe answer) so the wait can go on; an unknown one
+-- is left for the step's own check, which stops naming it.
+ui.on_poll(function()
+  local cur = app.current()
+  local d = (cur == nil or cur == "" or is_dialog(cur)) and dialog_up(cur)
+  if d then handle_dialog(d) end
+end)
+
 -- Start from anywhere -----------------------------------------------------
 
 -- on_screen reports whether the screen the skill needs is up: pkg in front

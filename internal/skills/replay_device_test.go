@@ -223,6 +223,29 @@ func TestReplayRobustness(t *testing.T) {
 				t.Logf("dialog: %v", err)
 			})
 
+			if f.name == "note" {
+				// The dialog the run answered pops up again in the middle
+				// of the replay: its handler answers it there too.
+				t.Run("recorded dialog again mid-replay", func(t *testing.T) {
+					s.Phone().Reset()
+					phone, _ := openPhone(t, s)
+					seen := 0
+					res, err := replay(t, phone, string(src), f.params, func(e engine.Event) {
+						if e.Kind == "step_start" {
+							if seen++; seen == 3 {
+								s.Phone().ShowPermissionDialog("Notes")
+							}
+						}
+					})
+					if err != nil {
+						t.Fatalf("the recorded answer was not given mid-replay: %v", err)
+					}
+					if err := f.check(s.Phone()); err != nil {
+						t.Fatalf("replay passed but: %v (%+v)", err, res.Steps)
+					}
+				})
+			}
+
 			t.Run("app not responding", func(t *testing.T) {
 				s.Phone().Reset()
 				phone, _ := openPhone(t, s)
