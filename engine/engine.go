@@ -343,4 +343,7 @@ type Target struct {
 	// under an icon, a dialog's message), recorded so a replay can tell
 	// same-looking elements apart and recognise the dialog it answers.
 	Near string `json:"near,omitempty"`
+	// Password marks a password field: what is typed into it is a secret
+	// a skill must not keep.
+	Password bool `json:"password,omitempty"`
 }

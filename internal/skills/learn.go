@@ -29,6 +29,9 @@ type Plan struct {
 	// IconLaunch maps a kept launcher tap (an index) to the app it opened:
 	// the replay launches that app instead of looking for the icon.
 	IconLaunch map[int]string
+	// Secret marks type steps (indexes) that typed into a password field:
+	// their text is never written into the skill.
+	Secret map[int]bool
 }
 
 // Handler is a system dialog answered during the recorded run. At replay it
@@ -114,7 +117,7 @@ func sameScreen(appA, hashA, appB, hashB string) bool {
 //     app a launcher icon opened (that tap is replayed as a launch), else
 //     the app the first kept step acted in.
 func Learn(steps []engine.TraceStep) Plan {
-	p := Plan{IconLaunch: map[int]string{}}
+	p := Plan{IconLaunch: map[int]string{}, Secret: map[int]bool{}}
 	var cand []int
 	for i, st := range steps {
 		if h, ok := handlerOf(st); ok {
@@ -145,6 +148,14 @@ func Learn(steps []engine.TraceStep) Plan {
 		}
 	}
 	p.Start = p.startApp(steps)
+	for k, i := range p.Kept {
+		if steps[i].Action.Type != "type" {
+			continue
+		}
+		if t := steps[i].Target; t != nil && t.Password || k > 0 && isTap(steps[p.Kept[k-1]]) && steps[p.Kept[k-1]].Target != nil && steps[p.Kept[k-1]].Target.Password {
+			p.Secret[i] = true
+		}
+	}
 	sort.Slice(p.Dropped, func(i, j int) bool { return p.Dropped[i].Index < p.Dropped[j].Index })
 	return p
 }

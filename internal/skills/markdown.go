@@ -85,7 +85,7 @@ func RenderSkill(steps []engine.TraceStep, d SkillDoc) string {
 	if len(plan.Dropped) > 0 {
 		b.WriteString("\n## Left out\n\nSteps of the recorded run the task did not need; the replay skips them.\n\n")
 		for _, d := range plan.Dropped {
-			fmt.Fprintf(&b, "- step %d: %s — %s\n", d.Step, Summary(steps[d.Index]), d.Why)
+			fmt.Fprintf(&b, "- step %d: %s — %s\n", d.Step, plan.summaryOf(steps, d.Index), d.Why)
 		}
 	}
 
@@ -120,7 +120,7 @@ func writeProcedure(b *strings.Builder, steps []engine.TraceStep, plan Plan) {
 	for _, i := range plan.Kept {
 		st := steps[i]
 		n++
-		summary := Summary(st)
+		summary := plan.summaryOf(steps, i)
 		if pkg := plan.IconLaunch[i]; pkg != "" {
 			summary += " (replayed as: launch " + pkg + ")"
 		}
@@ -135,7 +135,7 @@ func writeProcedure(b *strings.Builder, steps []engine.TraceStep, plan Plan) {
 		if app != "" {
 			fmt.Fprintf(b, "   - app: %s\n", app)
 		}
-		if th := oneLine(st.Thought, 240); th != "" {
+		if th := oneLine(st.Thought, 240); th != "" && !plan.Secret[i] {
 			fmt.Fprintf(b, "   - intent: %s\n", th)
 		}
 		if t := st.Target; t != nil {

@@ -168,7 +168,7 @@ func (g *gen) comments(upto int) {
 		}
 		if why := g.plan.dropped(i); why != "" {
 			g.done[i] = true
-			fmt.Fprintf(&g.body, "-- Step %d dropped: %s — %s.\n\n", id, Summary(st), why)
+			fmt.Fprintf(&g.body, "-- Step %d dropped: %s — %s.\n\n", id, g.plan.summaryOf(g.steps, i), why)
 		}
 	}
 	if upto < len(g.steps) {

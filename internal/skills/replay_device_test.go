@@ -93,7 +93,7 @@ func flows() []flow {
 				r.tap("Verify", byText("Verify"))
 				r.finish("Logged in")
 			},
-			params: map[string]string{"text_3": android.DefaultOTP},
+			params: map[string]string{"text_2": android.LoginPassword, "text_3": android.DefaultOTP},
 			check: func(p *android.Phone) error {
 				if !p.LoggedIn() || p.LoggedInUser() != "alice" {
 					return fmt.Errorf("logged in=%t user=%q", p.LoggedIn(), p.LoggedInUser())
@@ -283,10 +283,18 @@ func TestReplayRequiresHumanParam(t *testing.T) {
 	if len(params) != 3 || !params[2].Required || params[2].Default != "" || params[0].Default != "alice" {
 		t.Fatalf("params = %+v", params)
 	}
+	// The password is a secret: a required parameter, never in the script.
+	if !params[1].Required || params[1].Default != "" || strings.Contains(src, android.LoginPassword) {
+		t.Fatalf("the password leaks into the skill: params %+v", params)
+	}
+	md := skills.RenderSkill(r.steps, skills.SkillDoc{Name: "login", Task: "log in"})
+	if strings.Contains(md, android.LoginPassword) || !strings.Contains(md, "Type a secret into the password field (not recorded)") {
+		t.Fatalf("the password leaks into the skill markdown:\n%s", md)
+	}
 	s.Phone().Reset()
 	phone, _ = openPhone(t, s)
 	_, err := replay(t, phone, src, nil, nil)
-	if err == nil || !strings.Contains(err.Error(), "parameter text_3 is required") {
+	if err == nil || !strings.Contains(err.Error(), "parameter text_2 is required") {
 		t.Fatalf("err = %v", err)
 	}
 	if s.Phone().CurrentPackage() != android.PkgLauncher {

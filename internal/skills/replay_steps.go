@@ -131,8 +131,15 @@ func (g *gen) typeText(id int, st engine.TraceStep, i int) {
 		p.About = "the human's " + g.human + " answer, " + p.About
 		g.human = ""
 	}
+	if g.plan.Secret[i] {
+		p.Required, p.Default = true, ""
+		p.About = "a secret (password field; never written into the skill), " + p.About
+	}
 	g.params = append(g.params, p)
 	label := "Type " + p.Name + " into " + field
+	if g.plan.Secret[i] {
+		st.Thought, st.Result = "", "" // the model's words may repeat the secret
+	}
 	g.open(id, st, label)
 	if p.Required {
 		fmt.Fprintf(&g.body, "  local text = params.%s\n", p.Name)
@@ -271,6 +278,14 @@ func (g *gen) finish(id int, st engine.TraceStep) {
 	g.open(id, st, Summary(st))
 	fmt.Fprintf(&g.body, "  log.info(%s)\n", luasrc.Quote("replay finished: "+oneLine(st.Action.Str("message"), 200)))
 	g.close()
+}
+
+// summaryOf is [Summary] with a secret's text left out.
+func (p Plan) summaryOf(steps []engine.TraceStep, i int) string {
+	if p.Secret[i] {
+		return "Type a secret into the password field (not recorded)"
+	}
+	return Summary(steps[i])
 }
 
 // Summary is a one-line description of a step's action ("Tap \"Wi-Fi\"",

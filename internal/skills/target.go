@@ -73,6 +73,9 @@ func TargetOfElement(snap *screen.Snapshot, el *screen.UIElement) *engine.Target
 		if t != nil && (ambiguous(snap.Tree, t) || DialogPackage(el.Node.Package)) {
 			t.Near = NearLabel(el.Node)
 		}
+		if t != nil {
+			t.Password = el.Node.Password
+		}
 		return t
 	}
 	return &engine.Target{Text: el.Text, ResourceID: el.ResourceID, ContentDesc: el.ContentDesc, ClassName: el.ClassName, Bounds: el.Bounds}
