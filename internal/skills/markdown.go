@@ -89,6 +89,13 @@ func RenderSkill(steps []engine.TraceStep, d SkillDoc) string {
 		}
 	}
 
+	writeCompletion(&b, steps)
+	return b.String()
+}
+
+// writeCompletion writes the completion criteria: the app in front at the
+// end and the run's final message.
+func writeCompletion(b *strings.Builder, steps []engine.TraceStep) {
 	b.WriteString("\n## Completion criteria\n\n")
 	last := lastStep(steps)
 	if last != nil {
@@ -97,14 +104,13 @@ func RenderSkill(steps []engine.TraceStep, d SkillDoc) string {
 			final = last.AppBefore
 		}
 		if final != "" {
-			fmt.Fprintf(&b, "- The app in front is %s.\n", final)
+			fmt.Fprintf(b, "- The app in front is %s.\n", final)
 		}
 		if last.Action.Type == "finish" {
-			fmt.Fprintf(&b, "- The recorded run finished with: %s\n", oneLine(last.Action.Str("message"), 300))
+			fmt.Fprintf(b, "- The recorded run finished with: %s\n", oneLine(last.Action.Str("message"), 300))
 		}
 	}
 	b.WriteString("- Every step's check passed (the replay stops at the first failed one).\n")
-	return b.String()
 }
 
 func lastStep(steps []engine.TraceStep) *engine.TraceStep {

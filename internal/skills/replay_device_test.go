@@ -12,6 +12,7 @@ import (
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/screen"
+	"github.com/openpocket/openpocket/internal/sim"
 	"github.com/openpocket/openpocket/internal/sim/android"
 	"github.com/openpocket/openpocket/internal/skills"
 )
@@ -202,73 +203,80 @@ func TestReplayRobustness(t *testing.T) {
 				})
 			}
 
-			t.Run("permission dialog", func(t *testing.T) {
-				s.Phone().Reset()
-				phone, _ := openPhone(t, s)
-				seen, at := 0, max(f.dialogAt, 2)
-				_, err := replay(t, phone, string(src), f.params, func(e engine.Event) {
-					if e.Kind == "step_start" {
-						if seen++; seen == at {
-							s.Phone().ShowPermissionDialog("Settings")
-						}
-					}
-				})
-				var se *skills.StepError
-				if !errors.As(err, &se) {
-					t.Fatalf("replay with a dialog: want a *StepError, got %v", err)
-				}
-				if !strings.Contains(se.Saw, "Allow") || se.Expected == "" || se.Step == 0 {
-					t.Fatalf("step error does not say what the screen showed: %+v", se)
-				}
-				t.Logf("dialog: %v", err)
-			})
-
-			if f.name == "note" {
-				// The dialog the run answered pops up again in the middle
-				// of the replay: its handler answers it there too.
-				t.Run("recorded dialog again mid-replay", func(t *testing.T) {
-					s.Phone().Reset()
-					phone, _ := openPhone(t, s)
-					seen := 0
-					res, err := replay(t, phone, string(src), f.params, func(e engine.Event) {
-						if e.Kind == "step_start" {
-							if seen++; seen == 3 {
-								s.Phone().ShowPermissionDialog("Notes")
-							}
-						}
-					})
-					if err != nil {
-						t.Fatalf("the recorded answer was not given mid-replay: %v", err)
-					}
-					if err := f.check(s.Phone()); err != nil {
-						t.Fatalf("replay passed but: %v (%+v)", err, res.Steps)
-					}
-				})
-			}
-
-			t.Run("app not responding", func(t *testing.T) {
-				s.Phone().Reset()
-				phone, _ := openPhone(t, s)
-				seen, at := 0, max(f.dialogAt, 2)
-				_, err := replay(t, phone, string(src), f.params, func(e engine.Event) {
-					if e.Kind == "step_start" {
-						if seen++; seen == at {
-							s.Phone().ShowANRDialog("Settings")
-						}
-					}
-				})
-				if err != nil {
-					t.Fatalf("an \"isn't responding\" dialog is answered with Wait, yet: %v", err)
-				}
-				if err := f.check(s.Phone()); err != nil {
-					t.Fatalf("replay over an ANR dialog passed but: %v", err)
-				}
-				if s.Phone().CurrentPackage() == android.PkgAndroid {
-					t.Fatal("the ANR dialog is still up")
-				}
-			})
+			dialogVariants(t, s, f, string(src))
 		})
 	}
+}
+
+// dialogVariants replays src with dialogs popping up mid-replay: one the
+// recording never saw (the replay stops naming it), the one it answered
+// (answered again) and an "isn't responding" one (answered with Wait).
+func dialogVariants(t *testing.T, s *sim.Sim, f flow, src string) {
+	t.Run("permission dialog", func(t *testing.T) {
+		s.Phone().Reset()
+		phone, _ := openPhone(t, s)
+		seen, at := 0, max(f.dialogAt, 2)
+		_, err := replay(t, phone, src, f.params, func(e engine.Event) {
+			if e.Kind == "step_start" {
+				if seen++; seen == at {
+					s.Phone().ShowPermissionDialog("Settings")
+				}
+			}
+		})
+		var se *skills.StepError
+		if !errors.As(err, &se) {
+			t.Fatalf("replay with a dialog: want a *StepError, got %v", err)
+		}
+		if !strings.Contains(se.Saw, "Allow") || se.Expected == "" || se.Step == 0 {
+			t.Fatalf("step error does not say what the screen showed: %+v", se)
+		}
+		t.Logf("dialog: %v", err)
+	})
+
+	if f.name == "note" {
+		// The dialog the run answered pops up again in the middle
+		// of the replay: its handler answers it there too.
+		t.Run("recorded dialog again mid-replay", func(t *testing.T) {
+			s.Phone().Reset()
+			phone, _ := openPhone(t, s)
+			seen := 0
+			res, err := replay(t, phone, src, f.params, func(e engine.Event) {
+				if e.Kind == "step_start" {
+					if seen++; seen == 3 {
+						s.Phone().ShowPermissionDialog("Notes")
+					}
+				}
+			})
+			if err != nil {
+				t.Fatalf("the recorded answer was not given mid-replay: %v", err)
+			}
+			if err := f.check(s.Phone()); err != nil {
+				t.Fatalf("replay passed but: %v (%+v)", err, res.Steps)
+			}
+		})
+	}
+
+	t.Run("app not responding", func(t *testing.T) {
+		s.Phone().Reset()
+		phone, _ := openPhone(t, s)
+		seen, at := 0, max(f.dialogAt, 2)
+		_, err := replay(t, phone, src, f.params, func(e engine.Event) {
+			if e.Kind == "step_start" {
+				if seen++; seen == at {
+					s.Phone().ShowANRDialog("Settings")
+				}
+			}
+		})
+		if err != nil {
+			t.Fatalf("an \"isn't responding\" dialog is answered with Wait, yet: %v", err)
+		}
+		if err := f.check(s.Phone()); err != nil {
+			t.Fatalf("replay over an ANR dialog passed but: %v", err)
+		}
+		if s.Phone().CurrentPackage() == android.PkgAndroid {
+			t.Fatal("the ANR dialog is still up")
+		}
+	})
 }
 
 // TestReplayRequiresHumanParam: a value the human gave (after
