@@ -157,7 +157,7 @@ local function handle_dialog(pkg)
     if answer then answer.why = "a safe answer to a dialog the recording never saw" end
   end
   if not answer then return false, dialog_name(pkg, labels) end
-  log.info(string.format("step %d: answering %s with %s (%s)", current.id, dialog_name(pkg, labels), answer.label, answer.why))
+  log.info(string.format("step %d: answering %s with %s (%s)", current and current.id or 0, dialog_name(pkg, labels), answer.label, answer.why))
   if answer.back then device.back() else device.tap(answer.el.center.x, answer.el.center.y) end
   wait["until"](function() return #(ui.find_all({package = pkg}) or {}) == 0 end, {timeout_ms = 3000, interval_ms = 150})
   return true

@@ -210,7 +210,8 @@ func TestReplayRobustness(t *testing.T) {
 
 // dialogVariants replays src with dialogs popping up mid-replay: one the
 // recording never saw (the replay stops naming it), the one it answered
-// (answered again) and an "isn't responding" one (answered with Wait).
+// (answered again), the keyboard picker (closed with BACK) and an "isn't
+// responding" one (answered with Wait).
 func dialogVariants(t *testing.T, s *sim.Sim, f flow, src string) {
 	t.Run("permission dialog", func(t *testing.T) {
 		s.Phone().Reset()
@@ -255,6 +256,25 @@ func dialogVariants(t *testing.T, s *sim.Sim, f flow, src string) {
 			}
 		})
 	}
+
+	t.Run("keyboard picker", func(t *testing.T) {
+		s.Phone().Reset()
+		phone, _ := openPhone(t, s)
+		seen, at := 0, max(f.dialogAt, 2)
+		_, err := replay(t, phone, src, f.params, func(e engine.Event) {
+			if e.Kind == "step_start" {
+				if seen++; seen == at {
+					s.Phone().ShowInputMethodPicker()
+				}
+			}
+		})
+		if err != nil {
+			t.Fatalf("the keyboard picker is closed with BACK, yet: %v", err)
+		}
+		if err := f.check(s.Phone()); err != nil {
+			t.Fatalf("replay over the keyboard picker passed but: %v", err)
+		}
+	})
 
 	t.Run("app not responding", func(t *testing.T) {
 		s.Phone().Reset()

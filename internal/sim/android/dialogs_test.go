@@ -29,3 +29,17 @@ func TestANRDialog(t *testing.T) {
 	tapNode(t, p, "close", byText("Close app"))
 	assert.Equal(t, PkgLauncher, p.CurrentPackage(), "Close app stops the app")
 }
+
+func TestInputMethodPicker(t *testing.T) {
+	p := New(Options{})
+	launch(t, p, PkgSettings)
+	p.ShowInputMethodPicker()
+	assert.Equal(t, PkgAndroid, p.CurrentPackage())
+	h := dump(t, p)
+	assert.Equal(t, "Choose input method", h.find(t, "title", byID("android:id/alertTitle")).Text)
+	item := h.find(t, "gboard", byText("Gboard"))
+	assert.Equal(t, "android.widget.CheckedTextView", item.Class)
+	assert.Equal(t, "true", item.Checked)
+	mustRun(t, p, "input keyevent BACK")
+	assert.Equal(t, PkgSettings, p.CurrentPackage(), "BACK closes the picker")
+}
