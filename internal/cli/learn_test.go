@@ -98,7 +98,7 @@ func TestReplayStopsOnUnknownDialog(t *testing.T) {
 	}
 	dialogOverSettings()
 	stderr := app.Stderr.(*bytes.Buffer)
-	err = (&SkillsRunCmd{Name: art.Name, Params: map[string]string{"timeout_ms": "1000"}}).Run(app)
+	err = (&SkillsRunCmd{Name: art.Name}).Run(app)
 	require.Error(t, err)
 	assert.Equal(t, ExitFailed, ExitCode(err))
 	msg := stderr.String()

@@ -169,15 +169,21 @@ local function unexpected(name)
 end
 
 -- wait_app waits for pkg in front, answering dialogs on the way.
+-- An unknown dialog that stays up UNKNOWN_GRACE_MS stops it early.
+local UNKNOWN_GRACE_MS = 2000
+
 local function wait_app(pkg, what)
-  local deadline, unknown = time.now_ms() + TIMEOUT, nil
+  local deadline, unknown, since = time.now_ms() + TIMEOUT, nil, nil
   repeat
     local cur = app.current()
     if cur == pkg then return end
     local d = dialog_up(cur)
     if d then
       local ok, name = handle_dialog(d)
-      if not ok then unknown = name end
+      if not ok then
+        unknown, since = name, since or time.now_ms()
+        if time.now_ms() - since >= UNKNOWN_GRACE_MS then unexpected(name) end
+      end
     end
     wait.ms(200)
   until time.now_ms() >= deadline
