@@ -123,7 +123,7 @@ func lastStep(steps []engine.TraceStep) *engine.TraceStep {
 // writeProcedure lists the kept steps of the plan, numbered.
 func writeProcedure(b *strings.Builder, steps []engine.TraceStep, plan Plan) {
 	n := 0
-	for _, i := range plan.Kept {
+	for k, i := range plan.Kept {
 		st := steps[i]
 		n++
 		summary := plan.summaryOf(steps, i)
@@ -135,8 +135,12 @@ func writeProcedure(b *strings.Builder, steps []engine.TraceStep, plan Plan) {
 		}
 		fmt.Fprintf(b, "%d. %s\n", n, summary)
 		app := st.AppBefore
-		if st.AppAfter != "" && st.AppAfter != st.AppBefore {
-			app = orDash(st.AppBefore) + " → " + st.AppAfter
+		after := st.AppAfter
+		if DialogPackage(after) && k+1 < len(plan.Kept) && steps[plan.Kept[k+1]].AppBefore != "" {
+			after = steps[plan.Kept[k+1]].AppBefore + " (a system dialog may pop up over it)"
+		}
+		if after != "" && after != st.AppBefore {
+			app = orDash(st.AppBefore) + " → " + after
 		}
 		if app != "" {
 			fmt.Fprintf(b, "   - app: %s\n", app)
