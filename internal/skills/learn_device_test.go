@@ -171,6 +171,7 @@ func learnCases() []learnCase {
 				r.launch(t, pkgNotes)
 				r.tapText(t, "Write a note")
 				r.shell(t, "input text draft")
+				keyboardUp(t, r) // over the start app
 			},
 			wantHandler: "Allow",
 		},
@@ -277,6 +278,18 @@ func learnCases() []learnCase {
 	}
 }
 
+// keyboardUp checks that the soft keyboard is on screen.
+func keyboardUp(t *testing.T, r *rigPhone) {
+	t.Helper()
+	root, _, err := r.phone.Hierarchy(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if (screen.Selector{Package: android.PkgKeyboard}).MustCompile().Find(root) == nil {
+		t.Fatal("no soft keyboard on screen")
+	}
+}
+
 // startState is where a replay begins.
 type startState struct {
 	name    string
@@ -294,6 +307,11 @@ func startStates() []startState {
 		{name: "dialog absent", prepare: func(t *testing.T, r *rigPhone, _ learnCase) { notesGranted(t, r) }},
 		{name: "720x1600", prepare: func(t *testing.T, r *rigPhone, _ learnCase) { r.shell(t, "wm size 720x1600") }},
 		{name: "new text", param: "call mom", prepare: func(*testing.T, *rigPhone, learnCase) {}},
+		{name: "keyboard up", prepare: func(t *testing.T, r *rigPhone, _ learnCase) {
+			r.launch(t, android.PkgLogin)
+			r.tapText(t, "Username")
+			keyboardUp(t, r)
+		}},
 		{name: "all at once", param: "pay rent", prepare: func(t *testing.T, r *rigPhone, _ learnCase) {
 			// 720x1600, another app in front with a dialog of its own up.
 			r.shell(t, "wm size 720x1600")
@@ -307,7 +325,8 @@ func startStates() []startState {
 // the real agent loop, the real openai-go client, a fake model that reads
 // the element list it is sent — and replays each skill from every start
 // state: the home screen, another app, a deeper screen of the start app,
-// with the dialog present and absent, on 720x1600, with a new text
+// with the dialog present and absent, with the keyboard up (over another
+// app; over the start app on the note's deeper screen), on 720x1600, with a new text
 // parameter and all at once (720x1600, another app with its own dialog up,
 // new text). The coordinate-only replay of the same run fails from the
 // deeper screen, where the recorded points land on other elements; picking
