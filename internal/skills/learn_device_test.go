@@ -326,9 +326,9 @@ func startStates() []startState {
 // the element list it is sent — and replays each skill from every start
 // state: the home screen, another app, a deeper screen of the start app,
 // with the dialog present and absent, with the keyboard up (over another
-// app; over the start app on the note's deeper screen), on 720x1600, with a new text
-// parameter and all at once (720x1600, another app with its own dialog up,
-// new text). The coordinate-only replay of the same run fails from the
+// app; over the start app on the note's deeper screen), on 720x1600, with
+// a new text parameter and all at once (720x1600, another app with its own
+// dialog up, new text). The coordinate-only replay of the same run fails from the
 // deeper screen, where the recorded points land on other elements; picking
 // same-looking toggles by index instead of their row title fails too.
 func TestLearnedSkillsReplayFromAnywhere(t *testing.T) {
