@@ -54,6 +54,11 @@ type Handler struct {
 	Label string
 }
 
+// Replayed reports whether the replay gives this answer again: not for a
+// permission prompt whose message was not recorded (answering every
+// permission prompt that way would be a guess).
+func (h Handler) Replayed() bool { return h.Kind != DialogPermission || h.Message != "" }
+
 // Dropped is a recorded step the replay leaves out.
 type Dropped struct {
 	Index, Step int

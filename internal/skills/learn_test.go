@@ -239,6 +239,15 @@ func TestLearnClassifiesSystemDialogs(t *testing.T) {
 	if p := skills.Learn(back); len(p.Handlers) != 1 || !p.Handlers[0].Back {
 		t.Errorf("BACK in a system dialog: %+v", p.Handlers)
 	}
+	// BACK on a permission prompt records no message: the replay does not
+	// answer every permission prompt that way.
+	back[0].AppBefore = permctl
+	src, _ := skills.GenerateReplay(back, skills.ReplayOptions{})
+	table := src[strings.Index(src, "HANDLERS = {\n"):]
+	table = table[:strings.Index(table, "\n}\n")]
+	if strings.Contains(table, "back = true") || !strings.Contains(table, "without a recorded message: not repeated") {
+		t.Errorf("a message-less permission answer became a catch-all handler:\n%s", table)
+	}
 }
 
 func equalInts(a, b []int) bool {

@@ -72,6 +72,9 @@ func RenderSkill(steps []engine.TraceStep, d SkillDoc) string {
 		fmt.Fprintf(&b, "- Start app: %s, the first app the task used. Any state will do: the replay brings it up from the home screen, another app, a dialog, the keyboard or a deeper screen of the same app.\n", plan.Start)
 	}
 	for _, h := range plan.Handlers {
+		if !h.Replayed() {
+			continue
+		}
 		what := h.Package
 		if h.Message != "" {
 			what += " " + strconv.Quote(h.Message)

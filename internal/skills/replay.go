@@ -160,7 +160,11 @@ func (g *gen) comments(upto int) {
 		}
 		st := g.steps[i]
 		id := stepNumber(st, i)
-		if h, ok := g.plan.handlerAt(i); ok {
+		if h, ok := g.plan.handlerAt(i); ok && !h.Replayed() {
+			g.done[i] = true
+			fmt.Fprintf(&g.body, "-- Step %d: %s — answered a %s dialog (%s) whose message was not recorded;\n--   not repeated (which permission it asked for is unknown).\n\n", id, Summary(st), h.Kind, st.AppBefore)
+			continue
+		} else if ok {
 			g.done[i] = true
 			fmt.Fprintf(&g.body, "-- Step %d: %s — answered a %s dialog (%s); not a step: HANDLERS answers it\n--   whenever it shows up during the replay, and nothing fails when it does not.\n\n",
 				id, Summary(st), h.Kind, st.AppBefore)
@@ -386,6 +390,10 @@ func (g *gen) handlersTable() string {
 	var b strings.Builder
 	b.WriteString("\n-- System dialogs answered in the recorded run: answered again whenever they\n-- show up (the same dialog, with the same message), never required.\nHANDLERS = {\n")
 	for _, h := range g.plan.Handlers {
+		if !h.Replayed() {
+			fmt.Fprintf(&b, "  -- step %d answered a permission prompt (%s) without a recorded message: not repeated\n", h.Step, h.Label)
+			continue
+		}
 		fmt.Fprintf(&b, "  {step = %d, kind = %s, pkg = %s", h.Step, luasrc.Quote(h.Kind), luasrc.Quote(h.Package))
 		if h.Message != "" {
 			fmt.Fprintf(&b, ", message = %s", luasrc.Quote(h.Message))
