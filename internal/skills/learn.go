@@ -115,9 +115,10 @@ func sameScreen(appA, hashA, appB, hashB string) bool {
 //   - UI actions without effect (state_delta changed=false: a tap that
 //     missed, a swipe at the end of a list) are dropped — except a tap that
 //     focused a text field, whose effect a screenshot may not show;
-//   - detours are dropped: a stretch of steps that changed something and
-//     ends with BACK or HOME where it started — same app, same screen
-//     (opened the wrong app or screen, pressed back);
+//   - detours are dropped: a stretch of navigation that ends with BACK or
+//     HOME where it started — same app, same screen — and after which the
+//     task went on (opened the wrong app or screen, pressed back); see
+//     undoable for what counts as navigation;
 //   - the start is the first app the task used: a launch_app's package, the
 //     app a launcher icon opened (that tap is replayed as a launch), else
 //     the app the first kept step acted in.
@@ -181,7 +182,8 @@ func (p *Plan) dropDetours(steps []engine.TraceStep, cand []int) []int {
 			if after == "" {
 				after = last.AppBefore
 			}
-			if goesBack(last) && sameScreen(first.AppBefore, first.HashBefore, after, last.HashAfter) && undoable(steps, cand[a:b+1]) {
+			if goesBack(last) && sameScreen(first.AppBefore, first.HashBefore, after, last.HashAfter) &&
+				undoable(steps, cand[a:b+1]) && workAfter(steps, cand[b+1:]) {
 				end = b
 				break
 			}
@@ -218,19 +220,56 @@ func goesBack(st engine.TraceStep) bool {
 	return false
 }
 
-// undoable reports whether a stretch may be a detour: only UI actions, and
-// at least one that changed something (a stretch of no-ops is no detour).
+// undoable reports whether a stretch may be a detour: navigation only — no
+// typing, no drag, no shell, no tap on a button or a toggle (those may
+// change state a screenshot does not show: a setting, a saved note) — at
+// least one step that changed something, and no more steps forward than
+// BACK/HOME presses undoing them (opened something, backed out; a stretch
+// that also acted inside what it opened did more than look).
 func undoable(steps []engine.TraceStep, idx []int) bool {
-	changed := false
+	changed, forward, back := false, 0, 0
 	for _, i := range idx {
-		switch steps[i].Action.Type {
-		case "tap", "tap_element", "swipe", "drag", "long_press_drag", "keyevent", "launch_app", "wait":
+		st := steps[i]
+		switch st.Action.Type {
+		case "tap", "tap_element":
+			if st.Target != nil && committingClass(st.Target.ClassName) {
+				return false
+			}
+		case "swipe", "keyevent", "launch_app", "wait":
 		default:
 			return false
 		}
-		changed = changed || steps[i].Changed
+		switch {
+		case goesBack(st):
+			back++
+		case st.Action.Type != "wait" && st.Action.Type != "swipe":
+			forward++
+		}
+		changed = changed || st.Changed
 	}
-	return changed
+	return changed && forward <= back
+}
+
+// committingClass reports widget classes whose tap commits something
+// (buttons, toggles) rather than navigating.
+func committingClass(class string) bool {
+	switch engine.SimpleClass(class) {
+	case "Button", "ImageButton", "Switch", "SwitchCompat", "SwitchMaterial", "CheckBox", "RadioButton", "ToggleButton", "CompoundButton", "CheckedTextView":
+		return true
+	}
+	return false
+}
+
+// workAfter reports whether the task went on after a stretch (a kept step
+// other than finish follows): a run that ends by going back where it
+// started did its work in between, whatever the screen shows.
+func workAfter(steps []engine.TraceStep, rest []int) bool {
+	for _, i := range rest {
+		if t := steps[i].Action.Type; t != "finish" && t != "wait" {
+			return true
+		}
+	}
+	return false
 }
 
 // noEffect reports a UI action whose observation saw no change.

@@ -113,6 +113,40 @@ func TestLearnDropsDetoursAndKeepsDialogsAsHandlers(t *testing.T) {
 	}
 }
 
+// TestLearnKeepsWorkThatEndsWhereItStarted: a run that toggles a setting
+// and goes back where it started looks like a detour on screen; it is not.
+func TestLearnKeepsWorkThatEndsWhereItStarted(t *testing.T) {
+	row := &engine.Target{Text: "Wi-Fi", ClassName: "android.widget.LinearLayout"}
+	steps := []engine.TraceStep{
+		{Step: 1, Action: act(t, "launch_app", map[string]any{"packageName": settings}), AppBefore: launcher, AppAfter: settings,
+			HashBefore: "5500000000000000", HashAfter: "0383800000000000", Changed: true},
+		{Step: 2, Action: act(t, "tap_element", map[string]any{"elementId": "2"}), Target: row, AppBefore: settings, AppAfter: settings,
+			HashBefore: "0383800000000000", HashAfter: "0383800000000000", Changed: true},
+		{Step: 3, Action: act(t, "keyevent", map[string]any{"keycode": "KEYCODE_BACK"}), AppBefore: settings, AppAfter: launcher,
+			HashBefore: "0383800000000000", HashAfter: "5500000000000000", Changed: true},
+		{Step: 4, Action: act(t, "finish", map[string]any{"message": "Wi-Fi is off"}), AppBefore: launcher},
+	}
+	if p := skills.Learn(steps); len(p.Dropped) != 0 || len(p.Kept) != 4 {
+		t.Fatalf("the task was dropped as a detour: %+v", p)
+	}
+	// Followed by more work, launch + toggle + BACK still is no detour:
+	// two steps forward, one back.
+	more := append(steps[:3:3], engine.TraceStep{Step: 4, Action: act(t, "launch_app", map[string]any{"packageName": contacts}),
+		AppBefore: launcher, AppAfter: contacts, HashBefore: "5500000000000000", HashAfter: "0f0f000000000000", Changed: true})
+	if p := skills.Learn(more); len(p.Dropped) != 0 {
+		t.Fatalf("toggling a setting was dropped as a detour: %+v", p.Dropped)
+	}
+	// A toggle tapped on its switch is never part of a detour.
+	sw := append([]engine.TraceStep(nil), more...)
+	sw[1].Target = &engine.Target{ResourceID: "android:id/switch_widget", ClassName: "android.widget.Switch"}
+	sw = append(sw[:2], append([]engine.TraceStep{{Step: 9, Action: act(t, "tap_element", map[string]any{"elementId": "7"}),
+		Target: &engine.Target{Text: "About phone", ClassName: "android.widget.LinearLayout"}, AppBefore: settings, AppAfter: settings,
+		HashBefore: "0383800000000000", HashAfter: "0383800000000000", Changed: true}}, sw[2:]...)...)
+	if p := skills.Learn(sw); len(p.Dropped) != 0 {
+		t.Fatalf("a switch toggle was dropped as a detour: %+v", p.Dropped)
+	}
+}
+
 // TestLearnStartOverUnansweredDialog: the run began over a dialog it never
 // answered and launched Settings; the start is Settings, not the dialog.
 func TestLearnStartOverUnansweredDialog(t *testing.T) {
