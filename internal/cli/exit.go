@@ -9,6 +9,7 @@ import (
 
 	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/internal/adb"
+	"github.com/openpocket/openpocket/internal/lease"
 	"github.com/openpocket/openpocket/internal/llm"
 )
 
@@ -19,7 +20,7 @@ const (
 	ExitOK       = 0
 	ExitFailed   = 1 // the run ran and failed (task failed, assertion, step error)
 	ExitUsage    = 2 // bad flags, config, YAML, Lua or action input
-	ExitDevice   = 3 // no adb server, no/several/lost device
+	ExitDevice   = 3 // no adb server, no/several/lost device, device in use
 	ExitModel    = 4 // model endpoint unreachable or unusable
 	ExitInternal = 70
 	ExitCanceled = 130
@@ -49,22 +50,32 @@ type ModelError struct{ Err error }
 func (e ModelError) Error() string { return e.Err.Error() }
 func (e ModelError) Unwrap() error { return e.Err }
 
+// internalError marks a bug of ours (a recovered panic): ExitInternal.
+type internalError struct{ Err error }
+
+func (e internalError) Error() string { return e.Err.Error() }
+func (e internalError) Unwrap() error { return e.Err }
+
 func isReported(err error) bool {
 	var f FailedError
 	return errors.As(err, &f)
 }
 
-// ExitCode maps an error to the process exit code. Cancellation wins, then
-// bad input, then the model and device causes (also when a FailedError
-// carries them), then any other failure.
+// ExitCode maps an error to the process exit code. A bug of ours (a
+// recovered panic) wins, then cancellation, then bad input, then the model
+// and device causes (also when a FailedError carries them), then any other
+// failure.
 func ExitCode(err error) int {
 	var (
-		usage UsageError
-		model ModelError
+		usage    UsageError
+		model    ModelError
+		internal internalError
 	)
 	switch {
 	case err == nil:
 		return ExitOK
+	case errors.As(err, &internal):
+		return ExitInternal
 	case errors.Is(err, context.Canceled):
 		return ExitCanceled
 	case errors.As(err, &usage):
@@ -80,7 +91,7 @@ func ExitCode(err error) int {
 // isDeviceError reports adb server and device failures.
 func isDeviceError(err error) bool {
 	for _, target := range []error{adb.ErrNoServer, adb.ErrNoDevice, adb.ErrMultipleDevices, adb.ErrDeviceNotFound,
-		adb.ErrUnauthorized, adb.ErrOffline, adb.ErrConnectionFailed, device.ErrDeviceLost} {
+		adb.ErrUnauthorized, adb.ErrOffline, adb.ErrConnectionFailed, device.ErrDeviceLost, lease.ErrBusy} {
 		if errors.Is(err, target) {
 			return true
 		}

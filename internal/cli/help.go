@@ -94,9 +94,10 @@ var exitCodeHelp = fmt.Sprintf(`Exit codes:
   %d    ok
   %d    the run ran and failed (task failed, assertion, step error)
   %d    bad input: flags, config, YAML, Lua, action JSON
-  %d    device problem: no adb server, no/several/lost device
+  %d    device problem: no adb server, no/several/lost device, device in use
   %d    model endpoint problem: unreachable, refused the key, unknown model
-  %d  interrupted (Ctrl-C, SIGTERM)`, ExitOK, ExitFailed, ExitUsage, ExitDevice, ExitModel, ExitCanceled)
+  %d   internal error: a bug of openpocket (-v shows the stack)
+  %d  interrupted (Ctrl-C, SIGTERM)`, ExitOK, ExitFailed, ExitUsage, ExitDevice, ExitModel, ExitInternal, ExitCanceled)
 
 // HelpCmd is `openpocket help [COMMAND...]`.
 type HelpCmd struct {
