@@ -12,6 +12,7 @@ import (
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/internal/adb"
+	"github.com/openpocket/openpocket/internal/sandbox"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
 
@@ -56,7 +57,7 @@ func (c *DoctorCmd) Run(app *App) error {
 	if cfgOK {
 		d.models(cfg, c.Model)
 	}
-	d.sandbox()
+	d.sandbox(cfg)
 	failed := 0
 	for _, ch := range d.checks {
 		mark := "✓"
@@ -256,23 +257,26 @@ func (d *doctor) models(cfg workspace.Config, only string) {
 	}
 }
 
-// sandbox reports the OS confinement host processes run under; the
-// default run (playbooks, agent without scripts) does not need it.
-func (d *doctor) sandbox() {
-	bin, err := exec.LookPath("bwrap")
-	if err != nil {
-		d.add(false, false, "sandbox: bubblewrap (bwrap) not found; run_script and exec cannot be confined", "apt-get install bubblewrap")
+// sandbox reports the OS confinement host processes (run_script, exec)
+// run under, as the executors see it; the default run (playbooks, agent
+// without scripts) does not need it.
+func (d *doctor) sandbox(cfg workspace.Config) {
+	mode, err := sandbox.ParseMode(cfg.ScriptExecutor.Sandbox)
+	if err == nil && mode == sandbox.ModeOff {
+		d.add(false, false, "sandbox: off in config.json (scriptExecutor.sandbox); scripts and exec run unconfined", `remove `+sandbox.OptOutKey+` once bubblewrap works here`)
 		return
 	}
-	// Installed is not enough: user namespaces may be off (containers,
-	// hardened kernels). Start an empty sandbox to know.
-	ctx, cancel := context.WithTimeout(d.app.Ctx, 5*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, bin, "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-all", "--", "true").CombinedOutput()
-	if err != nil {
-		d.add(false, false, fmt.Sprintf("sandbox: %s cannot start a sandbox here: %s", bin, oneLine(strings.TrimSpace(string(out))+" "+err.Error())),
-			"enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1)")
+	c := sandbox.Probe()
+	if !c.Bwrap {
+		d.add(false, false, "sandbox: "+c.BwrapErr+"; run_script and exec are refused", "apt-get install bubblewrap, and allow unprivileged user namespaces")
 		return
 	}
-	d.add(true, false, "sandbox: bubblewrap at "+bin+" starts a sandbox", "")
+	what := "sandbox: bubblewrap at " + c.BwrapPath + " starts a sandbox"
+	if c.LandlockABI > 0 {
+		what += fmt.Sprintf(", Landlock ABI %d", c.LandlockABI)
+	}
+	if c.PidsCgroup != "" {
+		what += ", pids cgroup"
+	}
+	d.add(true, false, what, "")
 }
