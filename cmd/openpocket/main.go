@@ -1,5 +1,6 @@
 // Command openpocket is the composition root: it hands the process's
-// arguments and streams to the CLI and exits with the code it returns.
+// arguments and streams to the CLI, with the front ends the CLI starts
+// (the MCP server), and exits with the code it returns.
 package main
 
 import (
@@ -10,8 +11,21 @@ import (
 	_ "time/tzdata"
 
 	"github.com/openpocket/openpocket/internal/cli"
+	"github.com/openpocket/openpocket/internal/mcp"
 )
 
 func main() {
-	os.Exit(cli.Main(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(cli.MainWith(context.Background(), os.Args[1:], os.Stdout, os.Stderr, deps()))
+}
+
+// deps binds the front ends to the CLI (front ends never import each
+// other, so the composition root does).
+func deps() cli.Deps {
+	return cli.Deps{ServeMCP: serveMCP}
+}
+
+// serveMCP runs internal/mcp over the CLI's backend, which satisfies
+// mcp.Runner.
+func serveMCP(ctx context.Context, b *cli.MCPBackend, o cli.MCPServeOptions) error {
+	return mcp.Serve(ctx, b, o.Stdin, o.Stdout, mcp.Options{Version: o.Version, Logger: o.Logger, HTTP: o.HTTP, Token: o.Token})
 }

@@ -71,6 +71,7 @@ type CLI struct {
 	Skills     SkillsCmd     `cmd:"" help:"List, show, validate and replay skills (learned procedures) without a model."`
 	Sessions   SessionsCmd   `cmd:"" help:"List and show recorded agent sessions."`
 	Gateway    GatewayCmd    `cmd:"" help:"Run the scheduler and heartbeat in the foreground until Ctrl-C (SIGUSR1 reloads config and jobs)."`
+	MCP        MCPCmd        `cmd:"" name:"mcp" help:"Serve the phone to coding agents over MCP (stdio, or streamable HTTP with --http)."`
 }
 
 // Help is the top-level help's closing text: the exit codes scripts rely on.
@@ -95,10 +96,18 @@ type App struct {
 	// command names this process in device leases ("openpocket agent").
 	command string
 	leases  map[string]*lease.Lease
+	// serveMCP is the MCP server the composition root bound (Deps).
+	serveMCP MCPServer
 }
 
 // Main parses args, runs the command and returns the process exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return MainWith(ctx, args, stdout, stderr, Deps{})
+}
+
+// MainWith is Main with the composition root's dependencies (the front
+// ends the CLI starts).
+func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps Deps) int {
 	var cli CLI
 	exit := -1
 	parser, err := kong.New(&cli,
@@ -145,7 +154,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}()
 		defer stop()
 	}
-	app := &App{Globals: cli.Globals, Stdout: stdout, Stderr: stderr, Ctx: ctx, command: "openpocket " + commandName(kctx.Command())}
+	app := &App{Globals: cli.Globals, Stdout: stdout, Stderr: stderr, Ctx: ctx, command: "openpocket " + commandName(kctx.Command()),
+		serveMCP: deps.ServeMCP}
 	// Info and above reach the terminal (log.info from Lua included);
 	// --verbose adds debug. Runs with a log.txt get every level there.
 	level := slog.LevelInfo
