@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -347,16 +348,16 @@ func checkSelector(tool string, raw json.RawMessage) error {
 		}
 	case map[string]any:
 	default:
-		return fmt.Errorf(`%s: argument "selector": expected a string or an object of selector fields, got a JSON %s`, tool, action.JSONKind(v))
+		return fmt.Errorf(`%s: argument "selector": expected a string or an object of selector fields, got %s`, tool, action.JSONKind(v))
 	}
 	return nil
 }
 
-// luaMessage is a script error's message without the helper's chunk name.
+// helperPosition is the generated helper's chunk:line, which means
+// nothing to the client.
+var helperPosition = regexp.MustCompile(`^mcp-(find|wait_for|tap):\d+: `)
+
+// luaMessage is a script error's message without the helper's position.
 func luaMessage(err error) string {
-	msg := strings.TrimSpace(err.Error())
-	for _, p := range []string{"mcp-find: ", "mcp-wait_for: ", "mcp-tap: "} {
-		msg = strings.TrimPrefix(msg, p)
-	}
-	return msg
+	return helperPosition.ReplaceAllString(strings.TrimSpace(err.Error()), "")
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -91,9 +92,30 @@ func decode(tool string, req *sdk.CallToolRequest, dst any) error {
 		if errors.As(err, &te) {
 			return fmt.Errorf("%s: argument %q: expected %s, got a JSON %s", tool, te.Field, jsonKind(te.Type.Kind().String()), te.Value)
 		}
+		if field, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			return fmt.Errorf("%s: unknown argument %s (arguments: %s)", tool, field, strings.Join(argNames(dst), ", "))
+		}
 		return fmt.Errorf("%s: bad arguments: %s", tool, strings.TrimPrefix(err.Error(), "json: "))
 	}
 	return nil
+}
+
+// argNames are the JSON names of dst's fields.
+func argNames(dst any) []string {
+	t := reflect.TypeOf(dst)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	var names []string
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 func jsonKind(goKind string) string {
