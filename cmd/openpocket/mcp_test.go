@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/openpocket/openpocket/internal/cli"
+	"github.com/openpocket/openpocket/internal/lease"
+	"github.com/openpocket/openpocket/internal/llm/llmtest"
 	"github.com/openpocket/openpocket/internal/mcp"
 	"github.com/openpocket/openpocket/internal/sim/simtest"
 )
@@ -20,7 +23,7 @@ import (
 // withMCPClient runs `openpocket --home H -s SERIAL mcp` through the CLI,
 // with the server bound to an in-process transport and the SDK's client
 // connected to it; scenario runs while the command serves.
-func withMCPClient(t *testing.T, home, serial string, scenario func(ctx context.Context, cs *sdk.ClientSession)) {
+func withMCPClient(t *testing.T, home, serial string, copts *sdk.ClientOptions, scenario func(ctx context.Context, cs *sdk.ClientSession)) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -32,7 +35,7 @@ func withMCPClient(t *testing.T, home, serial string, scenario func(ctx context.
 			return err
 		}
 		defer ss.Close()
-		client := sdk.NewClient(&sdk.Implementation{Name: "openpocket-test", Version: "1"}, nil)
+		client := sdk.NewClient(&sdk.Implementation{Name: "openpocket-test", Version: "1"}, copts)
 		cs, err := client.Connect(ctx, ct, nil)
 		if err != nil {
 			return err
@@ -68,7 +71,7 @@ func text(res *sdk.CallToolResult) string {
 func TestMCPToolsOnVirtualPhone(t *testing.T) {
 	phone := simtest.Start(t)
 	home := t.TempDir()
-	withMCPClient(t, home, phone.Serial(), func(ctx context.Context, cs *sdk.ClientSession) {
+	withMCPClient(t, home, phone.Serial(), nil, func(ctx context.Context, cs *sdk.ClientSession) {
 		t.Run("list tools", func(t *testing.T) {
 			tools, err := cs.ListTools(ctx, nil)
 			require.NoError(t, err)
@@ -252,4 +255,110 @@ func markOf(t *testing.T, block, label string) string {
 	}
 	t.Fatalf("no checkable element labelled %q in:\n%s", label, block)
 	return ""
+}
+
+// TestMCPAgentRun hands tasks to OpenPocket's agent (the real model
+// client against the fake OpenAI server): progress arrives as MCP progress
+// notifications, the session is listed and readable, and a client's
+// cancellation stops a run and finalizes its session.
+func TestMCPAgentRun(t *testing.T) {
+	phone := simtest.Start(t)
+	srv := llmtest.NewServer(t)
+	home := homeWithModel(t, srv)
+	var mu sync.Mutex
+	var progress []string
+	copts := &sdk.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+		mu.Lock()
+		defer mu.Unlock()
+		progress = append(progress, req.Params.Message)
+	}}
+	withMCPClient(t, home, phone.Serial(), copts, func(ctx context.Context, cs *sdk.ClientSession) {
+		srv.ReplyTool("launch_app", map[string]any{"packageName": "com.android.settings"})
+		srv.ReplyTool("finish", map[string]any{"message": "Settings is open"})
+		params := &sdk.CallToolParams{Name: "agent_run", Arguments: map[string]any{"task": "open settings", "max_steps": 5}}
+		params.SetProgressToken("run-1")
+		res, err := cs.CallTool(ctx, params)
+		require.NoError(t, err)
+		require.False(t, res.IsError, text(res))
+		assert.Contains(t, text(res), `"status": "SUCCESS"`)
+		assert.Contains(t, text(res), "Settings is open")
+		mu.Lock()
+		assert.Contains(t, strings.Join(progress, "\n"), "step 1/5: ")
+		mu.Unlock()
+
+		res = call(t, ctx, cs, "sessions_list", nil)
+		require.False(t, res.IsError, text(res))
+		assert.Contains(t, text(res), "open settings")
+		res = call(t, ctx, cs, "session_get", map[string]any{"id": "latest"})
+		require.False(t, res.IsError, text(res))
+		assert.Contains(t, text(res), "open settings")
+
+		// A long run, cancelled by the client once its first step shows,
+		// while the second waits.
+		srv.ReplyTool("launch_app", map[string]any{"packageName": "com.android.settings"})
+		srv.ReplyTool("wait", map[string]any{"durationMs": 60000})
+		mu.Lock()
+		progress = nil
+		mu.Unlock()
+		runCtx, cancelRun := context.WithCancel(ctx)
+		defer cancelRun()
+		done := make(chan error, 1)
+		go func() {
+			p := &sdk.CallToolParams{Name: "agent_run", Arguments: map[string]any{"task": "wait a minute"}}
+			p.SetProgressToken("run-2")
+			_, err := cs.CallTool(runCtx, p)
+			done <- err
+		}()
+		require.Eventually(t, func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return len(progress) > 0
+		}, 30*time.Second, 20*time.Millisecond, "first step of the long run")
+		cancelRun()
+		select {
+		case err := <-done:
+			require.Error(t, err)
+		case <-time.After(30 * time.Second):
+			t.Fatal("agent_run did not return after the client cancelled it")
+		}
+		// By id: two sessions started in the same second share a
+		// timestamp, so "latest" is not the one to ask for.
+		var session string
+		require.Eventually(t, func() bool {
+			var list struct {
+				Sessions []struct{ ID, Task, Status string }
+			}
+			require.NoError(t, json.Unmarshal([]byte(text(call(t, ctx, cs, "sessions_list", nil))), &list))
+			for _, s := range list.Sessions {
+				if s.Task == "wait a minute" && s.Status != "running" {
+					session = text(call(t, ctx, cs, "session_get", map[string]any{"id": s.ID}))
+					return true
+				}
+			}
+			return false
+		}, 30*time.Second, 100*time.Millisecond, "the cancelled run's session is finalized")
+		assert.Contains(t, session, "## Final\n\n- status: FAILED")
+		assert.Contains(t, session, "cancelled")
+	})
+}
+
+// TestMCPHonoursDeviceLeases: a device another process drives is refused
+// with the CLI's message, and an unknown device argument names the serial.
+func TestMCPHonoursDeviceLeases(t *testing.T) {
+	phone := simtest.Start(t)
+	withMCPClient(t, t.TempDir(), phone.Serial(), nil, func(ctx context.Context, cs *sdk.ClientSession) {
+		held, err := lease.Acquire(ctx, phone.Serial(), lease.Options{Command: "openpocket agent"})
+		require.NoError(t, err)
+		res := call(t, ctx, cs, "snapshot", nil)
+		assert.True(t, res.IsError)
+		assert.Contains(t, text(res), "in use by")
+		assert.Contains(t, text(res), "openpocket agent")
+		held.Release()
+		res = call(t, ctx, cs, "snapshot", nil)
+		assert.False(t, res.IsError, text(res))
+
+		res = call(t, ctx, cs, "snapshot", map[string]any{"device": "no-such-serial"})
+		assert.True(t, res.IsError)
+		assert.Contains(t, text(res), "no-such-serial")
+	})
 }

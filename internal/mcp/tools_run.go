@@ -195,7 +195,7 @@ func (s *Server) agentRun(ctx context.Context, req *sdk.CallToolRequest) (*sdk.C
 	if a.MaxSteps < 0 {
 		return nil, fmt.Errorf("agent_run: max_steps must be positive, got %d", a.MaxSteps)
 	}
-	res, err := s.runner.Agent(ctx, a.Device, a.Task, a.Model, a.MaxSteps, s.progress(ctx, req, a.MaxSteps))
+	res, err := s.runner.Agent(ctx, a.Device, a.Task, a.Model, a.MaxSteps, s.progress(ctx, req))
 	if err != nil && res.Message == "" && res.SessionPath == "" {
 		return nil, fmt.Errorf("agent_run: %w", err)
 	}
@@ -209,7 +209,7 @@ func (s *Server) agentRun(ctx context.Context, req *sdk.CallToolRequest) (*sdk.C
 
 // progress turns agent_step events into MCP progress notifications when
 // the client asked for them (a progress token).
-func (s *Server) progress(ctx context.Context, req *sdk.CallToolRequest, total int) func(engine.Event) {
+func (s *Server) progress(ctx context.Context, req *sdk.CallToolRequest) func(engine.Event) {
 	token := req.Params.GetProgressToken()
 	if token == nil || req.Session == nil {
 		return nil
@@ -218,22 +218,35 @@ func (s *Server) progress(ctx context.Context, req *sdk.CallToolRequest, total i
 		if ev.Kind != "agent_step" {
 			return
 		}
-		step := 0
-		if n, ok := ev.Fields["step"].(int); ok {
-			step = n
-		}
+		step, maxSteps := number(ev.Fields["step"]), number(ev.Fields["max_steps"])
 		msg := fmt.Sprintf("step %d", step)
+		if maxSteps > 0 {
+			msg = fmt.Sprintf("step %d/%d", step, maxSteps)
+		}
 		if act, ok := ev.Fields["action"].(string); ok && act != "" {
 			msg += ": " + act
 		}
 		p := &sdk.ProgressNotificationParams{ProgressToken: token, Progress: float64(step), Message: msg}
-		if total > 0 {
-			p.Total = float64(total)
+		if maxSteps > 0 {
+			p.Total = float64(maxSteps)
 		}
 		if err := req.Session.NotifyProgress(ctx, p); err != nil {
 			s.log.Debug("mcp: progress notification", "err", err)
 		}
 	}
+}
+
+// number reads an event number (Lua numbers arrive as float64).
+func number(v any) int {
+	switch x := v.(type) {
+	case float64:
+		return int(x)
+	case int:
+		return x
+	case int64:
+		return int(x)
+	}
+	return 0
 }
 
 func (s *Server) sessionsList(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
