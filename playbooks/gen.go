@@ -544,6 +544,10 @@ func (g *gen) body(s *Step, id string) {
 		}
 		return
 	}
+	if d := stepDefs[s.Kind]; d != nil && d.gen != nil {
+		d.gen(g, s, id)
+		return
+	}
 	switch s.Kind {
 	case "launch", "stop", "clear_state":
 		pkg := g.argStr(s, "app")
@@ -557,7 +561,9 @@ func (g *gen) body(s *Step, id string) {
 		switch s.Kind {
 		case "launch":
 			o := g.opts("clear", boolLit(s.Args["clear_state"]), "stop", boolLit(s.Args["stop"]))
-			if o == "{}" {
+			if g.genLaunchExtras(s, pkg, o) {
+				g.settle()
+			} else if o == "{}" {
 				w.f("flow.must(%s.launch(%s))", g.use("app"), pkg)
 			} else {
 				w.f("flow.must(%s.launch(%s, %s))", g.use("app"), pkg, o)
@@ -569,6 +575,9 @@ func (g *gen) body(s *Step, id string) {
 			w.f("flow.must(%s.clear(%s))", g.use("app"), pkg)
 		}
 	case "tap", "double_tap", "long_press":
+		if g.genTapRepeat(s, id) {
+			return
+		}
 		dur := ""
 		if v := s.Args["duration_ms"]; v != nil {
 			dur = strconv.FormatInt(v.Int, 10)
@@ -657,6 +666,9 @@ func (g *gen) body(s *Step, id string) {
 		}
 		g.settle()
 	case "scroll_until_visible":
+		if g.genScroll(s, to) {
+			return
+		}
 		o := g.opts("direction", g.literal(s.Args["direction"]), "max_swipes", g.argTyped(s, "max_swipes"), "timeout_ms", to)
 		w.f("flow.must(%s.scroll_into_view(%s, %s))", g.use("ui"), g.sel(s.Sel), o)
 	case "wait_for":
@@ -670,6 +682,9 @@ func (g *gen) body(s *Step, id string) {
 	case "sleep":
 		w.f("%s.ms(%d)", g.use("wait"), s.Args["ms"].Int)
 	case "assert_visible", "assert_not_visible":
+		if g.genAssertSize(s, to) {
+			return
+		}
 		fn := strings.TrimPrefix(s.Kind, "assert_")
 		w.f("%s.%s(%s, %s)", g.use("assert"), fn, g.sel(s.Sel), g.opts("timeout_ms", to, "message", g.argStr(s, "message")))
 	case "assert_text":
