@@ -17,7 +17,7 @@ var maestroKeys = map[string]string{
 	"volume up": "KEYCODE_VOLUME_UP", "volume down": "KEYCODE_VOLUME_DOWN",
 	"remote dpad up": "KEYCODE_DPAD_UP", "remote dpad down": "KEYCODE_DPAD_DOWN",
 	"remote dpad left": "KEYCODE_DPAD_LEFT", "remote dpad right": "KEYCODE_DPAD_RIGHT",
-	"remote dpad center": "KEYCODE_DPAD_CENTER",
+	"remote dpad center":      "KEYCODE_DPAD_CENTER",
 	"remote media play pause": "KEYCODE_MEDIA_PLAY_PAUSE", "remote media stop": "KEYCODE_MEDIA_STOP",
 	"remote media next": "KEYCODE_MEDIA_NEXT", "remote media previous": "KEYCODE_MEDIA_PREVIOUS",
 	"remote media rewind": "KEYCODE_MEDIA_REWIND", "remote media fast forward": "KEYCODE_MEDIA_FAST_FORWARD",
