@@ -26,9 +26,9 @@ type stepDef struct {
 
 var commonKeys = []string{"label", "optional", "timeout"}
 
-var selectorStrKeys = []string{"text", "text_contains", "text_regex", "id", "desc", "desc_contains", "class", "package"}
+var selectorStrKeys = []string{"text", "text_contains", "text_regex", "id", "id_regex", "desc", "desc_contains", "class", "package"}
 var selectorBoolKeys = []string{"clickable", "enabled", "checked", "focused", "selected", "scrollable", "checkable"}
-var selectorRelKeys = []string{"below", "above", "left_of", "right_of", "child_of", "contains"}
+var selectorRelKeys = []string{"below", "above", "left_of", "right_of", "child_of", "contains", "contains_child"}
 
 var selectorKeys = func() []string {
 	out := append([]string{}, selectorStrKeys...)
@@ -1308,10 +1308,10 @@ func (p *parser) selectorFields(at *yaml.Node, path string, order []string, vals
 				continue
 			}
 			st := p.str(n, path+"."+k, false)
-			if k == "text_regex" {
+			if k == "text_regex" || k == "id_regex" {
 				if re, ok := st.Static(); ok {
 					if _, err := regexp.Compile(re); err != nil {
-						p.errAt(n, path, "invalid text_regex: %v", err)
+						p.errAt(n, path, "invalid %s: %v", k, err)
 					}
 				}
 			}

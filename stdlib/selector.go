@@ -43,6 +43,9 @@ func newSelType() *lua.UserDataType[*Sel] {
 			"right_of": relMethod("right_of", func(s *screen.Selector, r *screen.Selector) { s.RightOf = r }),
 			"child_of": relMethod("child_of", func(s *screen.Selector, r *screen.Selector) { s.ChildOf = r }),
 			"contains": relMethod("contains", func(s *screen.Selector, r *screen.Selector) { s.Contains = r }),
+			"contains_child": relMethod("contains_child", func(s *screen.Selector, r *screen.Selector) {
+				s.ContainsChild = r
+			}),
 			"index": func(L *lua.LState, s *Sel) int {
 				n := L.CheckInt(2)
 				c := s.S
@@ -112,13 +115,14 @@ func luaFieldNames(text string) string {
 var camelFields = strings.NewReplacer(
 	"textContains", "text_contains", "textRegex", "text_regex", "descContains", "desc_contains",
 	"leftOf", "left_of", "rightOf", "right_of", "childOf", "child_of",
+	"idRegex", "id_regex", "containsChild", "contains_child",
 )
 
 // selFields are the keys a selector table accepts.
 var selFields = []string{
-	"text", "text_contains", "text_regex", "id", "desc", "desc_contains", "class", "package", "index",
+	"text", "text_contains", "text_regex", "id", "id_regex", "desc", "desc_contains", "class", "package", "index",
 	"clickable", "enabled", "checked", "focused", "selected", "scrollable", "checkable",
-	"below", "above", "left_of", "right_of", "child_of", "contains",
+	"below", "above", "left_of", "right_of", "child_of", "contains", "contains_child",
 }
 
 // checkSel reads a selector argument: a string (exact text, content-desc
@@ -208,6 +212,8 @@ func tableSelector(L *lua.LState, t *lua.LTable, depth int) (screen.Selector, er
 			str("text_regex", &s.TextRegex, v)
 		case "id":
 			str("id", &s.ID, v)
+		case "id_regex":
+			str("id_regex", &s.IDRegex, v)
 		case "desc":
 			str("desc", &s.Desc, v)
 		case "desc_contains":
@@ -249,6 +255,8 @@ func tableSelector(L *lua.LState, t *lua.LTable, depth int) (screen.Selector, er
 			rel("child_of", &s.ChildOf, v)
 		case "contains":
 			rel("contains", &s.Contains, v)
+		case "contains_child":
+			rel("contains_child", &s.ContainsChild, v)
 		default:
 			err = fmt.Errorf("unknown selector field %q (valid: %s)", string(key), strings.Join(selFields, ", "))
 		}

@@ -20,6 +20,7 @@ type Selector struct {
 	TextContains string // case-insensitive substring of text, content-desc or hint
 	TextRegex    string // RE2 full match of text, content-desc or hint
 	ID           string // resource-id, full or the part after ":id/"
+	IDRegex      string // RE2 full match of the resource-id, full or the part after ":id/"
 	Desc         string // exact content-desc
 	DescContains string // case-insensitive substring of content-desc
 	Class        string // full class name or simple name ("Button")
@@ -30,6 +31,8 @@ type Selector struct {
 	Clickable, Enabled, Checked, Focused, Selected, Scrollable, Checkable *bool
 
 	Below, Above, LeftOf, RightOf, ChildOf, Contains *Selector
+
+	ContainsChild *Selector // a direct child matches (Contains: any descendant)
 }
 
 // Bool returns a pointer to b, for Selector state fields.
@@ -47,9 +50,9 @@ type Matcher struct {
 	sel Selector
 
 	text, textContains, desc, descContains string
-	re                                     *regexp.Regexp
+	re, idRe                               *regexp.Regexp
 
-	below, above, leftOf, rightOf, childOf, contains *Matcher
+	below, above, leftOf, rightOf, childOf, contains, containsChild *Matcher
 }
 
 // Compile validates the selector and precompiles its regular expression and
@@ -86,7 +89,7 @@ func (s Selector) compile(path string, depth int) (*Matcher, error) {
 		if path != "" {
 			where = "selector " + path
 		}
-		return nil, fmt.Errorf("screen: empty %s: set at least one of text, textContains, textRegex, id, desc, descContains, class, package, a state (clickable, enabled, checked, focused, selected, scrollable, checkable) or a relation (below, above, leftOf, rightOf, childOf, contains)", where)
+		return nil, fmt.Errorf("screen: empty %s: set at least one of text, textContains, textRegex, id, idRegex, desc, descContains, class, package, a state (clickable, enabled, checked, focused, selected, scrollable, checkable) or a relation (below, above, leftOf, rightOf, childOf, contains, containsChild)", where)
 	}
 	m := &Matcher{sel: s}
 	if s.Index != nil && *s.Index < 0 {
@@ -114,16 +117,22 @@ func (s Selector) compile(path string, depth int) (*Matcher, error) {
 		}
 		*f.dst = v
 	}
-	if s.TextRegex != "" {
-		re, err := regexp.Compile(`^(?:` + s.TextRegex + `)$`)
+	for _, rx := range []struct {
+		name, src string
+		dst       **regexp.Regexp
+	}{{"textRegex", s.TextRegex, &m.re}, {"idRegex", s.IDRegex, &m.idRe}} {
+		if rx.src == "" {
+			continue
+		}
+		re, err := regexp.Compile(`^(?:` + rx.src + `)$`)
 		if err != nil {
 			var perr *syntax.Error
 			if errors.As(err, &perr) {
-				return nil, fail("textRegex", "invalid regular expression %q: %s: %q", s.TextRegex, perr.Code, perr.Expr)
+				return nil, fail(rx.name, "invalid regular expression %q: %s: %q", rx.src, perr.Code, perr.Expr)
 			}
-			return nil, fail("textRegex", "invalid regular expression %q: %v", s.TextRegex, err)
+			return nil, fail(rx.name, "invalid regular expression %q: %v", rx.src, err)
 		}
-		m.re = re
+		*rx.dst = re
 	}
 	for _, r := range []struct {
 		name string
@@ -136,6 +145,7 @@ func (s Selector) compile(path string, depth int) (*Matcher, error) {
 		{"rightOf", s.RightOf, &m.rightOf},
 		{"childOf", s.ChildOf, &m.childOf},
 		{"contains", s.Contains, &m.contains},
+		{"containsChild", s.ContainsChild, &m.containsChild},
 	} {
 		if r.sub == nil {
 			continue
@@ -155,7 +165,7 @@ func (s Selector) isEmpty() bool {
 		s.Clickable == nil && s.Enabled == nil && s.Checked == nil && s.Focused == nil &&
 		s.Selected == nil && s.Scrollable == nil && s.Checkable == nil &&
 		s.Below == nil && s.Above == nil && s.LeftOf == nil && s.RightOf == nil &&
-		s.ChildOf == nil && s.Contains == nil
+		s.ChildOf == nil && s.Contains == nil && s.IDRegex == "" && s.ContainsChild == nil
 }
 
 // Selector returns the selector the matcher was compiled from.
@@ -171,6 +181,9 @@ func (m *Matcher) matchLocal(n *Node) bool {
 		return false
 	}
 	if s.ID != "" && n.ResourceID != s.ID && shortID(n.ResourceID) != s.ID {
+		return false
+	}
+	if m.idRe != nil && (n.ResourceID == "" || !m.idRe.MatchString(n.ResourceID) && !m.idRe.MatchString(shortID(n.ResourceID))) {
 		return false
 	}
 	if s.Class != "" && n.Class != s.Class && simpleClass(n.Class) != s.Class {
@@ -289,7 +302,20 @@ func (m *Matcher) FindAll(root *Node) []*Node {
 			}
 		}
 	}
-	relational := len(spatial) > 0 || parents != nil || holders != nil
+	var directParents map[*Node]bool // parents of a containsChild match
+	if m.containsChild != nil {
+		refs := m.containsChild.FindAll(root)
+		if len(refs) == 0 {
+			return nil
+		}
+		directParents = make(map[*Node]bool, len(refs))
+		for _, r := range refs {
+			if r.Parent != nil {
+				directParents[r.Parent] = true
+			}
+		}
+	}
+	relational := len(spatial) > 0 || parents != nil || holders != nil || directParents != nil
 
 	var out []match
 	order := 0
@@ -328,6 +354,12 @@ func (m *Matcher) FindAll(root *Node) []*Node {
 				return true
 			}
 			mt.levels += float64(lv)
+		}
+		if directParents != nil {
+			if !directParents[n] {
+				return true
+			}
+			mt.levels++
 		}
 		out = append(out, mt)
 		return true
@@ -419,6 +451,7 @@ func (s Selector) stringDepth(depth int) string {
 	str("textContains", s.TextContains)
 	str("textRegex", s.TextRegex)
 	str("id", s.ID)
+	str("idRegex", s.IDRegex)
 	str("desc", s.Desc)
 	str("descContains", s.DescContains)
 	str("class", s.Class)
@@ -444,6 +477,7 @@ func (s Selector) stringDepth(depth int) string {
 	}{
 		{"below", s.Below}, {"above", s.Above}, {"leftOf", s.LeftOf},
 		{"rightOf", s.RightOf}, {"childOf", s.ChildOf}, {"contains", s.Contains},
+		{"containsChild", s.ContainsChild},
 	} {
 		if r.v != nil {
 			parts = append(parts, r.name+"("+r.v.stringDepth(depth+1)+")")

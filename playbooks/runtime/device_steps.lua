@@ -171,3 +171,10 @@ function flow.assert_size(sel, size, opts)
   flow.fail(opts.message or string.format("%s is not %sx%s (±%d px); saw %s", describe(sel),
     tostring(size.width or "any"), tostring(size.height or "any"), tol, seen or "no match"))
 end
+
+-- flow.js_add(a, b) is JavaScript's +: numbers add, anything else
+-- concatenates (used by flows converted from Maestro).
+function flow.js_add(a, b)
+  if type(a) == "number" and type(b) == "number" then return a + b end
+  return tostring(a) .. tostring(b)
+end
