@@ -71,7 +71,7 @@ func genOpenLink(g *gen, s *Step, id string) {
 		cmd += ` .. " -c android.intent.category.BROWSABLE"`
 	}
 	if a := s.Args["app"]; a != nil {
-		cmd += ` .. " " .. flow.shq(` + g.literal(a) + `)`
+		cmd += ` .. " -p " .. flow.shq(` + g.literal(a) + `)`
 	}
 	g.use("device")
 	g.w.f("flow.sh(%s)", cmd)

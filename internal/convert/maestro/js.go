@@ -102,7 +102,7 @@ type jsParser struct {
 }
 
 func (p *jsParser) peek() jsTok { return p.toks[p.i] }
-func (p *jsParser) next() jsTok  { t := p.toks[p.i]; p.i++; return t }
+func (p *jsParser) next() jsTok { t := p.toks[p.i]; p.i++; return t }
 
 func (p *jsParser) accept(op string) bool {
 	if t := p.peek(); t.kind == "op" && t.text == op {

@@ -91,6 +91,8 @@ type state struct {
 	secure     map[string]bool
 	failMonkey bool
 	settings   map[string]string // "namespace/key" → value, besides wifi_on/bluetooth_on
+
+	x extraState // permissions, installs, airplane mode, location, keys (devicecmds.go)
 }
 
 // task is an Android task: a stack of activities of one app.
@@ -410,6 +412,12 @@ func (p *Phone) replaceTopLocked(act *activity) {
 // backLocked handles KEYCODE_BACK: dialogs first, then the activity stack;
 // leaving the root of a task returns to the launcher.
 func (p *Phone) backLocked() {
+	if p.st.focused != "" {
+		// BACK first closes the soft keyboard of the focused field.
+		p.st.focused = ""
+		p.changed()
+		return
+	}
 	front := p.frontLocked()
 	if front.pkg == PkgLauncher && len(front.acts) == 1 {
 		return
