@@ -309,8 +309,6 @@ func (p *Phone) dumpInputMethodLocked() string {
 		map[bool]string{true: "EditText{" + p.st.focused + "}", false: "null"}[shown], shown, shown)
 }
 
-
-
 // FocusedTextOr returns the text of the field with key (fieldNote, …).
 func (p *Phone) FocusedTextOr(key string) (s string) {
 	p.locked(func() { s = p.st.fields[key] })
