@@ -37,6 +37,8 @@ func deviceStepDefs() []*stepDef {
 			Doc: "Type the text a copy_text step saved (variable copied_text unless from: names another)."},
 		{Name: "input_random", Short: "kind", Keys: []string{"kind", "length", "as"}, parse: parseInputRandom, gen: genInputRandom,
 			Doc: "Type random text, a number, an email address or a person's name; as: keeps it in a variable."},
+		{Name: "assert_screenshot", Short: "reference", Keys: []string{"reference", "tolerance"}, parse: parseAssertScreenshot, gen: genAssertScreenshot,
+			Doc: "Compare the screen with a reference PNG (relative to the playbook; recorded on the first run) within a tolerance in percent of changed screen; a failure leaves a diff image."},
 		{Name: "set_orientation", Short: "orientation", Keys: []string{"orientation"}, parse: parseOrientation, gen: genOrientation,
 			Doc: "Rotate the screen: portrait, landscape_left, landscape_right or upside_down."},
 	}
@@ -391,4 +393,42 @@ func genOrientation(g *gen, s *Step, id string) {
 	g.w.line(`flow.sh("settings put system accelerometer_rotation 0")`)
 	g.w.f(`flow.sh("settings put system user_rotation %d")`, orientations[s.Args["orientation"].Str.Raw])
 	g.settle()
+}
+
+func parseAssertScreenshot(p *parser, s *Step, f *fields) {
+	n := f.node("reference")
+	if n == nil {
+		p.need(s, f, "assert_screenshot needs a reference image, e.g. `assert_screenshot: refs/home.png`")
+		return
+	}
+	ref := p.scalarString(n, s.Path+".reference")
+	if !strings.HasSuffix(ref, ".png") {
+		ref += ".png"
+	}
+	if strings.HasPrefix(ref, "/") || strings.HasPrefix(ref, "../") || strings.Contains(ref, "/../") {
+		p.errAt(n, s.Path, "reference %q must be a path inside the playbook's directory", ref)
+	}
+	s.Args["reference"] = staticStr(ref)
+	tol := 1.0
+	if t := f.node("tolerance"); t != nil {
+		v := p.value(t, f.path("tolerance"), false)
+		switch v.Kind {
+		case VInt:
+			tol = float64(v.Int)
+		case VNumber:
+			tol = v.Num
+		default:
+			p.errAt(t, s.Path, "tolerance must be a number (percent of the screen), got %s", describeNode(t))
+		}
+		if tol < 0 || tol > 100 {
+			p.errAt(t, s.Path, "tolerance must be between 0 and 100 (percent), got %g", tol)
+		}
+	}
+	s.Args["tolerance"] = &Value{Kind: VNumber, Num: tol}
+	s.summary = "assert screenshot matches " + ref
+}
+
+func genAssertScreenshot(g *gen, s *Step, id string) {
+	g.w.f("local __r = flow.must(%s.compare(%s, {tolerance = %s}))", g.use("visual"), strconv.Quote(s.Args["reference"].Str.Raw), numLit(s.Args["tolerance"].Num))
+	g.w.f(`if __r.recorded then %s.warn(%q) end`, g.use("log"), "assert_screenshot: no reference yet; recorded "+s.Args["reference"].Str.Raw)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/openpocket/openpocket/lua"
 	"github.com/openpocket/openpocket/playbooks"
 	"github.com/openpocket/openpocket/stdlib"
+	"github.com/openpocket/openpocket/stdlib/visual"
 )
 
 // PlayCmd runs playbooks.
@@ -186,6 +187,12 @@ func (a *App) playCompiled(ctx context.Context, file string, res *playbooks.Resu
 	reg := a.luaRegistry(set)
 	if err := reg.RegisterSource(playbooks.RuntimeModule, playbooks.RuntimeSource); err != nil {
 		return fail(err)
+	}
+	if refs, err := os.OpenRoot(filepath.Dir(file)); err == nil {
+		defer refs.Close()
+		if err := reg.Register(visual.New(refs)); err != nil {
+			return fail(err)
+		}
 	}
 	vm, err := stdlib.NewVMWith(sess.Context(), reg, sess, lua.Options{
 		Timeout:   timeout,
