@@ -196,23 +196,35 @@ func launchExtras(p *parser, s *Step, f *fields) {
 	}
 }
 
-// genLaunchExtras grants permissions before a launch; it reports whether
-// the launch itself was generated (arguments need an am start with extras).
-func (g *gen) genLaunchExtras(s *Step, pkg, opts string) bool {
-	if v := s.Args["permissions"]; v != nil {
-		g.permissionCalls(pkg, v)
-	}
-	args := s.Args["arguments"]
-	if args == nil {
+// genLaunchExtras generates a launch with permissions or arguments in
+// Maestro's order: stop, clear, grant, start (clearing data resets
+// permissions, so they are granted after it). It reports false when the
+// launch has neither and the plain app.launch applies.
+func (g *gen) genLaunchExtras(s *Step, pkg string) bool {
+	perms, args := s.Args["permissions"], s.Args["arguments"]
+	if perms == nil && args == nil {
 		return false
+	}
+	app := g.use("app")
+	if boolLit(s.Args["stop"]) != "" {
+		g.w.f("flow.must(%s.stop(%s))", app, pkg)
+	}
+	if boolLit(s.Args["clear_state"]) != "" {
+		g.w.f("flow.must(%s.clear(%s))", app, pkg)
+	}
+	if perms != nil {
+		g.permissionCalls(pkg, perms)
+	}
+	if args == nil {
+		g.w.f("flow.must(%s.launch(%s))", app, pkg)
+		return true
 	}
 	var parts []string
 	for i, k := range args.Keys {
 		parts = append(parts, fmt.Sprintf("{%s, %s}", strconv.Quote(k), g.typed(args.Map[i])))
 	}
 	g.use("device")
-	g.use("app")
-	g.w.f("flow.launch_with_extras(%s, {%s}, %s)", pkg, strings.Join(parts, ", "), opts)
+	g.w.f("flow.launch_with_extras(%s, {%s})", pkg, strings.Join(parts, ", "))
 	return true
 }
 

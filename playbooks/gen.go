@@ -561,7 +561,7 @@ func (g *gen) body(s *Step, id string) {
 		switch s.Kind {
 		case "launch":
 			o := g.opts("clear", boolLit(s.Args["clear_state"]), "stop", boolLit(s.Args["stop"]))
-			if g.genLaunchExtras(s, pkg, o) {
+			if g.genLaunchExtras(s, pkg) {
 				g.settle()
 			} else if o == "{}" {
 				w.f("flow.must(%s.launch(%s))", g.use("app"), pkg)

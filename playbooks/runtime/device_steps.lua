@@ -39,12 +39,9 @@ function flow.permissions(pkg, list)
   end
 end
 
--- flow.launch_with_extras(pkg, {{key, value}, ...}, opts) starts the
--- launcher activity with intent extras (--es / --ei / --ef / --ez).
-function flow.launch_with_extras(pkg, extras, opts)
-  local app = mod("app")
-  if opts.stop then flow.must(app.stop(pkg)) end
-  if opts.clear then flow.must(app.clear(pkg)) end
+-- flow.launch_with_extras(pkg, {{key, value}, ...}) starts the launcher
+-- activity with intent extras (--es / --ei / --ef / --ez).
+function flow.launch_with_extras(pkg, extras)
   local parts = {"am start -W -a android.intent.action.MAIN -c android.intent.category.LAUNCHER -p", flow.shq(pkg)}
   for _, kv in ipairs(extras) do
     local k, v = kv[1], kv[2]

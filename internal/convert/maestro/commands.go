@@ -91,6 +91,11 @@ func (fc *flowConv) command(name string, val, item *yaml.Node) []*yaml.Node {
 		return one(fc.assertScreenshot(val))
 	case "back":
 		return one(step("back", nil))
+	case "assertDarkMode", "assertLightMode":
+		want := map[string]string{"assertDarkMode": "yes", "assertLightMode": "no"}[name]
+		code := str(fmt.Sprintf("local mode = flow.sh(\"cmd uimode night\")\nif not mode:match(\"Night mode: %s\") then flow.fail(\"%s failed: \" .. mode) end\n", want, name))
+		code.Style = yaml.LiteralStyle
+		return one(step("lua", code, common(val)...))
 	case "copyTextFrom":
 		sel, rest := fc.selector(val, false)
 		fc.unused(val, rest)
@@ -256,7 +261,10 @@ func (fc *flowConv) permissions(p *yaml.Node) *yaml.Node {
 	return out
 }
 
-var regexMeta = regexp.MustCompile(`[.*+?\[\](){}|^$\\]`)
+// regexMeta tells a Maestro text or id that is meant as a regular
+// expression from plain text that merely has a dot or question mark ("Dr.
+// Who", "Save?"), which Maestro also matches literally.
+var regexMeta = regexp.MustCompile(`\.[*+]|[\\\[\](){}|^$]`)
 
 // selectorKeys are Maestro's selector fields; anything else in a command's
 // mapping is a command option.
@@ -450,7 +458,7 @@ func (fc *flowConv) swipe(val *yaml.Node) *yaml.Node {
 	}
 	if f := mapGet(val, "from"); f.Kind != 0 {
 		sel, _ := fc.selector(f, false)
-		m = merge(sel, pair{"direction", str(strings.ToLower(mapGet(val, "direction").Value))})
+		m.Content = append(m.Content, str("from"), sel)
 	}
 	if d := mapGet(val, "duration"); d.Kind == yaml.ScalarNode {
 		m.Content = append(m.Content, str("duration"), str(d.Value+"ms"))
@@ -513,11 +521,13 @@ func (fc *flowConv) repeat(val *yaml.Node) *yaml.Node {
 		if !ok {
 			return fc.todo(while, "repeat while condition", yamlText(while))
 		}
-		m := mapping(pair{"while", c})
 		if times.Kind == yaml.ScalarNode {
-			m.Content = append(m.Content, str("max"), raw("!!int", times.Value))
+			// Maestro stops quietly after times iterations; our while fails
+			// at max, so check the condition inside a counted loop instead.
+			guarded := mapping(pair{"if", c}, pair{"then", seq(body)})
+			return step("repeat", raw("!!int", times.Value), append(common(val), pair{"steps", seq([]*yaml.Node{guarded})})...)
 		}
-		return step("repeat", m, append(common(val), pair{"steps", seq(body)})...)
+		return step("repeat", mapping(pair{"while", c}, pair{"max", intNode(1000)}), append(common(val), pair{"steps", seq(body)})...)
 	case times.Kind == yaml.ScalarNode:
 		t := times.Value
 		if strings.Contains(t, "${") {

@@ -316,7 +316,27 @@ func JSExpr(src string, vars map[string]bool) (string, error) {
 	if t := p.peek(); t.kind != "eof" {
 		return "", fmt.Errorf("unexpected %q after the expression", t.text)
 	}
-	return strings.TrimSuffix(strings.TrimPrefix(e.lua, "("), ")"), nil
+	return stripParens(e.lua), nil
+}
+
+// stripParens drops one pair of parentheses around the whole expression.
+func stripParens(s string) string {
+	if !strings.HasPrefix(s, "(") || !strings.HasSuffix(s, ")") {
+		return s
+	}
+	depth := 0
+	for i, c := range s {
+		switch c {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 && i != len(s)-1 {
+				return s // the first paren closes early: (a) + (b)
+			}
+		}
+	}
+	return s[1 : len(s)-1]
 }
 
 // JSStatements translates a script of assignments (`output.x = expr`,

@@ -525,6 +525,8 @@ func cmdCmd(ctx context.Context, p *Phone, c *cmdIO) int {
 		return connectivityCmd(p, sub)
 	case "location":
 		return locationCmd(p, sub)
+	case "uimode":
+		return uimodeCmd(p, sub)
 	}
 	c.errorf("cmd: Can't find service: %s", c.args[1])
 	return 20

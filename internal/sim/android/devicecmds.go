@@ -25,6 +25,7 @@ type extraState struct {
 	volume    int    // music stream volume 0..15
 	keys      []int  // key codes pressed that no app handles (volume, TV, media)
 	links     []string
+	night     bool // dark theme (cmd uimode night yes)
 }
 
 // runtimePermissions are the permissions the phone's apps request.
@@ -313,4 +314,26 @@ func (p *Phone) dumpInputMethodLocked() string {
 func (p *Phone) FocusedTextOr(key string) (s string) {
 	p.locked(func() { s = p.st.fields[key] })
 	return
+}
+
+// uimodeCmd: cmd uimode night [yes|no|auto].
+func uimodeCmd(p *Phone, c *cmdIO) int {
+	args := c.args[1:]
+	if len(args) == 0 || args[0] != "night" {
+		c.errorf("Unknown command: %s", strings.Join(args, " "))
+		return 255
+	}
+	if len(args) > 1 {
+		switch args[1] {
+		case "yes", "no", "auto":
+			p.locked(func() { p.st.x.night = args[1] == "yes"; p.changed() })
+		default:
+			c.errorf("Error: mode must be 'yes', 'no', or 'auto'")
+			return 255
+		}
+	}
+	var on bool
+	p.locked(func() { on = p.st.x.night })
+	fmt.Fprintf(c.stdout, "Night mode: %s\n", map[bool]string{true: "yes", false: "no"}[on])
+	return 0
 }

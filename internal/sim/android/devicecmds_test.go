@@ -142,3 +142,10 @@ func mvhdDurationMs(t *testing.T, data []byte) int {
 	t.Fatal("no mvhd box")
 	return 0
 }
+
+func TestUimodeNight(t *testing.T) {
+	p := New(Options{})
+	assert.Equal(t, "Night mode: no\n", mustRun(t, p, "cmd uimode night"))
+	assert.Equal(t, "Night mode: yes\n", mustRun(t, p, "cmd uimode night yes"))
+	assert.Equal(t, 255, run(t, p, "cmd uimode night maybe").code)
+}
