@@ -34,7 +34,14 @@ func str(s string) *yaml.Node {
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
 }
 
-func raw(tag, v string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: v} }
+// raw is a scalar of a YAML type; numbers are written plain so that the
+// playbook compiler, not a tag, decides (and reports) their type.
+func raw(tag, v string) *yaml.Node {
+	if tag == "!!int" || tag == "!!float" {
+		tag = ""
+	}
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: v}
+}
 
 func boolNode(b bool) *yaml.Node { return raw("!!bool", strconv.FormatBool(b)) }
 
@@ -75,8 +82,10 @@ func (fc *flowConv) todo(n *yaml.Node, why, text string) *yaml.Node {
 	fc.warn(n, "%s: kept as a TODO comment", why)
 	var b strings.Builder
 	fmt.Fprintf(&b, "-- TODO(maestro %s:%d): %s\n", fc.f.rel, n.Line, why)
-	for _, ln := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
-		b.WriteString("-- " + ln + "\n")
+	if strings.TrimSpace(text) != "" && text != "null" {
+		for _, ln := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+			b.WriteString("-- " + ln + "\n")
+		}
 	}
 	code := str(b.String())
 	code.Style = yaml.LiteralStyle

@@ -282,9 +282,9 @@ func (p *jsParser) name(first string) (jsExpr, error) {
 		return jsExpr{"copied_text", ""}, nil
 	case full == "maestro.platform":
 		return jsExpr{`"android"`, "string"}, nil
-	case len(path) == 2 && path[1] == "length":
+	case len(path) >= 2 && path[len(path)-1] == "length" && (len(path) == 2 || path[0] == "output"):
 		p.vars[path[0]] = true
-		return jsExpr{"#tostring(" + path[0] + ")", "number"}, nil
+		return jsExpr{"#tostring(" + strings.Join(path[:len(path)-1], ".") + ")", "number"}, nil
 	case len(path) > 1 && path[0] != "output":
 		return jsExpr{}, fmt.Errorf("%s is not translated", full)
 	}
