@@ -32,10 +32,10 @@ var referenceCommands = map[string][]string{
 	"retry": {"maxRetries", "commands", "file"}, "runFlow": {"file", "env", "when", "commands"},
 	"runScript": {"file", "env"}, "scroll": nil,
 	"scrollUntilVisible": {"element", "direction", "timeout", "speed", "visibilityPercentage", "centerElement"},
-	"setAirplaneMode": nil, "setClipboard": nil, "setLocation": {"latitude", "longitude"}, "setOrientation": nil,
+	"setAirplaneMode":    nil, "setClipboard": nil, "setLocation": {"latitude", "longitude"}, "setOrientation": nil,
 	"setPermissions": {"appId", "permissions"}, "startRecording": nil, "stopApp": nil, "stopRecording": nil,
 	"swipe": {"direction", "start", "end", "duration", "from"}, "takeScreenshot": {"path"},
-	"tapOn": {"repeat", "delay", "retryTapIfNoChange", "waitToSettleTimeoutMs", "point", "label"},
+	"tapOn":              {"repeat", "delay", "retryTapIfNoChange", "waitToSettleTimeoutMs", "point", "label"},
 	"toggleAirplaneMode": nil, "travel": {"points", "speed"}, "waitForAnimationToEnd": {"timeout"},
 }
 
