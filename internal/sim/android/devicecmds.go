@@ -25,7 +25,8 @@ type extraState struct {
 	volume    int    // music stream volume 0..15
 	keys      []int  // key codes pressed that no app handles (volume, TV, media)
 	links     []string
-	night     bool // dark theme (cmd uimode night yes)
+	night     bool    // dark theme (cmd uimode night yes)
+	radios    [2]bool // Wi-Fi and Bluetooth before airplane mode, restored after it
 }
 
 // runtimePermissions are the permissions the phone's apps request.
@@ -260,11 +261,17 @@ func connectivityCmd(p *Phone, c *cmdIO) int {
 		return 255
 	}
 	p.locked(func() {
+		switch {
+		case on && !p.st.x.airplane:
+			p.st.x.radios = [2]bool{p.st.wifi, p.st.bluetooth}
+			p.st.wifi, p.st.bluetooth = false, false
+		case !on && p.st.x.airplane:
+			// Like Android, leaving airplane mode turns the radios back on
+			// as they were.
+			p.st.wifi, p.st.bluetooth = p.st.x.radios[0], p.st.x.radios[1]
+		}
 		p.st.x.airplane = on
 		p.st.settings["global/airplane_mode_on"] = boolDigit(on)
-		if on {
-			p.st.wifi, p.st.bluetooth = false, false
-		}
 		p.changed()
 	})
 	return 0

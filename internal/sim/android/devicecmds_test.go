@@ -68,6 +68,7 @@ func TestAirplaneLocationKeys(t *testing.T) {
 	assert.Equal(t, "1\n", mustRun(t, p, "settings get global airplane_mode_on"))
 	mustRun(t, p, "cmd connectivity airplane-mode disable")
 	assert.False(t, p.AirplaneMode())
+	assert.True(t, p.WifiOn(), "Wi-Fi comes back as it was")
 
 	mustRun(t, p, "cmd location providers set-test-provider-location gps --location 52.52,13.405")
 	assert.Equal(t, "52.52,13.405", p.Location())
