@@ -21,6 +21,9 @@ type CaptureOptions struct {
 	Installed bool
 	// NoCache forces a fresh UI dump.
 	NoCache bool
+	// KeyboardKeys lists the soft keyboard's keys instead of one note
+	// (screen.TaskNeedsKeys).
+	KeyboardKeys bool
 }
 
 // Capture takes a snapshot following REFERENCE.md's pipeline. The
@@ -84,6 +87,17 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 		t := time.Now()
 		app, err := p.CurrentApp(cctx)
 		appCh <- appResult{app, err, time.Since(t)}
+	})
+	// Window flags on every capture (not only for black screenshots): a
+	// FLAG_SECURE window may leave the system bars visible around its black
+	// surface, and its screen must never be served from the cache.
+	windowsCh := make(chan string, 1)
+	goBG(func() {
+		out, err := p.run(cctx, "dumpsys window windows")
+		if err != nil {
+			out = ""
+		}
+		windowsCh <- out
 	})
 	var installedCh chan []string
 	if o.Installed {
@@ -151,25 +165,22 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 	}
 	snap.CurrentApp = ar.app
 
-	// Secure surfaces render black: confirm with the window flags and never
-	// let a cached element list stand in for a screen we cannot see.
-	if screen.IsBlack(img) {
-		if out, err := p.run(ctx, "dumpsys window windows"); err == nil {
-			snap.SecureSurface = parseSecure(normalizeOutput([]byte(out)), snap.CurrentApp)
-		}
-	}
+	// Secure surfaces render black: never let a cached element list stand
+	// in for a screen we cannot see.
+	snap.SecureSurface = parseSecure(normalizeOutput([]byte(<-windowsCh)), snap.CurrentApp)
 
 	// The cached list stands for this screen only when it shows the same
 	// app at the same size and looks the same; a secure surface is never
 	// vouched for by a cache.
 	cacheMatches := cached != nil && !snap.SecureSurface && cached.app == snap.CurrentApp &&
 		cached.width == snap.Width && cached.height == snap.Height &&
-		screen.Hamming(cached.hash, m.VisualHash) <= opts.CacheMaxHamming
+		screen.Hamming(cached.hash, m.VisualHash) <= opts.CacheMaxHamming && cached.keys == o.KeyboardKeys
 	reuse := mayReuse && cacheMatches
-	elemOpts := screen.ElementOptions{Width: w, Height: h, ScaleX: snap.ScaleX, ScaleY: snap.ScaleY, MaxElements: opts.MaxElements, MinScore: 4}
+	elemOpts := screen.ElementOptions{Width: w, Height: h, ScaleX: snap.ScaleX, ScaleY: snap.ScaleY,
+		Budget: opts.ElementBudget, MaxElements: opts.MaxElements, KeyboardKeys: o.KeyboardKeys}
 	if reuse {
 		snap.Tree = cached.tree
-		snap.UIElements = cached.elements
+		snap.UIElements, snap.UINotes = cached.elements, cached.notes
 		m.UIElementsSource = screen.SourceCache
 	} else {
 		if dumpCh == nil {
@@ -181,13 +192,14 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 		switch {
 		case dr.err == nil:
 			snap.Tree = dr.root
-			snap.UIElements = screen.Elements(dr.root, elemOpts)
+			sel := screen.Select(dr.root, elemOpts)
+			snap.UIElements, snap.UINotes = sel.Elements, sel.Notes
 			m.UIElementsSource = screen.SourceFresh
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
 		case cacheMatches:
 			snap.Tree = cached.tree
-			snap.UIElements = cached.elements
+			snap.UIElements, snap.UINotes = cached.elements, cached.notes
 			m.UIElementsSource = screen.SourceCacheFallback
 		default:
 			m.UIElementsSource = screen.SourceFreshEmpty
@@ -205,7 +217,8 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 			p.cache = nil
 		} else {
 			p.cache = &elementCache{app: snap.CurrentApp, width: snap.Width, height: snap.Height,
-				hash: m.VisualHash, at: start, tree: snap.Tree, elements: snap.UIElements}
+				hash: m.VisualHash, at: start, tree: snap.Tree, elements: snap.UIElements,
+				notes: snap.UINotes, keys: o.KeyboardKeys}
 		}
 		p.lastReuse = false
 	case screen.SourceCache, screen.SourceCacheFallback:

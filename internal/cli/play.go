@@ -180,6 +180,9 @@ func (a *App) playCompiled(ctx context.Context, file string, res *playbooks.Resu
 	if err != nil {
 		return fail(err)
 	}
+	if _, err := a.readyDevice(sess); err != nil {
+		return fail(err)
+	}
 	set, err := a.executorSet()
 	if err != nil {
 		return fail(err)

@@ -72,7 +72,7 @@ func (p *Phone) extraKeyLocked(code int) {
 	case 164:
 		x.volume = 0
 	case 276:
-		p.st.awake = false
+		p.sleepLocked()
 	}
 	x.keys = append(x.keys, code)
 	p.changed()
@@ -311,7 +311,7 @@ func locationCmd(p *Phone, c *cmdIO) int {
 // dumpInputMethodLocked is `dumpsys input_method`, trimmed to the lines
 // that tell whether the soft keyboard is up.
 func (p *Phone) dumpInputMethodLocked() string {
-	shown := p.st.focused != ""
+	shown := p.keyboardShownLocked()
 	return fmt.Sprintf("Input method client state for display 0:\n  mCurMethodId=com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME\n"+
 		"  mServedView=%s\n  mInputShown=%t mShowRequested=%t\n  mCurrentSubtype: com.google.android.inputmethod.latin en_US\n",
 		map[bool]string{true: "EditText{" + p.st.focused + "}", false: "null"}[shown], shown, shown)
@@ -343,4 +343,9 @@ func uimodeCmd(p *Phone, c *cmdIO) int {
 	p.locked(func() { on = p.st.x.night })
 	fmt.Fprintf(c.stdout, "Night mode: %s\n", map[bool]string{true: "yes", false: "no"}[on])
 	return 0
+}
+
+// keyboardShownLocked reports whether the soft keyboard window is up.
+func (p *Phone) keyboardShownLocked() bool {
+	return p.st.focused != "" && p.st.ext.softKeyboard && !p.st.ext.locked && p.st.awake
 }

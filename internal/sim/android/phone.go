@@ -92,7 +92,8 @@ type state struct {
 	failMonkey bool
 	settings   map[string]string // "namespace/key" → value, besides wifi_on/bluetooth_on
 
-	x extraState // permissions, installs, airplane mode, location, keys (devicecmds.go)
+	ext extState   // lock screen, keyboard, shade, build quirks (lock.go)
+	x   extraState // permissions, installs, airplane mode, location, keys (devicecmds.go)
 }
 
 // task is an Android task: a stack of activities of one app.
@@ -151,6 +152,7 @@ func (p *Phone) bootState() state {
 		otp:        DefaultOTP,
 		secure:     map[string]bool{},
 		settings:   map[string]string{},
+		ext:        newExtState(),
 	}
 	st.tasks = []*task{{id: 1, pkg: PkgLauncher, acts: []*activity{{pkg: PkgLauncher, cls: ".Launcher"}}}}
 	return st
@@ -332,6 +334,7 @@ func (p *Phone) bringToFrontLocked(i int) {
 func (p *Phone) goHomeLocked() {
 	p.bringToFrontLocked(p.findTaskLocked(PkgLauncher))
 	p.st.focused = ""
+	p.st.ext.openFolder = ""
 	p.changed()
 }
 
@@ -412,7 +415,10 @@ func (p *Phone) replaceTopLocked(act *activity) {
 // backLocked handles KEYCODE_BACK: dialogs first, then the activity stack;
 // leaving the root of a task returns to the launcher.
 func (p *Phone) backLocked() {
-	if p.st.focused != "" {
+	if p.closeFolderLocked() {
+		return
+	}
+	if p.keyboardShownLocked() {
 		// BACK first closes the soft keyboard of the focused field.
 		p.st.focused = ""
 		p.changed()
