@@ -144,3 +144,18 @@ func (g *gen) genAssertSize(s *Step, to string) bool {
 		g.opts("timeout_ms", to, "message", g.argStr(s, "message")))
 	return true
 }
+
+// nonUISteps neither act on the screen nor check it: reports take no
+// screenshot after them.
+var nonUISteps = map[string]bool{
+	"if": true, "repeat": true, "for_each": true, "retry": true, "run": true, "set": true, "lua": true,
+	"assert": true, "sleep": true, "shell": true, "screenshot": true, "copy_text": false, "set_clipboard": true,
+	"set_location": true, "set_permissions": true, "install_apk": true, "wait": true, "finish": true,
+	"run_script": true, "read": true, "write": true, "edit": true, "apply_patch": true, "exec": true, "process": true,
+	"memory_search": true, "memory_get": true,
+}
+
+// isUIStep reports whether a step acts on or checks the screen: the flow
+// runtime marks its step_end event with ui = true so reports can take a
+// screenshot after it.
+func isUIStep(s *Step) bool { return !nonUISteps[s.Kind] }

@@ -392,6 +392,9 @@ func (g *gen) step(s *Step, id string) {
 	if sec := s.Args["secret"]; sec != nil && sec.Bool {
 		info += ", secret = true"
 	}
+	if isUIStep(s) {
+		info += ", ui = true"
+	}
 	info += "}"
 	g.infos = append(g.infos, info)
 	w.f("flow.step(__steps[%d], function()", len(g.infos))
