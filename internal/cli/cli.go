@@ -72,6 +72,7 @@ type App struct {
 	ws       *workspace.Home
 	execSet  *executors.Set
 	cfg      workspace.Config
+	play     playOptions // play's report and recording options
 }
 
 // Main parses args, runs the command and returns the process exit code.

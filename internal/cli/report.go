@@ -23,6 +23,7 @@ type StepReport struct {
 	Status     string `json:"status"`
 	DurationMs int64  `json:"durationMs"`
 	Error      string `json:"error,omitempty"`
+	Screenshot string `json:"screenshot,omitempty"` // the screen after a UI step, relative to the run's directory
 }
 
 // FlowReport is one playbook run.
@@ -45,6 +46,7 @@ type stepRecorder struct {
 	started  map[int]time.Time
 	progress io.Writer // nil: no progress lines
 	tty      bool
+	shoot    func(n int) string // nil: no screenshots after UI steps
 }
 
 func newStepRecorder(progress io.Writer, tty bool) *stepRecorder {
@@ -90,6 +92,9 @@ func (r *stepRecorder) onEvent(ev engine.Event) {
 		}
 		st := StepReport{ID: id, Label: label, File: strField(ev.Fields, "file"), Line: intField(ev.Fields, "line"), Depth: depth,
 			Status: strField(ev.Fields, "status"), DurationMs: dur, Error: strField(ev.Fields, "error")}
+		if ui, _ := ev.Fields["ui"].(bool); ui && r.shoot != nil && st.Status != "skipped" {
+			st.Screenshot = r.shoot(len(r.steps) + 1)
+		}
 		r.steps = append(r.steps, st)
 		if r.progress != nil {
 			mark := map[string]string{"passed": "✓", "failed": "✗", "warned": "!", "skipped": "-"}[st.Status]
