@@ -82,6 +82,9 @@ func (c *PlayCmd) runOnce(app *App, files []string) error {
 		}
 		outRoot = filepath.Join(h.State(), "runs")
 	}
+	if err := workspace.CheckWritableDir(outRoot); err != nil {
+		return UsageError{fmt.Errorf("--output %s: run output cannot be written there: %w", outRoot, err)}
+	}
 	var flows []FlowReport
 	compileFailed := false
 	for i, f := range files {
@@ -188,15 +191,17 @@ func (a *App) playCompiled(ctx context.Context, file string, res *playbooks.Resu
 		name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 	}
 	fr := FlowReport{Name: name, File: file, Steps: []StepReport{}}
-	fr.OutputDir = filepath.Join(outRoot, start.Format("20060102-150405")+"-"+workspace.SafeName(name))
 	fail := func(err error) FlowReport {
 		fr.Status, fr.Error = "failed", err.Error()
 		fr.DurationMs = time.Since(start).Milliseconds()
 		return fr
 	}
-	if err := os.MkdirAll(fr.OutputDir, 0o755); err != nil {
+	// Created exclusively: a second run in the same second gets its own.
+	dir, err := workspace.CreateRunDir(outRoot, start.Format("20060102-150405")+"-"+workspace.SafeName(name))
+	if err != nil {
 		return fail(err)
 	}
+	fr.OutputDir = dir
 	logFile, err := os.Create(filepath.Join(fr.OutputDir, "log.txt"))
 	if err != nil {
 		return fail(err)
