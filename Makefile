@@ -22,8 +22,18 @@ SOAKTIME ?= 60m
 
 all: build
 
-## setup: install the adb server (Debian package `adb`) when it is missing
+## setup: install the adb server (Debian package `adb`) and Chromium (Debian
+## package `chromium`, for the browser tests of HTML pages) when missing
 setup:
+	@if command -v chromium >/dev/null 2>&1; then \
+		echo "chromium: $$(command -v chromium)"; \
+	elif command -v apt-get >/dev/null 2>&1; then \
+		echo "installing chromium (apt-get install -y chromium)"; \
+		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	else \
+		echo "chromium is not installed and apt-get is unavailable: install Chromium so that 'chromium' is on PATH" >&2; \
+		exit 1; \
+	fi
 	@if command -v adb >/dev/null 2>&1; then \
 		echo "adb: $$(command -v adb)"; \
 	elif command -v apt-get >/dev/null 2>&1; then \
@@ -70,7 +80,7 @@ soak: setup
 
 ## demo: run the example playbook against the embedded virtual phone
 demo: setup build
-	./$(BIN) --sim play examples/demo.yaml --output demo-report
+	./$(BIN) --sim play examples/demo.yaml --output demo-report --report-html demo-report/html
 
 ## bench: benchmarks with ratios against floors measured in the same run
 bench: setup

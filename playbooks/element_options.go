@@ -2,6 +2,7 @@ package playbooks
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -32,6 +33,16 @@ var maestroKeys = map[string]string{
 func MaestroKeyCode(name string) (string, bool) {
 	kc, ok := maestroKeys[strings.ToLower(strings.Join(strings.Fields(name), " "))]
 	return kc, ok
+}
+
+// maestroKeyList names the Maestro keys for error messages.
+func maestroKeyList() string {
+	names := make([]string, 0, len(maestroKeys))
+	for n := range maestroKeys {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
 }
 
 // tapRepeat parses tap's repeat (count) and delay (between taps, default

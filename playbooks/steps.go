@@ -563,6 +563,9 @@ func parseKey(p *parser, s *Step, f *fields) {
 		if st, ok := v.Str.Static(); ok {
 			if kc, ok := MaestroKeyCode(st); ok {
 				st = kc
+			} else if strings.Contains(strings.TrimSpace(st), " ") {
+				p.errAt(n, s.Path, "unknown key name %q: use a key code (KEYCODE_DPAD_LEFT, 21) or a Maestro key name (%s)", st, maestroKeyList())
+				return
 			}
 			a, err := action.New("keyevent", map[string]any{"keycode": st})
 			if err != nil {

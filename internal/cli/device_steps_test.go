@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/openpocket/openpocket/internal/sim/simtest"
+)
+
+// TestDeviceStepsOnTheVirtualPhone plays the Maestro-parity device steps
+// through the real adb server and checks what the phone saw.
+func TestDeviceStepsOnTheVirtualPhone(t *testing.T) {
+	s := simtest.Start(t)
+	p := s.Phone()
+	require.NoError(t, p.Files().WriteFile("/data/local/tmp/com.example.stub.apk", []byte("PK\x03\x04stub"), 0o644, time.Now()))
+	pb := filepath.Join(t.TempDir(), "device.yaml")
+	require.NoError(t, os.WriteFile(pb, []byte(`name: device steps
+app: com.openpocket.notes
+steps:
+  - install_apk: /data/local/tmp/com.example.stub.apk
+  - set_permissions: {permissions: {notifications: allow, camera: deny}}
+  - open_link: {url: "notes://note?text=From%20a%20link", app: com.openpocket.notes}
+  - assert_text: {id: note_input, expected: From a link}
+  - tap: Save
+  - assert_visible: {id: note_item, text: From a link}
+  - tap: {id: note_input}
+  - input_random: {kind: email, as: mail}
+  - assert: mail:match("^[a-z]+@[a-z]+%.com$") ~= nil
+  - hide_keyboard
+  - assert_visible: {id: note_input, focused: false}
+  - hide_keyboard                                   # nothing to hide: no BACK
+  - assert_visible: {id: note_input}
+  - set_orientation: landscape_left
+  - shell: {command: settings get system user_rotation, as: rot}
+  - assert: rot:match("^1") ~= nil
+  - set_orientation: portrait
+  - set_clipboard: "héllo"
+  - key: Remote Dpad Center
+  - key: Lock
+`), 0o644))
+	code, stdout, stderr := playMain(t, s.Serial(), "play", pb, "--output", t.TempDir())
+	require.Equal(t, ExitOK, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	assert.Equal(t, []string{"com.example.stub"}, p.Installed())
+	assert.True(t, p.PermissionGranted("com.openpocket.notes", "android.permission.POST_NOTIFICATIONS"))
+	assert.False(t, p.PermissionGranted("com.openpocket.notes", "android.permission.CAMERA"))
+	assert.Contains(t, p.Notes(), "From a link")
+	assert.Equal(t, "héllo", p.Clipboard())
+	assert.Equal(t, []int{23, 276}, p.KeyLog()[len(p.KeyLog())-2:], "Maestro names map to DPAD_CENTER and SOFT_SLEEP")
+	assert.False(t, p.Awake(), "Lock turned the screen off")
+
+	// A step that fails on the device names the YAML line and the output.
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("name: bad\nsteps:\n  - key: Power\n  - open_link: https://example.com/nothing\n"), 0o644))
+	code, stdout, _ = playMain(t, s.Serial(), "play", bad, "--output", t.TempDir())
+	assert.Equal(t, ExitFailed, code)
+	assert.Contains(t, stdout, "bad.yaml:4: open link https://example.com/nothing:")
+	assert.Contains(t, stdout, "unable to resolve Intent")
+}
