@@ -14,7 +14,8 @@ import (
 // key codes Maestro's Android driver sends.
 var maestroKeys = map[string]string{
 	"enter": "KEYCODE_ENTER", "backspace": "KEYCODE_DEL", "back": "KEYCODE_BACK", "home": "KEYCODE_HOME",
-	"lock": "KEYCODE_SOFT_SLEEP", "power": "KEYCODE_POWER", "tab": "KEYCODE_TAB", "escape": "KEYCODE_ESCAPE",
+	// Maestro's Android driver sends 62 (KEYCODE_SPACE) for Tab; keep that.
+	"lock": "KEYCODE_SOFT_SLEEP", "power": "KEYCODE_POWER", "tab": "KEYCODE_SPACE", "escape": "KEYCODE_ESCAPE",
 	"volume up": "KEYCODE_VOLUME_UP", "volume down": "KEYCODE_VOLUME_DOWN",
 	"remote dpad up": "KEYCODE_DPAD_UP", "remote dpad down": "KEYCODE_DPAD_DOWN",
 	"remote dpad left": "KEYCODE_DPAD_LEFT", "remote dpad right": "KEYCODE_DPAD_RIGHT",
