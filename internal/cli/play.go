@@ -233,14 +233,7 @@ func (a *App) playCompiled(ctx context.Context, file string, res *playbooks.Resu
 	if opts.shots {
 		rec.shoot = stepShooter(sess, fr.OutputDir)
 	}
-	var recorder *screenRecorder
-	if opts.record {
-		if phone, err := sess.Phone(); err == nil {
-			recorder = startScreenRecord(sess.Context(), phone.Transport(), opts.recordLimit)
-		} else {
-			logf("record: %v", err)
-		}
-	}
+	recorder := opts.startRecording(sess, logf)
 	set, err := a.executorSet()
 	if err != nil {
 		return fail(err)
@@ -281,19 +274,7 @@ func (a *App) playCompiled(ctx context.Context, file string, res *playbooks.Resu
 		logf("passed in %s", fmtMs(fr.DurationMs))
 		sess.Finish(true, "playbook passed")
 	}
-	if recorder != nil {
-		videos, err := recorder.stop(fr.OutputDir)
-		if err != nil {
-			logf("record: %v", err)
-		}
-		if fr.Status == "passed" && !opts.recordAll {
-			for _, v := range videos {
-				_ = os.Remove(v)
-			}
-		} else {
-			fr.Artifacts = append(fr.Artifacts, videos...)
-		}
-	}
+	fr.Artifacts = append(fr.Artifacts, opts.finishRecording(recorder, fr, logf)...)
 	if err := writeStepsJSON(filepath.Join(fr.OutputDir, "steps.json"), fr); err != nil {
 		logf("steps.json: %v", err)
 	}

@@ -5,10 +5,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
+	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/internal/atomicfile"
 )
@@ -20,6 +22,38 @@ import (
 // file), pulls every chunk, checks it is an MP4 with a duration, deletes it
 // from the device, and keeps it as recording-N.mp4 among the run's
 // artifacts.
+
+// startRecording starts the screen recorder when --record asked for one.
+func (o playOptions) startRecording(sess *engine.Session, logf func(string, ...any)) *screenRecorder {
+	if !o.record {
+		return nil
+	}
+	phone, err := sess.Phone()
+	if err != nil {
+		logf("record: %v", err)
+		return nil
+	}
+	return startScreenRecord(sess.Context(), phone.Transport(), o.recordLimit)
+}
+
+// finishRecording stops the recorder and returns the mp4 files to keep:
+// those of a failed run, or of every run with --record-keep always.
+func (o playOptions) finishRecording(r *screenRecorder, fr FlowReport, logf func(string, ...any)) []string {
+	if r == nil {
+		return nil
+	}
+	videos, err := r.stop(fr.OutputDir)
+	if err != nil {
+		logf("record: %v", err)
+	}
+	if fr.Status == "passed" && !o.recordAll {
+		for _, v := range videos {
+			_ = os.Remove(v)
+		}
+		return nil
+	}
+	return videos
+}
 
 // maxChunk is Android's screenrecord time limit.
 const maxChunk = 180 * time.Second

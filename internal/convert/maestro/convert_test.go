@@ -73,6 +73,7 @@ func TestCorpusCoversTheCommandReference(t *testing.T) {
 	}
 	for cmd, opts := range referenceCommands {
 		assert.True(t, uses(cmd), "command %s is not in the corpus", cmd)
+		assert.NotNil(t, commandTable[cmd], "command %s has no conversion", cmd)
 		for _, o := range opts {
 			assert.True(t, uses(o+":"), "option %s of %s is not in the corpus", o, cmd)
 		}
