@@ -55,8 +55,9 @@ func (o playOptions) finishRecording(r *screenRecorder, fr FlowReport, logf func
 	return videos
 }
 
-// maxChunk is Android's screenrecord time limit.
-const maxChunk = 180 * time.Second
+// maxChunk is Android's screenrecord time limit (a variable so tests can
+// exercise chunking without recording for minutes).
+var maxChunk = 180 * time.Second
 
 type screenRecorder struct {
 	t      device.Transport

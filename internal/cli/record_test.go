@@ -85,3 +85,36 @@ func TestMP4DurationRejectsNonMP4(t *testing.T) {
 		assert.Error(t, err)
 	}
 }
+
+// TestRecordingIsChunkedAndBounded: past the per-recording limit (180 s on
+// Android, 1 s here) a new chunk starts; --record-limit bounds the total.
+func TestRecordingIsChunkedAndBounded(t *testing.T) {
+	old := maxChunk
+	maxChunk = time.Second
+	t.Cleanup(func() { maxChunk = old })
+	s := simtest.Start(t)
+	pb := filepath.Join(t.TempDir(), "long.yaml")
+	require.NoError(t, os.WriteFile(pb, []byte("name: long\nsteps:\n  - launch: com.android.settings\n  - sleep: 2600ms\n"), 0o644))
+
+	out := t.TempDir()
+	code, stdout, stderr := playMain(t, s.Serial(), "play", pb, "--output", out, "--record", "--record-keep", "always")
+	require.Equal(t, ExitOK, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	videos, _ := filepath.Glob(filepath.Join(out, "*", "recording-*.mp4"))
+	require.GreaterOrEqual(t, len(videos), 3, "a 2.6 s run in 1 s chunks")
+	var total time.Duration
+	for _, v := range videos {
+		b, err := os.ReadFile(v)
+		require.NoError(t, err)
+		d, err := MP4Duration(b)
+		require.NoError(t, err, v)
+		assert.LessOrEqual(t, d, 1100*time.Millisecond, "no chunk is longer than the limit")
+		total += d
+	}
+	assert.Greater(t, total, 2*time.Second, "the chunks cover the run")
+
+	out = t.TempDir()
+	code, _, _ = playMain(t, s.Serial(), "play", pb, "--output", out, "--record", "--record-keep", "always", "--record-limit", "1500ms")
+	require.Equal(t, ExitOK, code)
+	videos, _ = filepath.Glob(filepath.Join(out, "*", "recording-*.mp4"))
+	assert.Len(t, videos, 1, "--record-limit stops recording")
+}
