@@ -3,6 +3,7 @@ package playbooks
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,7 +25,7 @@ func deviceStepDefs() []*stepDef {
 		{Name: "set_permissions", Keys: []string{"app", "permissions"}, parse: parseSetPermissions, gen: genSetPermissions,
 			Doc: "Grant or revoke runtime permissions of an app (pm grant / pm revoke)."},
 		{Name: "install_apk", Short: "path", Keys: []string{"path"}, parse: parseInstallApk, gen: genInstallApk,
-			Doc: "Install an APK already on the device (pm install -r); push it first with adb push."},
+			Doc: "Install an APK: a file next to the playbook (pushed with adb sync) or a path on the device (pm install -r)."},
 		{Name: "set_location", Keys: []string{"latitude", "longitude"}, parse: parseSetLocation, gen: genSetLocation,
 			Doc: "Set the device's GPS location through a test location provider."},
 		{Name: "airplane_mode", Short: "enabled", Keys: []string{"enabled"}, parse: parseAirplane, gen: genAirplane,
@@ -231,18 +232,34 @@ func (g *gen) genLaunchExtras(s *Step, pkg string) bool {
 func parseInstallApk(p *parser, s *Step, f *fields) {
 	f.strArg("path")
 	if s.Args["path"] == nil {
-		p.need(s, f, "install_apk needs a device path, e.g. `install_apk: /data/local/tmp/app.apk`")
+		p.need(s, f, "install_apk needs an APK, e.g. `install_apk: apks/app.apk` (next to the playbook) or `install_apk: /data/local/tmp/app.apk` (on the device)")
 		return
 	}
-	if st, ok := s.Args["path"].Str.Static(); ok && !strings.HasPrefix(st, "/") {
-		p.errAt(f.node("path"), s.Path, "install_apk path %q must be absolute on the device (push it first: adb push app.apk /data/local/tmp/)", st)
+	st, static := s.Args["path"].Str.Static()
+	switch {
+	case !static && !strings.HasPrefix(s.Args["path"].Str.Raw, "/"):
+		p.errAt(f.node("path"), s.Path, "install_apk path %q: a path next to the playbook must be literal", s.Args["path"].Str.Raw)
+	case static && !strings.HasPrefix(st, "/") && (strings.HasPrefix(st, "../") || strings.Contains(st, "/../") || st == ".."):
+		p.errAt(f.node("path"), s.Path, "install_apk path %q must be inside the playbook's directory", st)
+	case static && !strings.HasSuffix(st, ".apk"):
+		p.errAt(f.node("path"), s.Path, "install_apk path %q must name an .apk file", st)
 	}
 	s.summary = "install " + s.Args["path"].Str.Raw
 }
 
+// genInstallApk installs an APK on the device; a relative path is a file
+// next to the playbook, pushed first to /data/local/tmp with adb sync.
 func genInstallApk(g *gen, s *Step, id string) {
 	g.use("device")
-	g.w.f(`flow.sh("pm install -r " .. flow.shq(%s))`, g.literal(s.Args["path"]))
+	path := s.Args["path"]
+	if st, ok := path.Str.Static(); ok && !strings.HasPrefix(st, "/") {
+		remote := "/data/local/tmp/" + filepath.Base(st)
+		g.w.f("flow.must(%s.push(%s, %s))", g.use("assets"), strconv.Quote(st), strconv.Quote(remote))
+		g.w.f(`flow.sh("pm install -r " .. flow.shq(%s))`, strconv.Quote(remote))
+		g.w.f(`%s.shell("rm -f " .. flow.shq(%s))`, g.use("device"), strconv.Quote(remote))
+		return
+	}
+	g.w.f(`flow.sh("pm install -r " .. flow.shq(%s))`, g.literal(path))
 }
 
 func parseSetLocation(p *parser, s *Step, f *fields) {

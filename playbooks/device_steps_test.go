@@ -23,6 +23,7 @@ func TestDeviceStepsCompile(t *testing.T) {
 		"  - set_permissions: {permissions: {camera: allow, location: deny}}\n": `flow.permissions("com.x", {"android.permission.CAMERA", true, "android.permission.ACCESS_FINE_LOCATION", false, "android.permission.ACCESS_COARSE_LOCATION", false})`,
 		"  - launch: {clear_state: true, permissions: {all: allow}}\n":          "flow.must(app.clear(\"com.x\"))\n        flow.permissions(\"com.x\", {\"all\", true})\n        flow.must(app.launch(\"com.x\"))",
 		"  - launch: {arguments: {user: bob, n: 3, on: true}}\n":                `flow.launch_with_extras("com.x", {{"user", "bob"}, {"n", 3}, {"on", true}})`,
+		"  - install_apk: apks/b.apk\n":                                         `flow.must(assets.push("apks/b.apk", "/data/local/tmp/b.apk"))`,
 		"  - install_apk: /data/local/tmp/a.apk\n":                              `flow.sh("pm install -r " .. flow.shq("/data/local/tmp/a.apk"))`,
 		"  - set_location: {latitude: 52.5, longitude: -13}\n":                  "flow.set_location(52.5, -13)",
 		"  - airplane_mode: true\n  - airplane_mode: toggle\n":                  "flow.airplane(\"enable\")\n      end)\n      -- t.yaml:5 airplane mode toggle\n      flow.step(__steps[2], function()\n        flow.airplane(\"toggle\")",
@@ -46,7 +47,8 @@ func TestDeviceStepsCompile(t *testing.T) {
 	bad := map[string]string{
 		"  - set_permissions: {permissions: {camra: allow}}\n":        `unknown permission "camra"; did you mean "camera"?`,
 		"  - set_permissions: {permissions: {camera: maybe}}\n":       "permission camera must be allow, deny or unset",
-		"  - install_apk: app.apk\n":                                  "must be absolute on the device",
+		"  - install_apk: ../app.apk\n":                               "must be inside the playbook's directory",
+		"  - install_apk: app.zip\n":                                  "must name an .apk file",
 		"  - set_location: {latitude: 91, longitude: 0}\n":            "latitude must be between -90 and 90",
 		"  - set_location: {latitude: 1}\n":                           "set_location needs latitude and longitude",
 		"  - airplane_mode: sometimes\n":                              "airplane_mode must be true, false or toggle",

@@ -18,11 +18,15 @@ func TestDeviceStepsOnTheVirtualPhone(t *testing.T) {
 	s := simtest.Start(t)
 	p := s.Phone()
 	require.NoError(t, p.Files().WriteFile("/data/local/tmp/com.example.stub.apk", []byte("PK\x03\x04stub"), 0o644, time.Now()))
-	pb := filepath.Join(t.TempDir(), "device.yaml")
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "apks"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "apks", "com.example.pushed.apk"), []byte("PK\x03\x04pushed"), 0o644))
+	pb := filepath.Join(dir, "device.yaml")
 	require.NoError(t, os.WriteFile(pb, []byte(`name: device steps
 app: com.openpocket.notes
 steps:
   - install_apk: /data/local/tmp/com.example.stub.apk
+  - install_apk: apks/com.example.pushed.apk        # pushed with adb sync, installed, removed
   - set_permissions: {permissions: {notifications: allow, camera: deny}}
   - open_link: {url: "notes://note?text=From%20a%20link", app: com.openpocket.notes}
   - assert_text: {id: note_input, expected: From a link}
@@ -45,7 +49,9 @@ steps:
 `), 0o644))
 	code, stdout, stderr := playMain(t, s.Serial(), "play", pb, "--output", t.TempDir())
 	require.Equal(t, ExitOK, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
-	assert.Equal(t, []string{"com.example.stub"}, p.Installed())
+	assert.Equal(t, []string{"com.example.pushed", "com.example.stub"}, p.Installed())
+	_, err := p.Files().ReadFile("/data/local/tmp/com.example.pushed.apk")
+	assert.Error(t, err, "the pushed APK is removed after installing")
 	assert.True(t, p.PermissionGranted("com.openpocket.notes", "android.permission.POST_NOTIFICATIONS"))
 	assert.False(t, p.PermissionGranted("com.openpocket.notes", "android.permission.CAMERA"))
 	assert.Contains(t, p.Notes(), "From a link")

@@ -17,6 +17,7 @@ import (
 	"github.com/openpocket/openpocket/lua"
 	"github.com/openpocket/openpocket/playbooks"
 	"github.com/openpocket/openpocket/stdlib"
+	"github.com/openpocket/openpocket/stdlib/assets"
 	"github.com/openpocket/openpocket/stdlib/visual"
 )
 
@@ -242,9 +243,10 @@ func (a *App) playCompiled(ctx context.Context, file string, res *playbooks.Resu
 	if err := reg.RegisterSource(playbooks.RuntimeModule, playbooks.RuntimeSource); err != nil {
 		return fail(err)
 	}
-	if refs, err := os.OpenRoot(filepath.Dir(file)); err == nil {
-		defer refs.Close()
-		if err := reg.Register(visual.New(refs)); err != nil {
+	if dir, err := os.OpenRoot(filepath.Dir(file)); err == nil {
+		// References and assets live next to the playbook, and only there.
+		defer dir.Close()
+		if err := errors.Join(reg.Register(visual.New(dir)), reg.Register(assets.New(dir))); err != nil {
 			return fail(err)
 		}
 	}
