@@ -66,4 +66,18 @@ steps:
 	assert.Equal(t, ExitFailed, code)
 	assert.Contains(t, stdout, "bad.yaml:4: open link https://example.com/nothing:")
 	assert.Contains(t, stdout, "unable to resolve Intent")
+
+	// assert_visible with a size: the right size passes, a wrong one fails
+	// naming the size seen.
+	sized := filepath.Join(t.TempDir(), "sized.yaml")
+	require.NoError(t, os.WriteFile(sized, []byte(`name: sized
+steps:
+  - launch: {app: com.openpocket.contacts, stop: true}
+  - assert_visible: {text: Aaron Abbott, width: 990, height: 170, tolerance: 6}
+  - assert_visible: {text: Aaron Abbott, width: 500, tolerance: 6, timeout: 300ms}
+`), 0o644))
+	code, stdout, _ = playMain(t, s.Serial(), "play", sized, "--output", t.TempDir())
+	assert.Equal(t, ExitFailed, code)
+	assert.Contains(t, stdout, "sized.yaml:5:")
+	assert.Contains(t, stdout, "is not 500xany (±6 px); saw 996x168")
 }
