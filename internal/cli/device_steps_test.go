@@ -74,10 +74,16 @@ steps:
 steps:
   - launch: {app: com.openpocket.contacts, stop: true}
   - assert_visible: {text: Aaron Abbott, width: 990, height: 170, tolerance: 6}
-  - assert_visible: {text: Aaron Abbott, width: 500, tolerance: 6, timeout: 300ms}
+  - scroll_until_visible: {text: Mia Morgan, speed: 90, visibility_percentage: 100, centered: true}
+  - lua: |
+      local el = ui.find("Mia Morgan")
+      local _, h = device.size()
+      if math.abs(el.center.y - h / 2) > h / 8 then error("not centered: y=" .. el.center.y .. " of " .. h) end
+  - assert_visible: {text: Mia Morgan, width: 500, tolerance: 6, timeout: 300ms}
 `), 0o644))
 	code, stdout, _ = playMain(t, s.Serial(), "play", sized, "--output", t.TempDir())
 	assert.Equal(t, ExitFailed, code)
-	assert.Contains(t, stdout, "sized.yaml:5:")
+	assert.Contains(t, stdout, "sized.yaml:10:")
+	assert.Contains(t, stdout, "✓ scroll down until text=\"Mia Morgan\" is visible")
 	assert.Contains(t, stdout, "is not 500xany (±6 px); saw 996x168")
 }
