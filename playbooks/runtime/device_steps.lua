@@ -75,7 +75,10 @@ end
 -- flow.hide_keyboard() presses BACK only while the IME window is shown.
 function flow.hide_keyboard()
   local out = flow.sh("dumpsys input_method")
-  if out:match("mInputShown=true") then flow.must(mod("device").back()) end
+  -- Builds name it mInputShown (most), mIsInputViewShown or isInputViewShown.
+  if out:match("mInputShown=true") or out:match("[iI]sInputViewShown=true") then
+    flow.must(mod("device").back())
+  end
 end
 
 local first_names = {"Ada", "Alan", "Grace", "Linus", "Margaret", "Ken", "Barbara", "Dennis", "Frances", "Edsger"}
@@ -119,6 +122,14 @@ local function visible_fraction(el, w, h)
   return iw * ih / area
 end
 
+-- labels is the screen's text, a signature that stops changing at the
+-- end of a list.
+local function labels(ui)
+  local parts = {}
+  for _, el in ipairs(ui.find_all({text_regex = ".+"})) do parts[#parts + 1] = el.text end
+  return table.concat(parts, "\n")
+end
+
 -- flow.scroll_until_visible(sel, opts): swipes until at least
 -- opts.visibility % of the element is on screen; speed 0-100 sets the
 -- swipe duration (100 = fastest); centered moves it to the middle.
@@ -142,7 +153,9 @@ function flow.scroll_until_visible(sel, opts)
       return el
     end
     if now() > deadline then break end
+    local before = labels(ui)
     flow.swipe(({down = "up", up = "down", left = "right", right = "left"})[dir], nil, {duration_ms = duration})
+    if labels(ui) == before and not ui.exists(sel) then break end -- the end of the list
   end
   flow.fail("scroll_until_visible: " .. describe(sel) .. " not visible enough after scrolling")
 end
