@@ -79,6 +79,7 @@ func TestHTMLReportOfTheDemoInChromium(t *testing.T) {
 		return n
 	}
 	rows := eval(`document.querySelectorAll("#steps tbody tr.step").length`)
+	assert.Equal(t, rows, eval(`Number(document.querySelector("#steps tbody tr.step:last-child td").textContent)`), "steps are numbered 1..n")
 	loaded := eval(`Array.from(document.querySelectorAll("img.thumb")).filter(i => i.complete && i.naturalWidth > 0).length`)
 	labels := eval(`Array.from(document.querySelectorAll("#steps td.yaml code")).filter(c => /demo\.yaml:\d+/.test(c.textContent)).length`)
 	status, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#status")))
