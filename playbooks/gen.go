@@ -396,7 +396,8 @@ func (g *gen) step(s *Step, id string) {
 	if sec := s.Args["secret"]; sec != nil && sec.Bool {
 		info += ", secret = true"
 	}
-	if isUIStep(s) {
+	if isUIStep(s) && (s.Args["secret"] == nil || !s.Args["secret"].Bool) {
+		// No report screenshot right after typing a secret.
 		info += ", ui = true"
 	}
 	info += "}"
