@@ -181,4 +181,3 @@ func untilOK(r *bufio.Reader) error {
 		}
 	}
 }
-
