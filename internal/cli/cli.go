@@ -56,6 +56,7 @@ type CLI struct {
 	Cron     CronCmd     `cmd:"" help:"Manage scheduled jobs: list, add, remove, enable, disable, run."`
 	Skills   SkillsCmd   `cmd:"" help:"List, show, validate and replay skills (learned procedures) without a model."`
 	Gateway  GatewayCmd  `cmd:"" help:"Run the scheduler and heartbeat in the foreground until Ctrl-C (SIGUSR1 reloads config and jobs)."`
+	Auth     AuthCmd     `cmd:"" help:"List, approve and reject pending human-auth requests."`
 }
 
 // App carries what commands need, bound once.
@@ -66,6 +67,11 @@ type App struct {
 	Ctx    context.Context
 	Logger *slog.Logger
 
+	// StartRelay starts the human-auth relay (bound by the composition
+	// root); relayBase is set once one runs in this process.
+	StartRelay RelayStarter
+	relayBase  string
+
 	cleanups []func()
 	sim      *sim.Sim
 	ws       *workspace.Home
@@ -75,6 +81,11 @@ type App struct {
 
 // Main parses args, runs the command and returns the process exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return MainWith(ctx, args, stdout, stderr, Deps{})
+}
+
+// MainWith is Main with the composition root's dependencies.
+func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps Deps) int {
 	var cli CLI
 	exit := -1
 	parser, err := kong.New(&cli,
@@ -111,7 +122,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}()
 		defer stop()
 	}
-	app := &App{Globals: cli.Globals, Stdout: stdout, Stderr: stderr, Ctx: ctx}
+	app := &App{Globals: cli.Globals, Stdout: stdout, Stderr: stderr, Ctx: ctx, StartRelay: deps.StartRelay}
 	level := slog.LevelWarn
 	if cli.Verbose {
 		level = slog.LevelDebug
