@@ -1,0 +1,194 @@
+package relay_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/openpocket/openpocket/internal/humanauth"
+	"github.com/openpocket/openpocket/internal/relay"
+	"github.com/openpocket/openpocket/internal/relay/relaytest"
+)
+
+// pending adds a request and returns the relay's server and its link.
+func pending(t *testing.T, store *humanauth.Store, id, capability string, tmpl map[string]any, ttl time.Duration) (*httptest.Server, string) {
+	t.Helper()
+	token, hash := humanauth.NewToken()
+	now := time.Now().UTC()
+	require.NoError(t, store.Add(humanauth.Pending{ID: id, AgentID: "default", Capability: capability,
+		Instruction: "Approve the sign-in", UITemplate: tmpl, CreatedAt: now, ExpiresAt: now.Add(ttl), TokenHash: hash}))
+	srv := httptest.NewServer(relay.New(store, relay.Options{}).Handler())
+	t.Cleanup(srv.Close)
+	return srv, srv.URL + "/a/default/auth/" + id + "?t=" + token
+}
+
+func text(t *testing.T, ctx context.Context, sel string) string {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.Text(sel))
+	require.NoError(t, err)
+	return s
+}
+
+func TestEveryFieldTypeRendersAndSubmits(t *testing.T) {
+	store := humanauth.Open(t.TempDir())
+	tmpl := map[string]any{
+		"title": "Pay the order", "summary": "Order #42, 19.90 EUR", "capabilityHint": "Card details stay on this machine.",
+		"artifactKind": "auto", "approveLabel": "Pay now", "rejectLabel": "Cancel", "noteLabel": "Message", "allowTextAttachment": true,
+		"style": map[string]any{"brandColor": "#0a7d38", "backgroundCss": "#eef6f0", "fontFamily": "Georgia, serif"},
+		"fields": []any{
+			map[string]any{"id": "name", "label": "Name", "type": "text", "required": true, "helperText": "As on the card"},
+			map[string]any{"id": "addr", "label": "Address", "type": "textarea"},
+			map[string]any{"id": "pw", "label": "Password", "type": "password", "artifactKey": "password"},
+			map[string]any{"id": "mail", "label": "Email", "type": "email", "autocomplete": "email"},
+			map[string]any{"id": "qty", "label": "Quantity", "type": "number"},
+			map[string]any{"id": "day", "label": "Delivery", "type": "date"},
+			map[string]any{"id": "ship", "label": "Shipping", "type": "select", "options": []any{
+				map[string]any{"label": "Standard", "value": "std"}, map[string]any{"label": "Express", "value": "exp"}}},
+			map[string]any{"id": "code", "label": "Code", "type": "otp"},
+			map[string]any{"id": "card", "label": "Card", "type": "card-number", "placeholder": "1234 5678 9012 3456"},
+			map[string]any{"id": "exp", "label": "Expiry", "type": "expiry"},
+			map[string]any{"id": "cvc", "label": "CVC", "type": "cvc"},
+		},
+	}
+	_, link := pending(t, store, "req-fields", "payment", tmpl, time.Minute)
+	ctx := relaytest.Browser(t)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(link), chromedp.WaitVisible("#approve")))
+	assert.Equal(t, "Pay the order", text(t, ctx, "#title"))
+	assert.Equal(t, "Pay now", text(t, ctx, "#approve"))
+	assert.Equal(t, "Cancel", text(t, ctx, "#reject"))
+	types := map[string]string{"f_name": "text", "f_pw": "password", "f_mail": "email", "f_qty": "number", "f_day": "date",
+		"f_code": "text", "f_card": "text", "f_exp": "text", "f_cvc": "password"}
+	for id, want := range types {
+		got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("`+id+`").type`))
+		require.NoError(t, err)
+		assert.Equal(t, want, got, id)
+	}
+	ac, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("f_code").autocomplete`))
+	require.NoError(t, err)
+	assert.Equal(t, "one-time-code", ac)
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.SetValue("#f_name", "Ada"), chromedp.SetValue("#f_addr", "1 Main St"), chromedp.SetValue("#f_pw", "s3cret-pw"),
+		chromedp.SetValue("#f_mail", "ada@example.com"), chromedp.SetValue("#f_qty", "2"), chromedp.SetValue("#f_day", "2026-12-01"),
+		chromedp.SetValue("#f_ship", "exp"), chromedp.SetValue("#f_code", "4242"), chromedp.SetValue("#f_card", "4111 1111 1111 1111"),
+		chromedp.SetValue("#f_exp", "12/29"), chromedp.SetValue("#f_cvc", "123"), chromedp.SetValue("#note", "leave at door")))
+	relaytest.Screenshot(t, ctx, "every-field")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click("#approve"), chromedp.WaitVisible("#message")))
+	assert.Equal(t, "Approved", text(t, ctx, "#title"))
+
+	d, ok, err := store.Decision("req-fields")
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, "approved", d.Status)
+	assert.Equal(t, "the user approved (note: leave at door) and credentials provided", d.Message)
+	require.NotNil(t, d.Artifact)
+	assert.Equal(t, store.ArtifactDir()+"/req-fields.json", d.Artifact.Path)
+	var payload map[string]any
+	data, err := os.ReadFile(d.Artifact.Path)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &payload))
+	assert.Equal(t, "payment_card", payload["kind"])
+	assert.Equal(t, "payment", payload["capability"])
+	assert.NotEmpty(t, payload["capturedAt"])
+	assert.Equal(t, map[string]any{"name": "Ada", "addr": "1 Main St", "password": "[provided]", "mail": "ada@example.com", "qty": "2",
+		"day": "2026-12-01", "ship": "exp", "code": "4242", "card": "[provided]", "exp": "[provided]", "cvc": "[provided]"}, payload["fields"])
+	for _, secret := range []string{"s3cret-pw", "4111", "123\""} {
+		assert.NotContains(t, string(data), secret)
+	}
+
+	// The link worked once.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(link), chromedp.WaitVisible("#message")))
+	assert.Equal(t, "Link refused", text(t, ctx, "#title"))
+	assert.Contains(t, text(t, ctx, "#message"), "already used")
+}
+
+func TestDefaultOTPPageRejectWithoutJavaScript(t *testing.T) {
+	store := humanauth.Open(t.TempDir())
+	srv, link := pending(t, store, "req-otp", "2fa", nil, time.Minute)
+	// A plain form POST, as a browser without JavaScript sends it.
+	res, err := http.Get(link)
+	require.NoError(t, err)
+	res.Body.Close()
+	assert.Equal(t, 200, res.StatusCode)
+	h := res.Header
+	assert.Contains(t, h.Get("Content-Security-Policy"), "connect-src 'none'")
+	assert.Contains(t, h.Get("Content-Security-Policy"), "frame-ancestors 'none'")
+	assert.Equal(t, "DENY", h.Get("X-Frame-Options"))
+	assert.Equal(t, "no-referrer", h.Get("Referrer-Policy"))
+	token := link[strings.Index(link, "?t=")+3:]
+	res, err = http.PostForm(srv.URL+"/a/default/auth/req-otp", map[string][]string{"t": {"wrong"}, "decision": {"reject"}})
+	require.NoError(t, err)
+	res.Body.Close()
+	assert.Equal(t, 404, res.StatusCode, "a wrong token is refused")
+	res, err = http.PostForm(srv.URL+"/a/default/auth/req-otp", map[string][]string{"t": {token}, "decision": {"reject"}, "note": {"not me"}})
+	require.NoError(t, err)
+	res.Body.Close()
+	assert.Equal(t, 200, res.StatusCode)
+	d, ok, _ := store.Decision("req-otp")
+	require.True(t, ok)
+	assert.Equal(t, "rejected", d.Status)
+	assert.Equal(t, "the user rejected the request: not me", d.Message)
+	res, err = http.Get(srv.URL + "/a/default/auth/")
+	require.NoError(t, err)
+	res.Body.Close()
+	assert.Equal(t, 404, res.StatusCode, "no listing")
+}
+
+func TestExpiredLinkRefused(t *testing.T) {
+	store := humanauth.Open(t.TempDir())
+	_, link := pending(t, store, "req-old", "2fa", nil, -time.Second)
+	ctx := relaytest.Browser(t)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(link), chromedp.WaitVisible("#message")))
+	assert.Equal(t, "Link refused", text(t, ctx, "#title"))
+	assert.Equal(t, "This link has expired.", text(t, ctx, "#message"))
+	relaytest.Screenshot(t, ctx, "expired")
+}
+
+// A template's scripts run in an opaque-origin sandbox: no cookies, no
+// parent, no network, and not the page's URL (the token) as base.
+func TestMiddleScriptIsConfined(t *testing.T) {
+	store := humanauth.Open(t.TempDir())
+	srv, other := pending(t, store, "req-other", "2fa", nil, time.Minute)
+	_ = srv
+	tmpl := map[string]any{
+		"middleHtml": `<p id="m">Check the amount: <b>19.90 EUR</b></p>`,
+		"middleCss":  `#m{color:#444}`,
+		"middleScript": `window.r={};
+try{r.cookie=document.cookie}catch(e){r.cookie="blocked:"+e.name}
+try{r.parent=String(parent.document.title)}catch(e){r.parent="blocked:"+e.name}
+try{r.top=String(top.location.href)}catch(e){r.top="blocked:"+e.name}
+r.base=document.baseURI;r.ref=document.referrer;r.loc=location.href;
+r.fetch="pending";fetch(` + "`" + other + "`" + `).then(function(){r.fetch="ok"},function(e){r.fetch="blocked:"+e.name});`,
+		"approveScript": `return JSON.stringify(window.r)`,
+	}
+	_, link := pending(t, store, "req-evil", "payment", tmpl, time.Minute)
+	token := link[strings.Index(link, "?t=")+3:]
+	ctx := relaytest.Browser(t)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(link), chromedp.WaitVisible("#middle"), chromedp.Sleep(800*time.Millisecond)))
+	relaytest.Screenshot(t, ctx, "middle-sandbox")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click("#approve"), chromedp.WaitVisible("#message")))
+	d, ok, err := store.Decision("req-evil")
+	require.NoError(t, err)
+	require.True(t, ok)
+	msg := d.Message
+	res, found := strings.CutPrefix(msg, "the user approved and page result: ")
+	require.True(t, found, msg)
+	var r map[string]string
+	require.NoError(t, json.Unmarshal([]byte(res), &r), res)
+	assert.Equal(t, "blocked:SecurityError", r["cookie"])
+	assert.Equal(t, "blocked:SecurityError", r["parent"])
+	assert.Equal(t, "blocked:SecurityError", r["top"])
+	assert.True(t, strings.HasPrefix(r["fetch"], "blocked"), r["fetch"])
+	assert.NotContains(t, res, token)
+	assert.NotContains(t, res, other[strings.Index(other, "?t=")+3:])
+	_, stillPending, _ := store.Decision("req-other")
+	assert.False(t, stillPending, "the other request was not answered")
+}
