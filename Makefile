@@ -13,7 +13,7 @@ TESTFLAGS ?= -count=1 -timeout 20m -p 2
 
 all: build
 
-## setup: install the adb server (Debian package `adb`) when it is missing
+## setup: install the adb server (Debian package `adb`) and Chromium (web page tests) when missing
 setup:
 	@if command -v adb >/dev/null 2>&1; then \
 		echo "adb: $$(command -v adb)"; \
@@ -25,6 +25,15 @@ setup:
 		exit 1; \
 	fi
 	@adb start-server >/dev/null 2>&1 || adb start-server
+	@if command -v chromium >/dev/null 2>&1; then \
+		echo "chromium: $$(command -v chromium)"; \
+	elif command -v apt-get >/dev/null 2>&1; then \
+		echo "installing chromium for the web page tests (apt-get install -y chromium)"; \
+		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	else \
+		echo "chromium is not installed and apt-get is unavailable: install Chromium so that 'chromium' is on PATH" >&2; \
+		exit 1; \
+	fi
 
 ## build: compile bin/openpocket
 build:
