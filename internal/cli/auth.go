@@ -186,9 +186,14 @@ func (a *App) humanAuthFor(ctx context.Context, sess *engine.Session, o agentRun
 	b := &humanauth.Broker{Store: humanauth.Open(h.State()), AgentID: "default", BaseURL: base,
 		MaxTimeout: time.Duration(a.cfg.HumanAuth.RequestTimeoutSec) * time.Second, Workspace: h.Workspace(),
 		OnLink: func(l humanauth.Link) {
-			if o.Stdout != nil {
-				fmt.Fprintf(o.Stdout, "\nHuman authorization requested (%s, request %s): %s\n  open %s\n  or: openpocket auth approve %s\n",
-					l.Request.Capability, l.Request.ID, l.Request.Instruction, l.URL, l.Request.ID)
+			// Unattended runs (the gateway's) print the link on stderr.
+			w := o.Stdout
+			if w == nil {
+				w = a.Stderr
+			}
+			if w != nil {
+				fmt.Fprintf(w, "\nHuman authorization link (%s, request %s, expires %s):\n  %s\n  or at this machine: openpocket auth approve %s [--text …] | reject %s\n",
+					l.Request.Capability, l.Request.ID, l.Request.ExpiresAt.Local().Format("15:04:05"), l.URL, l.Request.ID, l.Request.ID)
 			}
 			sess.Emit("human_auth_request", map[string]any{"request_id": l.Request.ID, "capability": l.Request.Capability,
 				"instruction": l.Request.Instruction, "url": l.URL, "expires_at": l.Request.ExpiresAt.Format(time.RFC3339)})

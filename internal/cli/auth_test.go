@@ -46,6 +46,21 @@ func shell(t *testing.T, p *android.Phone, cmd string) {
 // relayApp is an agent app with humanAuth enabled on a free port, the
 // real relay bound, and the Login app waiting for its one-time code.
 func relayApp(t *testing.T, timeoutSec int) (*App, *android.Phone, func(string, any), chan string) {
+	app, p, reply, links := humanAuthApp(t, timeoutSec)
+	p.SetOTP("482913")
+	shell(t, p, "monkey -p "+android.PkgLogin+" -c android.intent.category.LAUNCHER 1")
+	tapID(t, p, "username")
+	shell(t, p, "input text alice")
+	tapID(t, p, "password")
+	shell(t, p, "input text "+android.LoginPassword)
+	tapID(t, p, "login")
+	tapID(t, p, "otp") // the code field has the focus when the human answers
+	return app, p, reply, links
+}
+
+// humanAuthApp is an agent app with humanAuth enabled on a free port and
+// the real relay bound.
+func humanAuthApp(t *testing.T, timeoutSec int) (*App, *android.Phone, func(string, any), chan string) {
 	app, srv, _, s := agentAppWithSim(t)
 	h, err := workspace.Open(app.Home)
 	require.NoError(t, err)
@@ -55,17 +70,8 @@ func relayApp(t *testing.T, timeoutSec int) (*App, *android.Phone, func(string, 
 	app.StartRelay = func(ctx context.Context, st *humanauth.Store, addr string) (string, func(), error) {
 		return relay.Start(ctx, st, relay.Options{Addr: addr})
 	}
-	p := s.Phone()
-	p.SetOTP("482913")
-	shell(t, p, "monkey -p "+android.PkgLogin+" -c android.intent.category.LAUNCHER 1")
-	tapID(t, p, "username")
-	shell(t, p, "input text alice")
-	tapID(t, p, "password")
-	shell(t, p, "input text "+android.LoginPassword)
-	tapID(t, p, "login")
-	tapID(t, p, "otp") // the code field has the focus when the human answers
 	links := make(chan string, 1)
-	return app, p, srv.ReplyTool, links
+	return app, s.Phone(), srv.ReplyTool, links
 }
 
 func runWithLinks(app *App, links chan string) chan engine.RunResult {
@@ -179,3 +185,41 @@ func TestAgentHumanAuthTimeout(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(link), chromedp.WaitVisible("#message")))
 	assert.Equal(t, "Link refused", text(t, ctx, "#title"))
 }
+
+func TestAgentPhotoPushedToDownloads(t *testing.T) {
+	app, p, reply, links := humanAuthApp(t, 120)
+	reply("request_human_auth", map[string]any{"capability": "camera", "instruction": "Take a photo of the parcel label",
+		"uiTemplate": map[string]any{"title": "Parcel label", "requireArtifactOnApprove": true}})
+	reply("finish", map[string]any{"message": "Got the photo"})
+	done := runWithLinks(app, links)
+	link := <-links
+	img := filepath.Join(t.TempDir(), "label.png")
+	require.NoError(t, os.WriteFile(img, tinyPNG, 0o644))
+	ctx := relaytest.Browser(t)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(link), chromedp.WaitVisible("#photo")))
+	// Approving without the photo shows the page again.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click("#approve"), chromedp.WaitVisible("#problem")))
+	require.NoError(t, chromedp.Do(ctx, chromedp.SetUploadFiles("#photo", []string{img})))
+	relaytest.Screenshot(t, ctx, "camera-request")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click("#approve"), chromedp.WaitVisible("#message")))
+	res := <-done
+	require.True(t, res.Success, res.Message)
+	id := filepath.Base(link[:len(link)-46])
+	art := filepath.Join(app.Home, "state", "human-auth-artifacts", id+".png")
+	data, err := os.ReadFile(art)
+	require.NoError(t, err)
+	assert.Equal(t, tinyPNG, data)
+	remote := "/sdcard/Download/openpocket-" + id + ".png"
+	onPhone, err := p.Files().ReadFile(remote)
+	require.NoError(t, err)
+	assert.Equal(t, tinyPNG, onPhone)
+	assert.Equal(t, []string{remote}, p.ScannedMedia())
+	sess, err := os.ReadFile(res.SessionPath)
+	require.NoError(t, err)
+	assert.Contains(t, string(sess), "message=the user approved and sent a photo\n")
+	assert.Contains(t, string(sess), "human_artifact="+art+"\n")
+	assert.Contains(t, string(sess), fmt.Sprintf("delegation_result=pushed image to %s (%d bytes) and announced it to the media scanner\n", remote, len(tinyPNG)))
+}
+
+// tinyPNG is a 1×1 PNG.
+var tinyPNG = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\xcf\xc0\xf0\x1f\x00\x05\x00\x01\xff\x89\x99=\x1d\x00\x00\x00\x00IEND\xaeB`\x82")
