@@ -223,3 +223,54 @@ func TestAgentPhotoPushedToDownloads(t *testing.T) {
 
 // tinyPNG is a 1×1 PNG.
 var tinyPNG = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\xcf\xc0\xf0\x1f\x00\x05\x00\x01\xff\x89\x99=\x1d\x00\x00\x00\x00IEND\xaeB`\x82")
+
+func TestAuthCommandAnswersFromTheMachine(t *testing.T) {
+	app, p, reply, links := relayApp(t, 120)
+	var errOut bytes.Buffer
+	app.Stderr = &errOut
+	// Without a relay address to reach: only the command answers.
+	reply("request_human_auth", map[string]any{"capability": "2fa", "instruction": "Enter the code"})
+	reply("shell", map[string]any{"command": "input keyevent KEYCODE_ENTER"})
+	reply("finish", map[string]any{"message": "Logged in"})
+	done := runWithLinks(app, links)
+	link := <-links
+	id := filepath.Base(link[:len(link)-46])
+
+	cmd := func(args ...string) (string, error) {
+		var out bytes.Buffer
+		a := &App{Globals: app.Globals, Stdout: &out, Stderr: &out, Ctx: context.Background()}
+		var err error
+		switch args[0] {
+		case "list":
+			err = (&AuthListCmd{}).Run(a)
+		case "approve":
+			err = (&AuthApproveCmd{ID: args[1], Text: args[2]}).Run(a)
+		case "reject":
+			err = (&AuthRejectCmd{ID: args[1]}).Run(a)
+		}
+		return out.String(), err
+	}
+	out, err := cmd("list")
+	require.NoError(t, err)
+	assert.Regexp(t, `(?m)^ID +CAPABILITY +EXPIRES +INSTRUCTION\n`+regexp.QuoteMeta(id)+` +2fa +in \S+ +Enter the code\n`, out)
+	_, err = cmd("approve", "nope", "")
+	assert.Equal(t, ExitUsage, ExitCode(err))
+	assert.ErrorContains(t, err, `no pending request "nope"`)
+	out, err = cmd("approve", id, "482913")
+	require.NoError(t, err)
+	assert.Equal(t, "approved "+id+"\n", out)
+	_, err = cmd("reject", id)
+	assert.Error(t, err, "the first answer stands")
+
+	res := <-done
+	require.True(t, res.Success, res.Message)
+	assert.True(t, p.LoggedIn(), "the code was typed and Enter submitted it")
+	sess, err := os.ReadFile(res.SessionPath)
+	require.NoError(t, err)
+	assert.Contains(t, string(sess), "Human auth approved request_id="+id+" message=the user approved and provided text\n")
+	assert.NotContains(t, string(sess), "482913")
+	out, err = cmd("list")
+	require.NoError(t, err)
+	assert.Equal(t, "no pending human-auth requests\n", out)
+	assert.Contains(t, errOut.String(), "or at this machine: openpocket auth approve "+id)
+}
