@@ -274,3 +274,32 @@ func TestAuthCommandAnswersFromTheMachine(t *testing.T) {
 	assert.Equal(t, "no pending human-auth requests\n", out)
 	assert.Contains(t, errOut.String(), "or at this machine: openpocket auth approve "+id)
 }
+
+func TestAgentLocationOnANonEmulator(t *testing.T) {
+	app, p, reply, links := humanAuthApp(t, 120)
+	reply("request_human_auth", map[string]any{"capability": "location", "instruction": "Where should the taxi pick you up?"})
+	reply("finish", map[string]any{"message": "Noted"})
+	done := runWithLinks(app, links)
+	link := <-links
+	ctx := relaytest.Browser(t)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(link), chromedp.WaitVisible("#lat"),
+		chromedp.SetValue("#lat", "37.7749"), chromedp.SetValue("#lon", "-122.4194")))
+	relaytest.Screenshot(t, ctx, "location-request")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click("#approve"), chromedp.WaitVisible("#message")))
+	res := <-done
+	require.True(t, res.Success, res.Message)
+	id := filepath.Base(link[:len(link)-46])
+	art := filepath.Join(app.Home, "state", "human-auth-artifacts", id+".json")
+	data, err := os.ReadFile(art)
+	require.NoError(t, err)
+	var payload map[string]any
+	require.NoError(t, json.Unmarshal(data, &payload))
+	assert.Equal(t, "geo", payload["kind"])
+	assert.Equal(t, 37.7749, payload["lat"])
+	assert.Equal(t, -122.4194, payload["lon"])
+	assert.Equal(t, "location", payload["capability"])
+	sess, err := os.ReadFile(res.SessionPath)
+	require.NoError(t, err)
+	assert.Contains(t, string(sess), "message=the user approved and shared a location\n")
+	assert.Contains(t, string(sess), "delegation_result=location not applied: "+p.Serial()+" is not an emulator (adb emu geo fix only works on emulators); lat=37.7749 lon=-122.4194 are in the artifact\n")
+}
