@@ -69,7 +69,9 @@ type Profile struct {
 	BaseURL string
 	// Model is the model name sent with each request (required).
 	Model string
-	// APIKey, else the environment variable APIKeyEnv names, else
+	// APIKey, else the environment variable APIKeyEnv names (never
+	// another one: a key meant for one provider must not reach a profile
+	// pointing elsewhere), else, only when APIKeyEnv is empty,
 	// OPENAI_API_KEY.
 	APIKey    string
 	APIKeyEnv string
@@ -131,6 +133,12 @@ type Options struct {
 	Defaults action.Defaults
 	// Logger receives debug lines per attempt and fallbacks (default: discard).
 	Logger *slog.Logger
+	// MaxResponseBytes bounds one HTTP response body (default
+	// DefaultMaxResponseBytes); a larger reply fails the step.
+	MaxResponseBytes int64
+	// MaxMessageBytes bounds a reply's text and tool-call arguments
+	// (default DefaultMaxMessageBytes).
+	MaxMessageBytes int
 }
 
 // Client is an engine.Model backed by an OpenAI-compatible API.
@@ -167,7 +175,7 @@ func New(p Profile, o Options) (*Client, error) {
 		if !isLocalHost(u.Hostname()) {
 			env := "OPENAI_API_KEY"
 			if p.APIKeyEnv != "" {
-				env = p.APIKeyEnv + " (named by apiKeyEnv)"
+				env = p.APIKeyEnv + " (named by apiKeyEnv; OPENAI_API_KEY is not used in its place)"
 			}
 			return nil, fmt.Errorf("model profile %q: no API key for %s: set apiKey in the profile or the environment variable %s",
 				p.Name, p.BaseURL, env)
@@ -189,6 +197,12 @@ func New(p Profile, o Options) (*Client, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.MaxResponseBytes <= 0 {
+		o.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	if o.MaxMessageBytes <= 0 {
+		o.MaxMessageBytes = DefaultMaxMessageBytes
+	}
 	log := o.Logger.With("profile", p.Name, "model", p.Model)
 
 	reqOpts := []option.RequestOption{
@@ -196,7 +210,7 @@ func New(p Profile, o Options) (*Client, error) {
 		option.WithAPIKey(key),
 		option.WithMaxRetries(o.MaxRetries),
 		option.WithRequestTimeout(o.Timeout),
-		option.WithMiddleware(attemptLogger(log)),
+		option.WithMiddleware(attemptLogger(log), limitResponses(o.MaxResponseBytes)),
 	}
 	if o.HTTPClient != nil {
 		reqOpts = append(reqOpts, option.WithHTTPClient(o.HTTPClient))
@@ -259,6 +273,9 @@ func (c *Client) Decide(ctx context.Context, req engine.ModelRequest) (engine.Mo
 			if serr := c.opts.Modes.Set(c.profile.Name, mode); serr != nil {
 				c.log.Warn("cannot remember model endpoint mode", "mode", mode, "err", serr)
 			}
+		}
+		if err := checkMessageSize(res, c.opts.MaxMessageBytes); err != nil {
+			return engine.ModelReply{Mode: mode, Latency: time.Since(start), Usage: res.usage}, c.describe(mode, err)
 		}
 		out, perr := c.interpret(res, req)
 		out.Mode = mode
@@ -353,9 +370,7 @@ func resolveKey(p Profile) string {
 		return k
 	}
 	if p.APIKeyEnv != "" {
-		if k := strings.TrimSpace(os.Getenv(p.APIKeyEnv)); k != "" {
-			return k
-		}
+		return strings.TrimSpace(os.Getenv(p.APIKeyEnv))
 	}
 	return strings.TrimSpace(os.Getenv("OPENAI_API_KEY"))
 }

@@ -437,11 +437,12 @@ var ErrNoScript = errors.New("skill has no replay script (no scripts/auto/<name>
 func (l *Loader) Script(s Skill) (src []byte, from string, err error) {
 	var tries []string
 	if m, ok := s.Metadata["openpocket"].(map[string]any); ok {
-		if p, ok := m["script"].(string); ok && p != "" {
-			if filepath.IsAbs(p) {
-				tries = append(tries, p)
-			} else if l.WorkspaceDir != "" {
-				tries = append(tries, filepath.Join(l.WorkspaceDir, filepath.FromSlash(p)))
+		if p, ok := m["script"].(string); ok && p != "" && l.WorkspaceDir != "" {
+			// A skill file may be model-written: its script path is read
+			// through an os.Root at the workspace, so neither an absolute
+			// path, "..", nor a symlink can point it at config.json or keys.
+			if b, err := readInWorkspace(l.WorkspaceDir, p); err == nil {
+				return b, filepath.Join(l.WorkspaceDir, filepath.FromSlash(p)), nil
 			}
 		}
 	}
@@ -461,6 +462,16 @@ func (l *Loader) Script(s Skill) (src []byte, from string, err error) {
 		return []byte(block), s.Location + " (```lua block)", nil
 	}
 	return nil, "", fmt.Errorf("%s: %w", s.Name, ErrNoScript)
+}
+
+// readInWorkspace reads the workspace-relative file rel through an os.Root.
+func readInWorkspace(ws, rel string) ([]byte, error) {
+	root, err := os.OpenRoot(ws)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return root.ReadFile(filepath.FromSlash(rel))
 }
 
 // FencedLua returns the first ```lua fenced block of markdown.

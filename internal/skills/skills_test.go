@@ -259,3 +259,39 @@ func TestClassOnlyTarget(t *testing.T) {
 		t.Fatalf("a row with its label is found by the label, got %+v", s)
 	}
 }
+
+// TestSkillScriptPathStaysInWorkspace: a (possibly model-written) skill
+// whose metadata points its script at a file outside the workspace gets no
+// script from there: absolute paths, .. and symlinks are refused.
+func TestSkillScriptPathStaysInWorkspace(t *testing.T) {
+	home, ws, outside := t.TempDir(), t.TempDir(), t.TempDir()
+	secret := filepath.Join(outside, "config.json")
+	write(t, secret, `{"apiKey":"sk-SECRET"}`)
+	if err := os.Symlink(outside, filepath.Join(ws, "link")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(ws, "scripts", "ok.lua"), "return 1")
+	rel, _ := filepath.Rel(ws, secret)
+	l := &skills.Loader{HomeDir: home, WorkspaceDir: ws}
+	for _, p := range []string{secret, filepath.ToSlash(rel), "link/config.json", "scripts/ok.lua"} {
+		md := "---\nname: s\nmetadata: {\"openpocket\":{\"script\":\"" + p + "\"}}\n---\nbody\n"
+		write(t, filepath.Join(ws, "skills", "s.md"), md)
+		all, _ := l.Load()
+		var s skills.Skill
+		for _, x := range all {
+			if x.Name == "s" {
+				s = x
+			}
+		}
+		src, _, err := l.Script(s)
+		if p == "scripts/ok.lua" {
+			if err != nil || string(src) != "return 1" {
+				t.Errorf("a script inside the workspace: %q %v", src, err)
+			}
+			continue
+		}
+		if strings.Contains(string(src), "SECRET") || !errors.Is(err, skills.ErrNoScript) {
+			t.Errorf("script %q: got %q, %v; want ErrNoScript", p, src, err)
+		}
+	}
+}
