@@ -284,6 +284,9 @@ func TestAgentLocationOnANonEmulator(t *testing.T) {
 	ctx := relaytest.Browser(t)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(link), chromedp.WaitVisible("#lat"),
 		chromedp.SetValue("#lat", "37.7749"), chromedp.SetValue("#lon", "-122.4194")))
+	hidden, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("use-location").hidden`))
+	require.NoError(t, err)
+	assert.False(t, hidden, "with JavaScript, the page offers the browser's location")
 	relaytest.Screenshot(t, ctx, "location-request")
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click("#approve"), chromedp.WaitVisible("#message")))
 	res := <-done

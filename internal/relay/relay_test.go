@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -140,6 +142,36 @@ func TestDefaultOTPPageRejectWithoutJavaScript(t *testing.T) {
 	require.NoError(t, err)
 	res.Body.Close()
 	assert.Equal(t, 404, res.StatusCode, "no listing")
+}
+
+// The page is a plain form: approving an OTP works with JavaScript off.
+func TestOTPApproveWithoutJavaScript(t *testing.T) {
+	store := humanauth.Open(t.TempDir())
+	_, link := pending(t, store, "req-nojs", "sms", nil, time.Minute)
+	ctx := relaytest.Browser(t)
+	noJS := chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
+		return err
+	})
+	// The page's script does not run: "Use my location" stays hidden.
+	_, where := pending(t, store, "req-where", "location", nil, time.Minute)
+	require.NoError(t, chromedp.Do(ctx, noJS, chromedp.Navigate(where), chromedp.WaitReady("#use-location")))
+	hidden, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("use-location").hidden`))
+	require.NoError(t, err)
+	assert.True(t, hidden, "JavaScript is off")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(link), chromedp.WaitVisible("#f_code")))
+	require.NoError(t, chromedp.Do(ctx, chromedp.SendKeys("#f_code", "90210"), chromedp.Click("#approve"), chromedp.WaitVisible("#message")))
+	assert.Equal(t, "Approved", text(t, ctx, "#title"))
+	d, ok, err := store.Decision("req-nojs")
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, "90210", d.Text)
+	assert.Equal(t, "the user approved and provided text", d.Message)
+	data, err := os.ReadFile(d.Artifact.Path)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"kind": "text"`)
+	assert.Contains(t, string(data), `"value": "90210"`)
+	assert.Contains(t, string(data), `"capability": "sms"`)
 }
 
 func TestExpiredLinkRefused(t *testing.T) {

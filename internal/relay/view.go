@@ -20,7 +20,7 @@ const defaultBrand = "#3b5bdb"
 type field struct {
 	ID, Name, Label, Type, Placeholder, HelperText, Autocomplete string
 	InputMode, Pattern                                           string
-	Required, Textarea, Select                                   bool
+	Required, Textarea, Select, OTP                              bool
 	Options                                                      []option
 }
 
@@ -103,6 +103,7 @@ func newField(m map[string]any) (field, bool) {
 			f.Options = append(f.Options, option{Label: str(o, "label", str(o, "value", "")), Value: str(o, "value", "")})
 		}
 	case "otp":
+		f.OTP = true
 		f.Type, f.InputMode, f.Pattern = "text", "numeric", "[0-9A-Za-z]{4,10}"
 		f.Autocomplete = or(f.Autocomplete, "one-time-code")
 	case "card-number":
@@ -197,7 +198,7 @@ func srcdoc(t map[string]any, nonce string) (string, bool) {
 	}
 	var b strings.Builder
 	b.WriteString(`<!doctype html><html><head><meta charset="utf-8"><base href="about:blank">`)
-	b.WriteString(`<style nonce="` + nonce + `">body{margin:0;font:15px system-ui,sans-serif}` + css + `</style></head><body>`)
+	b.WriteString(`<style nonce="` + nonce + `">body{margin:0;padding:.6rem .8rem;font:15px system-ui,sans-serif}` + css + `</style></head><body>`)
 	b.WriteString(html)
 	b.WriteString(`<script nonce="` + nonce + `">window.addEventListener("message",function(e){if(e.source!==parent||!e.data||e.data.type!=="approve")return;var v="";try{v=(function(){` + approve + "\n" + `})()}catch(err){v=""}parent.postMessage({type:"approveResult",value:v==null?"":String(v)},"*")});</script>`)
 	if script != "" {

@@ -48,12 +48,12 @@ func Browser(t testing.TB) context.Context {
 	return ctx
 }
 
-// Screenshot saves the full page as <dir>/<name>.png, dir being
+// Screenshot saves the full page as <dir>/<name>.png (PNG: quality 100), dir being
 // $OPENPOCKET_TEST_ARTIFACTS or the package's testdata/out (not in git),
 // and logs the path.
 func Screenshot(t testing.TB, ctx context.Context, name string) {
 	t.Helper()
-	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}
@@ -64,7 +64,7 @@ func Screenshot(t testing.TB, ctx context.Context, name string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, name+".jpg")
+	path := filepath.Join(dir, name+".png")
 	if err := os.WriteFile(path, buf, 0o644); err != nil {
 		t.Fatal(err)
 	}
