@@ -72,9 +72,9 @@ func (b *Broker) Ask(ctx context.Context, req agent.HumanAuthRequest) (agent.Hum
 	now := time.Now().UTC()
 	p := Pending{ID: req.ID, AgentID: agentID, Capability: req.Capability, Instruction: req.Instruction,
 		Reason: req.Reason, UITemplate: tmpl, CreatedAt: now, ExpiresAt: now.Add(timeout), TokenHash: hash}
-	// A leftover decision of an earlier run with the same id must not
-	// answer this one.
-	b.Store.Close(p.ID)
+	if err := b.Store.claim(p.ID, now); err != nil {
+		return agent.HumanAuthDecision{}, err
+	}
 	if err := b.Store.Add(p); err != nil {
 		return agent.HumanAuthDecision{}, err
 	}

@@ -139,3 +139,20 @@ func TestStoreRefusesUnsafeIDs(t *testing.T) {
 	assert.Equal(t, ".jpg", humanauth.ExtForMIME("image/jpeg"))
 	assert.Equal(t, ".bin", humanauth.ExtForMIME("audio/ogg"))
 }
+
+func TestLeftoversDoNotAnswerAndLiveIDsAreRefused(t *testing.T) {
+	store := humanauth.Open(t.TempDir())
+	// A process died after an answer was written: that answer is stale.
+	now := time.Now().UTC()
+	require.NoError(t, store.Add(humanauth.Pending{ID: "run-step-1", CreatedAt: now.Add(-time.Hour), ExpiresAt: now.Add(-time.Minute)}))
+	require.NoError(t, store.Decide("run-step-1", humanauth.Decision{Status: "approved", Text: "old"}))
+	b := &humanauth.Broker{Store: store, MaxTimeout: 200 * time.Millisecond}
+	links, decs, errs := ask(t, b, agent.HumanAuthRequest{ID: "run-step-1", Capability: "2fa"})
+	<-links
+	// While it waits, another run cannot take the same id.
+	_, err := (&humanauth.Broker{Store: store}).Ask(context.Background(), agent.HumanAuthRequest{ID: "run-step-1"})
+	assert.ErrorContains(t, err, "already waiting")
+	d := <-decs
+	require.NoError(t, <-errs)
+	assert.Equal(t, "timeout", d.Status, "the stale approval did not answer")
+}

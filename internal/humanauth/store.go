@@ -224,6 +224,18 @@ func (s *Store) Decision(id string) (Decision, bool, error) {
 	return d, true, nil
 }
 
+// claim clears what a process that died while waiting left under id (a
+// stale request, a decision nobody read) so it cannot answer the new
+// request; a live request of another run with the same id is an error.
+func (s *Store) claim(id string, now time.Time) error {
+	p, err := s.Get(id)
+	if err == nil && !p.Expired(now) {
+		return fmt.Errorf("human auth: request %s is already waiting for an answer (another run?)", id)
+	}
+	s.Close(id)
+	return nil
+}
+
 // Close removes a finished request's pending and decision files (the
 // decision may hold a typed secret); artifacts stay. Its link is dead.
 func (s *Store) Close(id string) {
