@@ -1,11 +1,15 @@
 package relay_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -224,3 +228,86 @@ r.fetch="pending";fetch(` + "`" + other + "`" + `).then(function(){r.fetch="ok"}
 	_, stillPending, _ := store.Decision("req-other")
 	assert.False(t, stillPending, "the other request was not answered")
 }
+
+// post sends a multipart form as a browser does.
+func post(t *testing.T, url string, fields map[string]string, files map[string][]byte) *http.Response {
+	t.Helper()
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	for k, v := range fields {
+		require.NoError(t, w.WriteField(k, v))
+	}
+	for k, data := range files {
+		fw, err := w.CreateFormFile(k, k+".upload")
+		require.NoError(t, err)
+		fw.Write(data)
+	}
+	require.NoError(t, w.Close())
+	res, err := http.Post(url, w.FormDataContentType(), &body)
+	require.NoError(t, err)
+	res.Body.Close()
+	return res
+}
+
+func TestFileAndAudioAttachments(t *testing.T) {
+	store := humanauth.Open(t.TempDir())
+	tmpl := map[string]any{"allowFileAttachment": true, "fileAccept": ".pdf,application/pdf", "allowAudioAttachment": true,
+		"allowPhotoAttachment": false}
+	srv, link := pending(t, store, "req-file", "files", tmpl, time.Minute)
+	res, err := http.Get(link)
+	require.NoError(t, err)
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	assert.Contains(t, string(page), `<input id="file" name="file" type="file" accept=".pdf,application/pdf">`)
+	assert.Contains(t, string(page), `<input id="audio" name="audio" type="file" accept="audio/*" capture>`)
+	assert.NotContains(t, string(page), `id="photo"`)
+	token := link[strings.Index(link, "?t=")+3:]
+	url := srv.URL + "/a/default/auth/req-file"
+	pdf := []byte("%PDF-1.4\n1 0 obj\n<<>>\nendobj\n")
+	// A photo the template does not allow is ignored; the file is stored.
+	res = post(t, url, map[string]string{"t": token, "decision": "approve"}, map[string][]byte{"photo": tinyPNG, "file": pdf})
+	assert.Equal(t, 200, res.StatusCode)
+	d, ok, err := store.Decision("req-file")
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, "the user approved and sent a file", d.Message)
+	require.NotNil(t, d.Artifact)
+	assert.Equal(t, "file", d.Artifact.Kind)
+	assert.Equal(t, "application/pdf", d.Artifact.MIME)
+	assert.Equal(t, filepath.Join(store.ArtifactDir(), "req-file.bin"), d.Artifact.Path, "seed 003: unknown MIME types are .bin")
+	data, err := os.ReadFile(d.Artifact.Path)
+	require.NoError(t, err)
+	assert.Equal(t, pdf, data)
+	// A second POST with the same token is refused.
+	res = post(t, url, map[string]string{"t": token, "decision": "reject"}, nil)
+	assert.Equal(t, http.StatusGone, res.StatusCode)
+}
+
+func TestOversizedBodyRefused(t *testing.T) {
+	store := humanauth.Open(t.TempDir())
+	srv, link := pending(t, store, "req-big", "camera", nil, time.Minute)
+	token := link[strings.Index(link, "?t=")+3:]
+	res := post(t, srv.URL+"/a/default/auth/req-big", map[string]string{"t": token, "decision": "approve"},
+		map[string][]byte{"photo": bytes.Repeat([]byte{0xff}, 13<<20)})
+	assert.Equal(t, http.StatusRequestEntityTooLarge, res.StatusCode)
+	_, decided, _ := store.Decision("req-big")
+	assert.False(t, decided)
+}
+
+func TestPhotoMustBeAnImage(t *testing.T) {
+	store := humanauth.Open(t.TempDir())
+	srv, link := pending(t, store, "req-img", "camera", nil, time.Minute)
+	token := link[strings.Index(link, "?t=")+3:]
+	res := post(t, srv.URL+"/a/default/auth/req-img", map[string]string{"t": token, "decision": "approve"},
+		map[string][]byte{"photo": []byte("#!/bin/sh\necho hi\n")})
+	assert.Equal(t, http.StatusBadRequest, res.StatusCode)
+	res = post(t, srv.URL+"/a/default/auth/req-img", map[string]string{"t": token, "decision": "approve"},
+		map[string][]byte{"photo": tinyPNG})
+	assert.Equal(t, 200, res.StatusCode)
+	d, _, _ := store.Decision("req-img")
+	assert.Equal(t, "image", d.Artifact.Kind)
+	assert.Equal(t, filepath.Join(store.ArtifactDir(), "req-img.png"), d.Artifact.Path)
+}
+
+// tinyPNG is a 1×1 PNG.
+var tinyPNG = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\xcf\xc0\xf0\x1f\x00\x05\x00\x01\xff\x89\x99=\x1d\x00\x00\x00\x00IEND\xaeB`\x82")
