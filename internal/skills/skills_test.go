@@ -70,7 +70,7 @@ func TestGenerateReplay(t *testing.T) {
 		`{sel = {id = "com.android.settings:id/wifi_switch", class = "android.widget.Switch"}, why = "recorded selector"}`,
 		"point = {964, 304}",
 		`local text = params.text_1 or "say \"hi\"\\n"`,
-		"wait_app(\"com.android.settings\")",
+		`return start_app("com.android.settings", {id = "com.android.settings:id/wifi_switch", class = "android.widget.Switch"})`,
 		"REC_W, REC_H = 1080, 2400",
 		"behavior_fingerprint abc",
 	} {
