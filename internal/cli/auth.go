@@ -49,6 +49,10 @@ type AuthRejectCmd struct {
 	ID string `arg:"" help:"Request id (from auth list)."`
 }
 
+func (c *AuthListCmd) Help() string    { return exampleHelp("auth list") }
+func (c *AuthApproveCmd) Help() string { return exampleHelp("auth approve") }
+func (c *AuthRejectCmd) Help() string  { return exampleHelp("auth reject") }
+
 func (a *App) authStore() (*humanauth.Store, error) {
 	h, err := a.home()
 	if err != nil {

@@ -279,6 +279,7 @@ func ParseConfig(file string, data []byte) (Config, []Warning, error) {
 	if err := checkSyntax(file, data); err != nil {
 		return cfg, nil, err
 	}
+	data, migrated := migrateLegacyKeys(file, data)
 	spans, err := scanJSON(data)
 	if err != nil {
 		var dup *duplicateKeyError
@@ -290,7 +291,7 @@ func ParseConfig(file string, data []byte) (Config, []Warning, error) {
 	if len(spans) == 0 || spans[0].kind != '{' {
 		return cfg, nil, &ConfigError{File: file, Line: 1, Column: 1, Message: "expected a JSON object at the top level"}
 	}
-	warnings := unknownKeys(file, data, spans, typeOfConfig)
+	warnings := append(migrated, unknownKeys(file, data, spans, typeOfConfig)...)
 
 	cfg.Models = nil // "models" in the file replaces the defaults as a whole
 	if err := json.Unmarshal(data, &cfg); err != nil {
