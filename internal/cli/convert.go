@@ -44,11 +44,11 @@ func (c *ConvertMaestroCmd) Run(app *App) error {
 	}
 	switch {
 	case failed > 0 && bad > 0:
-		return FailedError{fmt.Sprintf("%d files not convertible, %d converted playbooks do not lint", failed, bad)}
+		return FailedError{Msg: fmt.Sprintf("%d files not convertible, %d converted playbooks do not lint", failed, bad)}
 	case failed > 0:
-		return FailedError{fmt.Sprintf("%d files not convertible", failed)}
+		return FailedError{Msg: fmt.Sprintf("%d files not convertible", failed)}
 	case bad > 0:
-		return FailedError{fmt.Sprintf("%d converted playbooks do not lint", bad)}
+		return FailedError{Msg: fmt.Sprintf("%d converted playbooks do not lint", bad)}
 	}
 	return nil
 }

@@ -93,8 +93,9 @@ type state struct {
 	failMonkey bool
 	settings   map[string]string // "namespace/key" → value, besides wifi_on/bluetooth_on
 
-	ext extState   // lock screen, keyboard, shade, build quirks (lock.go)
-	x   extraState // permissions, installs, airplane mode, location, keys (devicecmds.go)
+	ext   extState   // lock screen, keyboard, shade, build quirks (lock.go)
+	media mediaState // media scanner (media.go)
+	x     extraState // permissions, installs, airplane mode, location, keys (devicecmds.go)
 }
 
 // task is an Android task: a stack of activities of one app.
