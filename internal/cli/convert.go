@@ -20,6 +20,9 @@ type ConvertMaestroCmd struct {
 	NoLint bool   `name:"no-lint" help:"Do not lint the converted playbooks."`
 }
 
+// Help shows examples under --help.
+func (c *ConvertMaestroCmd) Help() string { return exampleHelp("convert maestro") }
+
 // Run converts, prints the per-file report and lints what it wrote; it
 // fails when a file was not convertible or a converted playbook does not
 // compile.
