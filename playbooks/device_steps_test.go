@@ -85,3 +85,12 @@ func TestNewStepsAreNotActions(t *testing.T) {
 		assert.True(t, strings.HasPrefix(kc, "KEYCODE_"), name)
 	}
 }
+
+func TestContainsList(t *testing.T) {
+	lua, err := compileSteps(t, "  - assert_visible: {clickable: true, contains: [Bluetooth, {class: Switch}]}\n  - tap: {contains: [{text: A}]}\n")
+	require.NoError(t, err)
+	assert.Contains(t, lua, `assert.visible({clickable = true, contains = {"Bluetooth", {class = "Switch"}}}`)
+	assert.Contains(t, lua, `ui.tap({contains = {text = "A"}}`)
+	_, err = compileSteps(t, "  - tap: {contains: []}\n")
+	assert.ErrorContains(t, err, "contains needs at least one selector")
+}

@@ -925,8 +925,25 @@ func (g *gen) sel(s *Selector) string {
 	for _, f := range s.Fields {
 		parts = append(parts, f.Name+" = "+g.typed(f.Value))
 	}
+	// A relation named more than once (contains: [a, b]) becomes a list.
+	count := map[string]int{}
 	for _, r := range s.Relations {
-		parts = append(parts, r.Name+" = "+g.sel(r.Sel))
+		count[r.Name]++
+	}
+	var listed []string
+	lists := map[string][]string{}
+	for _, r := range s.Relations {
+		if count[r.Name] == 1 {
+			parts = append(parts, r.Name+" = "+g.sel(r.Sel))
+			continue
+		}
+		if lists[r.Name] == nil {
+			listed = append(listed, r.Name)
+		}
+		lists[r.Name] = append(lists[r.Name], g.sel(r.Sel))
+	}
+	for _, name := range listed {
+		parts = append(parts, name+" = {"+strings.Join(lists[name], ", ")+"}")
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
 }

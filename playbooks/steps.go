@@ -1336,6 +1336,16 @@ func (p *parser) selectorFields(at *yaml.Node, path string, order []string, vals
 			sel.Fields = append(sel.Fields, SelField{Name: k, Value: v})
 		case contains(selectorBoolKeys, k):
 			sel.Fields = append(sel.Fields, SelField{Name: k, Value: &Value{Kind: VBool, Pos: p.pos(n), Bool: p.boolean(n, path+"."+k)}})
+		case k == "contains" && n.Kind == yaml.SequenceNode:
+			// contains: [sel, sel]: each is a descendant (containsDescendants).
+			if len(n.Content) == 0 {
+				p.errAt(n, path, "contains needs at least one selector")
+			}
+			for i, item := range n.Content {
+				if r := p.selector(item, fmt.Sprintf("%s.contains[%d]", path, i), false); r != nil {
+					sel.Relations = append(sel.Relations, SelRelation{Name: k, Sel: r})
+				}
+			}
 		case contains(selectorRelKeys, k):
 			if r := p.selector(n, path+"."+k, false); r != nil {
 				sel.Relations = append(sel.Relations, SelRelation{Name: k, Sel: r})

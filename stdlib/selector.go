@@ -254,6 +254,18 @@ func tableSelector(L *lua.LState, t *lua.LTable, depth int) (screen.Selector, er
 		case "child_of":
 			rel("child_of", &s.ChildOf, v)
 		case "contains":
+			if list, ok := selectorList(v); ok {
+				// contains = {sel, sel, …}: every one is a descendant.
+				for i, item := range list {
+					r, rerr := toSelector(L, item, depth+1)
+					if rerr != nil {
+						err = fmt.Errorf("selector field contains[%d]: %v", i+1, rerr)
+						return
+					}
+					s.ContainsAll = append(s.ContainsAll, &r)
+				}
+				return
+			}
 			rel("contains", &s.Contains, v)
 		case "contains_child":
 			rel("contains_child", &s.ContainsChild, v)
@@ -344,4 +356,38 @@ func screenShows(root *screen.Node) string {
 		return "screen shows no labels"
 	}
 	return "screen shows: " + strings.Join(labels, ", ")
+}
+
+// selectorList reports whether v is a list of selectors ({{text = "A"},
+// {id = "b"}} or {"A", "B"}) rather than one selector table ({"A"} or
+// {text = "A"}).
+func selectorList(v lua.LValue) ([]lua.LValue, bool) {
+	t, ok := v.(*lua.LTable)
+	if !ok || t.Len() == 0 {
+		return nil, false
+	}
+	mixed := false
+	t.ForEach(func(k, _ lua.LValue) {
+		if _, isNum := k.(lua.LNumber); !isNum {
+			mixed = true // {text = "A", {…}} is one selector, not a list
+		}
+	})
+	if mixed {
+		return nil, false
+	}
+	var items []lua.LValue
+	for i := 1; i <= t.Len(); i++ {
+		item := t.RawGetInt(i)
+		switch item.(type) {
+		case *lua.LTable, *lua.LUserData:
+		case lua.LString:
+			if t.Len() == 1 {
+				return nil, false // {"Save"}: one text selector
+			}
+		default:
+			return nil, false
+		}
+		items = append(items, item)
+	}
+	return items, true
 }

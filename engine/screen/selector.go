@@ -33,6 +33,10 @@ type Selector struct {
 	Below, Above, LeftOf, RightOf, ChildOf, Contains *Selector
 
 	ContainsChild *Selector // a direct child matches (Contains: any descendant)
+
+	// ContainsAll: each of these matches some descendant (Maestro's
+	// containsDescendants list).
+	ContainsAll []*Selector
 }
 
 // Bool returns a pointer to b, for Selector state fields.
@@ -53,6 +57,7 @@ type Matcher struct {
 	re, idRe                               *regexp.Regexp
 
 	below, above, leftOf, rightOf, childOf, contains, containsChild *Matcher
+	containsAll                                                     []*Matcher
 }
 
 // Compile validates the selector and precompiles its regular expression and
@@ -156,6 +161,16 @@ func (s Selector) compile(path string, depth int) (*Matcher, error) {
 		}
 		*r.dst = sub
 	}
+	for i, sub := range s.ContainsAll {
+		if sub == nil {
+			return nil, fail(fmt.Sprintf("containsAll[%d]", i), "is nil")
+		}
+		cm, err := sub.compile(field(fmt.Sprintf("containsAll[%d]", i)), depth+1)
+		if err != nil {
+			return nil, err
+		}
+		m.containsAll = append(m.containsAll, cm)
+	}
 	return m, nil
 }
 
@@ -165,7 +180,7 @@ func (s Selector) isEmpty() bool {
 		s.Clickable == nil && s.Enabled == nil && s.Checked == nil && s.Focused == nil &&
 		s.Selected == nil && s.Scrollable == nil && s.Checkable == nil &&
 		s.Below == nil && s.Above == nil && s.LeftOf == nil && s.RightOf == nil &&
-		s.ChildOf == nil && s.Contains == nil && s.IDRegex == "" && s.ContainsChild == nil
+		s.ChildOf == nil && s.Contains == nil && s.IDRegex == "" && s.ContainsChild == nil && len(s.ContainsAll) == 0
 }
 
 // Selector returns the selector the matcher was compiled from.
@@ -287,20 +302,17 @@ func (m *Matcher) FindAll(root *Node) []*Node {
 	}
 	var holders map[*Node]int // strict ancestor of a contained match → levels
 	if m.contains != nil {
-		refs := m.contains.FindAll(root)
-		if len(refs) == 0 {
+		if holders = ancestorsOf(m.contains, root); holders == nil {
 			return nil
 		}
-		holders = make(map[*Node]int)
-		for _, r := range refs {
-			lv := 1
-			for p := r.Parent; p != nil; p = p.Parent {
-				if old, ok := holders[p]; !ok || lv < old {
-					holders[p] = lv
-				}
-				lv++
-			}
+	}
+	var allHolders []map[*Node]int // one per containsAll selector
+	for _, cm := range m.containsAll {
+		h := ancestorsOf(cm, root)
+		if h == nil {
+			return nil
 		}
+		allHolders = append(allHolders, h)
 	}
 	var directParents map[*Node]bool // parents of a containsChild match
 	if m.containsChild != nil {
@@ -315,7 +327,7 @@ func (m *Matcher) FindAll(root *Node) []*Node {
 			}
 		}
 	}
-	relational := len(spatial) > 0 || parents != nil || holders != nil || directParents != nil
+	relational := len(spatial) > 0 || parents != nil || holders != nil || directParents != nil || allHolders != nil
 
 	var out []match
 	order := 0
@@ -360,6 +372,13 @@ func (m *Matcher) FindAll(root *Node) []*Node {
 				return true
 			}
 			mt.levels++
+		}
+		for _, h := range allHolders {
+			lv, ok := h[n]
+			if !ok {
+				return true
+			}
+			mt.levels += float64(lv)
 		}
 		out = append(out, mt)
 		return true
@@ -483,8 +502,33 @@ func (s Selector) stringDepth(depth int) string {
 			parts = append(parts, r.name+"("+r.v.stringDepth(depth+1)+")")
 		}
 	}
+	for _, c := range s.ContainsAll {
+		if c != nil {
+			parts = append(parts, "contains("+c.stringDepth(depth+1)+")")
+		}
+	}
 	if len(parts) == 0 {
 		return "<empty selector>"
 	}
 	return strings.Join(parts, " ")
+}
+
+// ancestorsOf maps every strict ancestor of a match of m to the fewest
+// levels above one; nil when m matches nothing.
+func ancestorsOf(m *Matcher, root *Node) map[*Node]int {
+	refs := m.FindAll(root)
+	if len(refs) == 0 {
+		return nil
+	}
+	holders := make(map[*Node]int)
+	for _, r := range refs {
+		lv := 1
+		for p := r.Parent; p != nil; p = p.Parent {
+			if old, ok := holders[p]; !ok || lv < old {
+				holders[p] = lv
+			}
+			lv++
+		}
+	}
+	return holders
 }

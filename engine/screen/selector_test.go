@@ -91,6 +91,8 @@ func TestSelectorFindAll(t *testing.T) {
 		{"contains checked switch", Selector{Clickable: T, Contains: &Selector{Class: "Switch", Checked: F}}, []string{"LinearLayout(Bluetooth)"}},
 		{"containsChild only the direct parent", Selector{ContainsChild: &Selector{Text: "Bluetooth"}}, []string{"LinearLayout(Bluetooth)"}},
 		{"containsChild is not any descendant", Selector{Clickable: T, ContainsChild: &Selector{Text: "Wi-Fi calling"}}, []string{}},
+		{"containsAll needs every one", Selector{Clickable: T, ContainsAll: []*Selector{{Text: "Bluetooth"}, {Class: "Switch"}}}, []string{"LinearLayout(Bluetooth)"}},
+		{"containsAll none when one is missing", Selector{Clickable: T, ContainsAll: []*Selector{{Text: "Bluetooth"}, {Text: "NFC"}}}, []string{}},
 		{"nested relations", Selector{Class: "Switch", ChildOf: &Selector{Clickable: T, Contains: &Selector{TextContains: "wi-fi"}}}, []string{"switch_widget:"}},
 	}
 	for _, tt := range tests {

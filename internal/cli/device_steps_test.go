@@ -44,6 +44,10 @@ steps:
   - assert: rot:match("^1") ~= nil
   - set_orientation: portrait
   - set_clipboard: "héllo"
+  - launch: com.android.settings
+  - assert_visible: {clickable: true, contains: [Bluetooth, {class: Switch}]}
+  - assert_not_visible: {clickable: true, contains: [Bluetooth, Wi-Fi], timeout: 300ms}
+  - assert_visible: {id_regex: "(wifi|bluetooth)_switch", index: 1}
   - key: Remote Dpad Center
   - key: Lock
 `), 0o644))

@@ -185,11 +185,11 @@ func (fc *flowConv) selector(val *yaml.Node, sized bool) (*yaml.Node, []string) 
 				sub, _ := fc.selector(d, false)
 				subs = append(subs, sub)
 			}
-			if len(subs) > 1 {
-				fc.warn(v, "containsDescendants with %d selectors: only the first is kept (contains takes one)", len(subs))
-			}
-			if len(subs) > 0 {
+			switch {
+			case len(subs) == 1:
 				out = append(out, pair{"contains", subs[0]})
+			case len(subs) > 1:
+				out = append(out, pair{"contains", seq(subs)}) // each one a descendant
 			}
 		case "width", "height", "tolerance":
 			if sized {
