@@ -29,8 +29,9 @@ INSPECTOR         := .cache/npm/node_modules/.bin/mcp-inspector
 all: build
 
 ## setup: install the adb server (Debian package `adb`) and bubblewrap (Debian
-## package `bubblewrap`, which confines scripts and exec) when missing, and zsh and fish
-## for the completion tests
+## package `bubblewrap`, which confines scripts and exec) when missing, zsh and
+## fish for the completion tests, and Chromium (Debian package `chromium`) for
+## the web page tests
 setup:
 	@if command -v adb >/dev/null 2>&1; then \
 		echo "adb: $$(command -v adb)"; \
@@ -58,6 +59,15 @@ setup:
 		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zsh fish; \
 	else \
 		echo "zsh and fish are not installed and apt-get is unavailable: install them for the completion tests" >&2; \
+		exit 1; \
+	fi
+	@if command -v chromium >/dev/null 2>&1; then \
+		echo "chromium: $$(command -v chromium)"; \
+	elif command -v apt-get >/dev/null 2>&1; then \
+		echo "installing chromium for the web page tests (apt-get install -y chromium)"; \
+		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	else \
+		echo "chromium is not installed and apt-get is unavailable: install Chromium so that 'chromium' is on PATH" >&2; \
 		exit 1; \
 	fi
 
@@ -114,7 +124,7 @@ $(INSPECTOR):
 
 ## demo: run the example playbook against the embedded virtual phone
 demo: setup build
-	./$(BIN) --sim play examples/demo.yaml --output demo-report
+	./$(BIN) --sim play examples/demo.yaml --output demo-report --report-html demo-report/html
 
 ## bench: benchmarks with ratios against floors measured in the same run
 bench: setup

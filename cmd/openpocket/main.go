@@ -1,6 +1,6 @@
 // Command openpocket is the composition root: it hands the process's
 // arguments and streams to the CLI, with the front ends the CLI starts
-// (the MCP server), and exits with the code it returns.
+// (the human-auth relay, the MCP server), and exits with the code it returns.
 package main
 
 import (
@@ -11,7 +11,9 @@ import (
 	_ "time/tzdata"
 
 	"github.com/openpocket/openpocket/internal/cli"
+	"github.com/openpocket/openpocket/internal/humanauth"
 	"github.com/openpocket/openpocket/internal/mcp"
+	"github.com/openpocket/openpocket/internal/relay"
 )
 
 func main() {
@@ -21,7 +23,11 @@ func main() {
 // deps binds the front ends to the CLI (front ends never import each
 // other, so the composition root does).
 func deps() cli.Deps {
-	return cli.Deps{ServeMCP: serveMCP}
+	return cli.Deps{StartRelay: startRelay, ServeMCP: serveMCP}
+}
+
+func startRelay(ctx context.Context, store *humanauth.Store, addr string) (string, func(), error) {
+	return relay.Start(ctx, store, relay.Options{Addr: addr})
 }
 
 // serveMCP runs internal/mcp over the CLI's backend, which satisfies

@@ -61,6 +61,7 @@ type CLI struct {
 	Play       PlayCmd       `cmd:"" help:"Run YAML playbooks: progress per step, a summary, reports."`
 	Compile    CompileCmd    `cmd:"" help:"Print the Lua a playbook compiles to."`
 	Lint       LintCmd       `cmd:"" help:"Validate playbooks without a device."`
+	Convert    ConvertCmd    `cmd:"" help:"Convert flows of other tools (Maestro) into playbooks."`
 	Run        RunCmd        `cmd:"" help:"Run a Lua script against the device."`
 	Repl       ReplCmd       `cmd:"" help:"Interactive Lua REPL against a live device."`
 	Agent      AgentCmd      `cmd:"" help:"Run a task with a model: it looks at the screen and picks one action per step."`
@@ -71,6 +72,7 @@ type CLI struct {
 	Skills     SkillsCmd     `cmd:"" help:"List, show, validate and replay skills (learned procedures) without a model."`
 	Sessions   SessionsCmd   `cmd:"" help:"List and show recorded agent sessions."`
 	Gateway    GatewayCmd    `cmd:"" help:"Run the scheduler and heartbeat in the foreground until Ctrl-C (SIGUSR1 reloads config and jobs)."`
+	Auth       AuthCmd       `cmd:"" help:"List, approve and reject pending human-auth requests."`
 	MCP        MCPCmd        `cmd:"" name:"mcp" help:"Serve the phone to coding agents over MCP (stdio, or streamable HTTP with --http)."`
 }
 
@@ -85,11 +87,17 @@ type App struct {
 	Ctx    context.Context
 	Logger *slog.Logger
 
+	// StartRelay starts the human-auth relay (bound by the composition
+	// root); relayBase is set once one runs in this process.
+	StartRelay RelayStarter
+	relayBase  string
+
 	cleanups []func()
 	sim      *sim.Sim
 	ws       *workspace.Home
 	execSet  *executors.Set
 	cfg      workspace.Config
+	play     playOptions // play's report and recording options
 	// deviceErr is the first failure to open the device, which Lua runs
 	// only see as text.
 	deviceErr error
@@ -155,7 +163,7 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 		defer stop()
 	}
 	app := &App{Globals: cli.Globals, Stdout: stdout, Stderr: stderr, Ctx: ctx, command: "openpocket " + commandName(kctx.Command()),
-		serveMCP: deps.ServeMCP}
+		StartRelay: deps.StartRelay, serveMCP: deps.ServeMCP}
 	// Info and above reach the terminal (log.info from Lua included);
 	// --verbose adds debug. Runs with a log.txt get every level there.
 	level := slog.LevelInfo

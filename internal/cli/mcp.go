@@ -45,11 +45,6 @@ type MCPServeOptions struct {
 // MCPServer serves b until ctx ends or the client disconnects.
 type MCPServer func(ctx context.Context, b *MCPBackend, o MCPServeOptions) error
 
-// Deps are what the composition root hands the CLI.
-type Deps struct {
-	ServeMCP MCPServer
-}
-
 // Run prepares what every call shares (home, executors, the virtual phone
 // with --sim) and serves until the client goes away or Ctrl-C.
 func (c *MCPCmd) Run(app *App) error {
