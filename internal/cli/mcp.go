@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/openpocket/openpocket/engine"
+	enginedevice "github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/internal/atomicfile"
 	"github.com/openpocket/openpocket/internal/skills"
 	"github.com/openpocket/openpocket/lua"
@@ -142,32 +143,26 @@ func (b *MCPBackend) Devices(ctx context.Context) (any, error) {
 	return out, nil
 }
 
-// Session opens a throwaway session on device with its lease held; end
-// finalizes it and releases the device.
-func (b *MCPBackend) Session(ctx context.Context, device, task string) (*engine.Session, func(ok bool, msg string), error) {
+// Phone opens device ("" = the configured target) for direct use, its
+// lease held until release.
+func (b *MCPBackend) Phone(ctx context.Context, device string) (*enginedevice.Phone, func(), error) {
 	app, release, err := b.call(ctx, device)
 	if err != nil {
 		return nil, nil, err
 	}
-	eng, err := app.newEngine(engineOptions{})
+	if _, err := app.home(); err != nil {
+		release()
+		return nil, nil, err
+	}
+	if app.Device == "" && app.Target == "" {
+		app.Device, app.Target = app.cfg.Target.Device, app.cfg.Target.AdbEndpoint
+	}
+	t, err := app.openDevice(ctx)
 	if err != nil {
 		release()
 		return nil, nil, err
 	}
-	sess, err := eng.NewSession(ctx, engine.SessionOptions{Task: task})
-	if err != nil {
-		release()
-		return nil, nil, err
-	}
-	if _, err := sess.Phone(); err != nil {
-		sess.Finish(false, err.Error())
-		release()
-		return nil, nil, err
-	}
-	return sess, func(ok bool, msg string) {
-		sess.Finish(ok, msg)
-		release()
-	}, nil
+	return enginedevice.NewPhone(t, app.phoneOptions()), release, nil
 }
 
 // RunLua runs src (named chunk) in a sandboxed VM bound to a fresh session

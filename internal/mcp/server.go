@@ -23,6 +23,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/engine/screen"
 )
 
@@ -32,9 +33,9 @@ import (
 type Runner interface {
 	// Devices lists attached devices.
 	Devices(ctx context.Context) (any, error)
-	// Session opens a throwaway session on device with its lease held;
-	// end finalizes it and releases the device.
-	Session(ctx context.Context, device, task string) (sess *engine.Session, end func(ok bool, msg string), err error)
+	// Phone opens device for direct use (snapshot, act) with its lease
+	// held until release; it is the run service's Phone.
+	Phone(ctx context.Context, device string) (phone *device.Phone, release func(), err error)
 	// RunLua runs src as chunk in a sandboxed VM bound to a fresh session,
 	// args as arg[1..n]; output is what it printed.
 	RunLua(ctx context.Context, device, chunk string, src []byte, args []string, timeout time.Duration) (output string, err error)

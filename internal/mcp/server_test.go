@@ -15,6 +15,7 @@ import (
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/action"
+	"github.com/openpocket/openpocket/engine/device"
 )
 
 // fakeRunner answers from fields; unset ones fail or panic as a test asks.
@@ -25,12 +26,8 @@ type fakeRunner struct {
 }
 
 func (f *fakeRunner) Devices(ctx context.Context) (any, error) { return f.devices, nil }
-func (f *fakeRunner) Session(ctx context.Context, device, task string) (*engine.Session, func(bool, string), error) {
-	sess, err := (&engine.Engine{}).NewSession(ctx, engine.SessionOptions{Task: task})
-	if err != nil {
-		return nil, nil, err
-	}
-	return sess, func(ok bool, msg string) { sess.Finish(ok, msg) }, nil
+func (f *fakeRunner) Phone(ctx context.Context, serial string) (*device.Phone, func(), error) {
+	return nil, nil, errors.New("no device configured")
 }
 func (f *fakeRunner) RunLua(ctx context.Context, device, chunk string, src []byte, args []string, timeout time.Duration) (string, error) {
 	return f.runLua(ctx, device, src, args, timeout)

@@ -12,7 +12,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/action"
 	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/engine/screen"
@@ -68,16 +67,15 @@ func (s *Server) snapshot(ctx context.Context, req *sdk.CallToolRequest) (*sdk.C
 	if err := decode("snapshot", req, &a); err != nil {
 		return nil, err
 	}
-	sess, end, err := s.runner.Session(ctx, a.Device, "mcp snapshot")
+	phone, release, err := s.runner.Phone(ctx, a.Device)
 	if err != nil {
 		return nil, err
 	}
-	snap, err := sess.Capture(device.CaptureOptions{Scaled: true, SOM: a.SOM, NoCache: a.Fresh})
+	snap, err := phone.Capture(ctx, device.CaptureOptions{Scaled: true, SOM: a.SOM, NoCache: a.Fresh})
+	release()
 	if err != nil {
-		end(false, err.Error())
 		return nil, err
 	}
-	end(true, "snapshot")
 	s.remember(snap)
 	img := snap.ScaledScreenshot
 	if a.SOM && len(snap.SOMScreenshot) > 0 {
@@ -216,27 +214,23 @@ func actableNames() []string {
 // coordinates refer to the last snapshot taken on that device; without
 // one, tap_element takes a snapshot first so ids mean what snapshot shows.
 func (s *Server) run(ctx context.Context, dev string, act action.Action, scaled *bool) (*sdk.CallToolResult, error) {
-	sess, end, err := s.runner.Session(ctx, dev, "mcp act "+act.Type)
+	phone, release, err := s.runner.Phone(ctx, dev)
 	if err != nil {
 		return nil, err
 	}
-	out, err := s.execute(ctx, sess, act, scaled)
+	defer release()
+	out, err := s.execute(ctx, phone, act, scaled)
 	if err != nil {
-		end(false, err.Error())
 		return nil, fmt.Errorf("act %s: %w", act.Type, err)
 	}
-	end(true, out.Result)
 	return textResult(out.Result), nil
 }
 
-func (s *Server) execute(ctx context.Context, sess *engine.Session, act action.Action, scaled *bool) (device.Outcome, error) {
-	phone, err := sess.Phone()
-	if err != nil {
-		return device.Outcome{}, err
-	}
+func (s *Server) execute(ctx context.Context, phone *device.Phone, act action.Action, scaled *bool) (device.Outcome, error) {
 	snap := s.lastSnapshot(phone.Serial())
 	if snap == nil && act.Type == "tap_element" {
-		if snap, err = sess.Capture(device.CaptureOptions{Scaled: true}); err != nil {
+		var err error
+		if snap, err = phone.Capture(ctx, device.CaptureOptions{Scaled: true}); err != nil {
 			return device.Outcome{}, err
 		}
 		s.remember(snap)
@@ -245,7 +239,7 @@ func (s *Server) execute(ctx context.Context, sess *engine.Session, act action.A
 	if !useScaled && act.Type != "tap_element" {
 		snap = nil
 	}
-	return sess.ActContext(ctx, act, device.ActOptions{Snapshot: snap, Scaled: useScaled, Observe: true})
+	return phone.Execute(ctx, act, device.ActOptions{Snapshot: snap, Scaled: useScaled, Observe: true})
 }
 
 // actionShortcut is a tool for one action (type_text, launch_app) with
