@@ -17,6 +17,7 @@ import (
 	"github.com/openpocket/openpocket/internal/lease"
 	"github.com/openpocket/openpocket/internal/llm/llmtest"
 	"github.com/openpocket/openpocket/internal/mcp"
+	"github.com/openpocket/openpocket/internal/sim"
 	"github.com/openpocket/openpocket/internal/sim/simtest"
 )
 
@@ -72,176 +73,188 @@ func TestMCPToolsOnVirtualPhone(t *testing.T) {
 	phone := simtest.Start(t)
 	home := t.TempDir()
 	withMCPClient(t, home, phone.Serial(), nil, func(ctx context.Context, cs *sdk.ClientSession) {
-		t.Run("list tools", func(t *testing.T) {
-			tools, err := cs.ListTools(ctx, nil)
-			require.NoError(t, err)
-			var names []string
-			byName := map[string]*sdk.Tool{}
-			for _, tool := range tools.Tools {
-				names = append(names, tool.Name)
-				byName[tool.Name] = tool
-			}
-			for _, want := range []string{"devices", "snapshot", "act", "find", "wait_for", "tap", "type_text", "launch_app",
-				"run_lua", "play", "skills_list", "skill_run", "agent_run", "sessions_list", "session_get"} {
-				assert.Contains(t, names, want)
-			}
-			// type_text's parameters come from the action table's "type" spec.
-			schema, _ := json.Marshal(byName["type_text"].InputSchema)
-			assert.Contains(t, string(schema), `"text"`)
-			assert.Contains(t, string(schema), `"device"`)
-			act, _ := json.Marshal(byName["act"].InputSchema)
-			assert.Contains(t, string(act), `"tap_element"`)
-			assert.Contains(t, string(act), `"elementId"`)
-		})
-
-		t.Run("devices", func(t *testing.T) {
-			res := call(t, ctx, cs, "devices", nil)
-			require.False(t, res.IsError, text(res))
-			assert.Contains(t, text(res), phone.Serial())
-		})
-
-		t.Run("snapshot", func(t *testing.T) {
-			res := call(t, ctx, cs, "launch_app", map[string]any{"packageName": "com.android.settings"})
-			require.False(t, res.IsError, text(res))
-			res = call(t, ctx, cs, "snapshot", map[string]any{"som": true})
-			require.False(t, res.IsError, text(res))
-			assert.Contains(t, text(res), "current app com.android.settings")
-			assert.Regexp(t, `mark 1: label=".*" clickable=`, text(res))
-			var img *sdk.ImageContent
-			for _, c := range res.Content {
-				if ic, ok := c.(*sdk.ImageContent); ok {
-					img = ic
-				}
-			}
-			require.NotNil(t, img, "snapshot has image content")
-			assert.Equal(t, "image/png", img.MIMEType)
-			assert.Equal(t, "\x89PNG", string(img.Data[:4]))
-		})
-
-		t.Run("tap the Wi-Fi switch by selector", func(t *testing.T) {
-			before := phone.Phone().WifiOn()
-			res := call(t, ctx, cs, "tap", map[string]any{"selector": map[string]any{"id": "wifi_switch"}})
-			require.False(t, res.IsError, text(res))
-			assert.Contains(t, text(res), "wifi_switch")
-			assert.Eventually(t, func() bool { return phone.Phone().WifiOn() != before }, 5*time.Second, 50*time.Millisecond)
-			res = call(t, ctx, cs, "find", map[string]any{"selector": map[string]any{"id": "wifi_switch", "checked": !before}, "timeout_ms": 3000})
-			require.False(t, res.IsError, text(res))
-		})
-
-		t.Run("act tap_element by mark id", func(t *testing.T) {
-			res := call(t, ctx, cs, "snapshot", nil)
-			require.False(t, res.IsError, text(res))
-			id := markOf(t, text(res), "Wi-Fi")
-			before := phone.Phone().WifiOn()
-			res = call(t, ctx, cs, "act", map[string]any{"action": map[string]any{"type": "tap_element", "elementId": id}})
-			require.False(t, res.IsError, text(res))
-			assert.Contains(t, text(res), "state_delta")
-			assert.Eventually(t, func() bool { return phone.Phone().WifiOn() != before }, 5*time.Second, 50*time.Millisecond)
-		})
-
-		t.Run("run inline Lua", func(t *testing.T) {
-			res := call(t, ctx, cs, "run_lua", map[string]any{"code": `print("app=" .. app.current()); print(arg[1])`, "args": []string{"hello"}})
-			require.False(t, res.IsError, text(res))
-			assert.Contains(t, text(res), "app=com.android.settings")
-			assert.Contains(t, text(res), "hello")
-			res = call(t, ctx, cs, "run_lua", map[string]any{"code": "error('boom')"})
-			assert.True(t, res.IsError)
-			assert.Contains(t, text(res), "boom")
-		})
-
-		t.Run("play an example playbook", func(t *testing.T) {
-			file, err := filepath.Abs("../../examples/wifi_toggle.yaml")
-			require.NoError(t, err)
-			res := call(t, ctx, cs, "play", map[string]any{"file": file})
-			require.False(t, res.IsError, text(res))
-			var report struct {
-				Status    string `json:"status"`
-				OutputDir string `json:"outputDir"`
-				Steps     []struct {
-					Status string `json:"status"`
-				} `json:"steps"`
-			}
-			require.NoError(t, json.Unmarshal([]byte(text(res)), &report))
-			assert.Equal(t, "passed", report.Status)
-			assert.NotEmpty(t, report.Steps)
-			assert.FileExists(t, filepath.Join(report.OutputDir, "steps.json"))
-
-			inline := "name: inline check\nsteps:\n  - launch: com.android.settings\n  - assert_visible: {id: wifi_switch}\n  - assert_visible: {text: No such row}\n"
-			res = call(t, ctx, cs, "play", map[string]any{"yaml": inline, "timeout_ms": 20000})
-			assert.True(t, res.IsError, "a failing playbook is a failed call")
-			assert.Contains(t, text(res), `"status": "failed"`)
-		})
-
-		t.Run("replay a skill", func(t *testing.T) {
-			res := call(t, ctx, cs, "skills_list", nil)
-			require.False(t, res.IsError, text(res))
-			assert.Contains(t, text(res), "toggle-wifi")
-			res = call(t, ctx, cs, "skill_run", map[string]any{"name": "toggle-wifi", "params": map[string]string{"state": "off"}})
-			require.False(t, res.IsError, text(res))
-			assert.False(t, phone.Phone().WifiOn())
-			res = call(t, ctx, cs, "skill_run", map[string]any{"name": "toggle-wifi", "params": map[string]string{"state": "on"}})
-			require.False(t, res.IsError, text(res))
-			assert.True(t, phone.Phone().WifiOn())
-		})
-
-		t.Run("cancel a long wait_for", func(t *testing.T) {
-			callCtx, cancelCall := context.WithCancel(ctx)
-			done := make(chan error, 1)
-			go func() {
-				_, err := cs.CallTool(callCtx, &sdk.CallToolParams{Name: "wait_for",
-					Arguments: map[string]any{"selector": map[string]any{"text": "Never shown"}, "timeout_ms": 120000}})
-				done <- err
-			}()
-			time.Sleep(700 * time.Millisecond)
-			cancelCall()
-			select {
-			case err := <-done:
-				require.Error(t, err)
-			case <-time.After(30 * time.Second):
-				t.Fatal("wait_for did not return after the client cancelled it")
-			}
-			// The server-side call ended too: the device is free for the
-			// next call (calls on one device queue behind each other).
-			next, cancelNext := context.WithTimeout(ctx, 30*time.Second)
-			defer cancelNext()
-			res, err := cs.CallTool(next, &sdk.CallToolParams{Name: "find", Arguments: map[string]any{"selector": map[string]any{"id": "wifi_switch"}}})
-			require.NoError(t, err)
-			require.False(t, res.IsError, text(res))
-		})
-
-		t.Run("bad arguments are tool errors", func(t *testing.T) {
-			for _, c := range []struct {
-				tool string
-				args map[string]any
-				want string
-			}{
-				{"no_such_tool", nil, `unknown tool "no_such_tool"`},
-				{"tap", map[string]any{"selector": 42}, "selector"},
-				{"run_lua", map[string]any{"code": 7}, `"code"`},
-				{"act", map[string]any{"action": map[string]any{"type": "tap", "x": "left", "y": 3}}, "x"},
-				{"act", map[string]any{"action": map[string]any{"type": "fly"}}, `unknown action type "fly"`},
-				{"find", map[string]any{"selector": map[string]any{"text": "Nothing like this"}, "timeout_ms": 300}, "not found"},
-				{"snapshot", map[string]any{"colour": true}, "colour"},
-				{"session_get", map[string]any{"id": "../../etc/passwd"}, "expected an id"},
-			} {
-				res := call(t, ctx, cs, c.tool, c.args)
-				assert.True(t, res.IsError, "%s %v: %s", c.tool, c.args, text(res))
-				assert.Contains(t, text(res), c.want, c.tool)
-			}
-			// Still serving.
-			res := call(t, ctx, cs, "devices", nil)
-			assert.False(t, res.IsError, text(res))
-		})
-
-		t.Run("resources", func(t *testing.T) {
-			res, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "openpocket://docs/lua-api.md"})
-			require.NoError(t, err)
-			require.Len(t, res.Contents, 1)
-			assert.Contains(t, res.Contents[0].Text, "ui.find")
-			_, err = cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "openpocket://sessions/recent"})
-			require.NoError(t, err)
-		})
+		t.Run("list tools", func(t *testing.T) { mcpListTools(t, ctx, cs, phone) })
+		t.Run("devices", func(t *testing.T) { mcpDevices(t, ctx, cs, phone) })
+		t.Run("snapshot", func(t *testing.T) { mcpSnapshot(t, ctx, cs, phone) })
+		t.Run("tap the Wi-Fi switch by selector", func(t *testing.T) { mcpTapTheWiFiSwitchBySelector(t, ctx, cs, phone) })
+		t.Run("act tap_element by mark id", func(t *testing.T) { mcpActTapElementByMarkId(t, ctx, cs, phone) })
+		t.Run("run inline Lua", func(t *testing.T) { mcpRunInlineLua(t, ctx, cs, phone) })
+		t.Run("play an example playbook", func(t *testing.T) { mcpPlayAnExamplePlaybook(t, ctx, cs, phone) })
+		t.Run("replay a skill", func(t *testing.T) { mcpReplayASkill(t, ctx, cs, phone) })
+		t.Run("cancel a long wait_for", func(t *testing.T) { mcpCancelALongWaitFor(t, ctx, cs, phone) })
+		t.Run("bad arguments are tool errors", func(t *testing.T) { mcpBadArgumentsAreToolErrors(t, ctx, cs, phone) })
+		t.Run("resources", func(t *testing.T) { mcpResources(t, ctx, cs, phone) })
 	})
+}
+
+func mcpListTools(t *testing.T, ctx context.Context, cs *sdk.ClientSession, phone *sim.Sim) {
+	tools, err := cs.ListTools(ctx, nil)
+	require.NoError(t, err)
+	var names []string
+	byName := map[string]*sdk.Tool{}
+	for _, tool := range tools.Tools {
+		names = append(names, tool.Name)
+		byName[tool.Name] = tool
+	}
+	for _, want := range []string{"devices", "snapshot", "act", "find", "wait_for", "tap", "type_text", "launch_app",
+		"run_lua", "play", "skills_list", "skill_run", "agent_run", "sessions_list", "session_get"} {
+		assert.Contains(t, names, want)
+	}
+	// type_text's parameters come from the action table's "type" spec.
+	schema, _ := json.Marshal(byName["type_text"].InputSchema)
+	assert.Contains(t, string(schema), `"text"`)
+	assert.Contains(t, string(schema), `"device"`)
+	act, _ := json.Marshal(byName["act"].InputSchema)
+	assert.Contains(t, string(act), `"tap_element"`)
+	assert.Contains(t, string(act), `"elementId"`)
+}
+
+func mcpDevices(t *testing.T, ctx context.Context, cs *sdk.ClientSession, phone *sim.Sim) {
+	res := call(t, ctx, cs, "devices", nil)
+	require.False(t, res.IsError, text(res))
+	assert.Contains(t, text(res), phone.Serial())
+}
+
+func mcpSnapshot(t *testing.T, ctx context.Context, cs *sdk.ClientSession, phone *sim.Sim) {
+	res := call(t, ctx, cs, "launch_app", map[string]any{"packageName": "com.android.settings"})
+	require.False(t, res.IsError, text(res))
+	res = call(t, ctx, cs, "snapshot", map[string]any{"som": true})
+	require.False(t, res.IsError, text(res))
+	assert.Contains(t, text(res), "current app com.android.settings")
+	assert.Regexp(t, `mark 1: label=".*" clickable=`, text(res))
+	var img *sdk.ImageContent
+	for _, c := range res.Content {
+		if ic, ok := c.(*sdk.ImageContent); ok {
+			img = ic
+		}
+	}
+	require.NotNil(t, img, "snapshot has image content")
+	assert.Equal(t, "image/png", img.MIMEType)
+	assert.Equal(t, "\x89PNG", string(img.Data[:4]))
+}
+
+func mcpTapTheWiFiSwitchBySelector(t *testing.T, ctx context.Context, cs *sdk.ClientSession, phone *sim.Sim) {
+	before := phone.Phone().WifiOn()
+	res := call(t, ctx, cs, "tap", map[string]any{"selector": map[string]any{"id": "wifi_switch"}})
+	require.False(t, res.IsError, text(res))
+	assert.Contains(t, text(res), "wifi_switch")
+	assert.Eventually(t, func() bool { return phone.Phone().WifiOn() != before }, 5*time.Second, 50*time.Millisecond)
+	res = call(t, ctx, cs, "find", map[string]any{"selector": map[string]any{"id": "wifi_switch", "checked": !before}, "timeout_ms": 3000})
+	require.False(t, res.IsError, text(res))
+}
+
+func mcpActTapElementByMarkId(t *testing.T, ctx context.Context, cs *sdk.ClientSession, phone *sim.Sim) {
+	res := call(t, ctx, cs, "snapshot", nil)
+	require.False(t, res.IsError, text(res))
+	id := markOf(t, text(res), "Wi-Fi")
+	before := phone.Phone().WifiOn()
+	res = call(t, ctx, cs, "act", map[string]any{"action": map[string]any{"type": "tap_element", "elementId": id}})
+	require.False(t, res.IsError, text(res))
+	assert.Contains(t, text(res), "state_delta")
+	assert.Eventually(t, func() bool { return phone.Phone().WifiOn() != before }, 5*time.Second, 50*time.Millisecond)
+}
+
+func mcpRunInlineLua(t *testing.T, ctx context.Context, cs *sdk.ClientSession, phone *sim.Sim) {
+	res := call(t, ctx, cs, "run_lua", map[string]any{"code": `print("app=" .. app.current()); print(arg[1])`, "args": []string{"hello"}})
+	require.False(t, res.IsError, text(res))
+	assert.Contains(t, text(res), "app=com.android.settings")
+	assert.Contains(t, text(res), "hello")
+	res = call(t, ctx, cs, "run_lua", map[string]any{"code": "error('boom')"})
+	assert.True(t, res.IsError)
+	assert.Contains(t, text(res), "boom")
+}
+
+func mcpPlayAnExamplePlaybook(t *testing.T, ctx context.Context, cs *sdk.ClientSession, phone *sim.Sim) {
+	file, err := filepath.Abs("../../examples/wifi_toggle.yaml")
+	require.NoError(t, err)
+	res := call(t, ctx, cs, "play", map[string]any{"file": file})
+	require.False(t, res.IsError, text(res))
+	var report struct {
+		Status    string `json:"status"`
+		OutputDir string `json:"outputDir"`
+		Steps     []struct {
+			Status string `json:"status"`
+		} `json:"steps"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(text(res)), &report))
+	assert.Equal(t, "passed", report.Status)
+	assert.NotEmpty(t, report.Steps)
+	assert.FileExists(t, filepath.Join(report.OutputDir, "steps.json"))
+
+	inline := "name: inline check\nsteps:\n  - launch: com.android.settings\n  - assert_visible: {id: wifi_switch}\n  - assert_visible: {text: No such row}\n"
+	res = call(t, ctx, cs, "play", map[string]any{"yaml": inline, "timeout_ms": 20000})
+	assert.True(t, res.IsError, "a failing playbook is a failed call")
+	assert.Contains(t, text(res), `"status": "failed"`)
+}
+
+func mcpReplayASkill(t *testing.T, ctx context.Context, cs *sdk.ClientSession, phone *sim.Sim) {
+	res := call(t, ctx, cs, "skills_list", nil)
+	require.False(t, res.IsError, text(res))
+	assert.Contains(t, text(res), "toggle-wifi")
+	res = call(t, ctx, cs, "skill_run", map[string]any{"name": "toggle-wifi", "params": map[string]string{"state": "off"}})
+	require.False(t, res.IsError, text(res))
+	assert.False(t, phone.Phone().WifiOn())
+	res = call(t, ctx, cs, "skill_run", map[string]any{"name": "toggle-wifi", "params": map[string]string{"state": "on"}})
+	require.False(t, res.IsError, text(res))
+	assert.True(t, phone.Phone().WifiOn())
+}
+
+func mcpCancelALongWaitFor(t *testing.T, ctx context.Context, cs *sdk.ClientSession, phone *sim.Sim) {
+	callCtx, cancelCall := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(callCtx, &sdk.CallToolParams{Name: "wait_for",
+			Arguments: map[string]any{"selector": map[string]any{"text": "Never shown"}, "timeout_ms": 120000}})
+		done <- err
+	}()
+	time.Sleep(700 * time.Millisecond)
+	cancelCall()
+	select {
+	case err := <-done:
+		require.Error(t, err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("wait_for did not return after the client cancelled it")
+	}
+	// The server-side call ended too: the device is free for the
+	// next call (calls on one device queue behind each other).
+	next, cancelNext := context.WithTimeout(ctx, 30*time.Second)
+	defer cancelNext()
+	res, err := cs.CallTool(next, &sdk.CallToolParams{Name: "find", Arguments: map[string]any{"selector": map[string]any{"id": "wifi_switch"}}})
+	require.NoError(t, err)
+	require.False(t, res.IsError, text(res))
+}
+
+func mcpBadArgumentsAreToolErrors(t *testing.T, ctx context.Context, cs *sdk.ClientSession, phone *sim.Sim) {
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"no_such_tool", nil, `unknown tool "no_such_tool"`},
+		{"tap", map[string]any{"selector": 42}, "selector"},
+		{"run_lua", map[string]any{"code": 7}, `"code"`},
+		{"act", map[string]any{"action": map[string]any{"type": "tap", "x": "left", "y": 3}}, "x"},
+		{"act", map[string]any{"action": map[string]any{"type": "fly"}}, `unknown action type "fly"`},
+		{"find", map[string]any{"selector": map[string]any{"text": "Nothing like this"}, "timeout_ms": 300}, "not found"},
+		{"snapshot", map[string]any{"colour": true}, "colour"},
+		{"session_get", map[string]any{"id": "../../etc/passwd"}, "expected an id"},
+	} {
+		res := call(t, ctx, cs, c.tool, c.args)
+		assert.True(t, res.IsError, "%s %v: %s", c.tool, c.args, text(res))
+		assert.Contains(t, text(res), c.want, c.tool)
+	}
+	// Still serving.
+	res := call(t, ctx, cs, "devices", nil)
+	assert.False(t, res.IsError, text(res))
+}
+
+func mcpResources(t *testing.T, ctx context.Context, cs *sdk.ClientSession, phone *sim.Sim) {
+	res, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "openpocket://docs/lua-api.md"})
+	require.NoError(t, err)
+	require.Len(t, res.Contents, 1)
+	assert.Contains(t, res.Contents[0].Text, "ui.find")
+	_, err = cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "openpocket://sessions/recent"})
+	require.NoError(t, err)
 }
 
 // markOf finds the mark id of the element line whose label contains label
@@ -293,53 +306,59 @@ func TestMCPAgentRun(t *testing.T) {
 		require.False(t, res.IsError, text(res))
 		assert.Contains(t, text(res), "open settings")
 
-		// A long run, cancelled by the client once its first step shows,
-		// while the second waits.
-		srv.ReplyTool("launch_app", map[string]any{"packageName": "com.android.settings"})
-		srv.ReplyTool("wait", map[string]any{"durationMs": 60000})
-		mu.Lock()
-		progress = nil
-		mu.Unlock()
-		runCtx, cancelRun := context.WithCancel(ctx)
-		defer cancelRun()
-		done := make(chan error, 1)
-		go func() {
-			p := &sdk.CallToolParams{Name: "agent_run", Arguments: map[string]any{"task": "wait a minute"}}
-			p.SetProgressToken("run-2")
-			_, err := cs.CallTool(runCtx, p)
-			done <- err
-		}()
-		require.Eventually(t, func() bool {
-			mu.Lock()
-			defer mu.Unlock()
-			return len(progress) > 0
-		}, 30*time.Second, 20*time.Millisecond, "first step of the long run")
-		cancelRun()
-		select {
-		case err := <-done:
-			require.Error(t, err)
-		case <-time.After(30 * time.Second):
-			t.Fatal("agent_run did not return after the client cancelled it")
-		}
-		// By id: two sessions started in the same second share a
-		// timestamp, so "latest" is not the one to ask for.
-		var session string
-		require.Eventually(t, func() bool {
-			var list struct {
-				Sessions []struct{ ID, Task, Status string }
-			}
-			require.NoError(t, json.Unmarshal([]byte(text(call(t, ctx, cs, "sessions_list", nil))), &list))
-			for _, s := range list.Sessions {
-				if s.Task == "wait a minute" && s.Status != "running" {
-					session = text(call(t, ctx, cs, "session_get", map[string]any{"id": s.ID}))
-					return true
-				}
-			}
-			return false
-		}, 30*time.Second, 100*time.Millisecond, "the cancelled run's session is finalized")
-		assert.Contains(t, session, "## Final\n\n- status: FAILED")
-		assert.Contains(t, session, "cancelled")
+		cancelAgentRun(t, ctx, cs, srv, &mu, &progress)
 	})
+}
+
+// cancelAgentRun starts a long agent run, cancels it from the client once
+// its first step shows, and checks the session was finalized.
+func cancelAgentRun(t *testing.T, ctx context.Context, cs *sdk.ClientSession, srv *llmtest.Server, mu *sync.Mutex, progress *[]string) {
+	// A long run, cancelled by the client once its first step shows,
+	// while the second waits.
+	srv.ReplyTool("launch_app", map[string]any{"packageName": "com.android.settings"})
+	srv.ReplyTool("wait", map[string]any{"durationMs": 60000})
+	mu.Lock()
+	*progress = nil
+	mu.Unlock()
+	runCtx, cancelRun := context.WithCancel(ctx)
+	defer cancelRun()
+	done := make(chan error, 1)
+	go func() {
+		p := &sdk.CallToolParams{Name: "agent_run", Arguments: map[string]any{"task": "wait a minute"}}
+		p.SetProgressToken("run-2")
+		_, err := cs.CallTool(runCtx, p)
+		done <- err
+	}()
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(*progress) > 0
+	}, 30*time.Second, 20*time.Millisecond, "first step of the long run")
+	cancelRun()
+	select {
+	case err := <-done:
+		require.Error(t, err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("agent_run did not return after the client cancelled it")
+	}
+	// By id: two sessions started in the same second share a
+	// timestamp, so "latest" is not the one to ask for.
+	var session string
+	require.Eventually(t, func() bool {
+		var list struct {
+			Sessions []struct{ ID, Task, Status string }
+		}
+		require.NoError(t, json.Unmarshal([]byte(text(call(t, ctx, cs, "sessions_list", nil))), &list))
+		for _, s := range list.Sessions {
+			if s.Task == "wait a minute" && s.Status != "running" {
+				session = text(call(t, ctx, cs, "session_get", map[string]any{"id": s.ID}))
+				return true
+			}
+		}
+		return false
+	}, 30*time.Second, 100*time.Millisecond, "the cancelled run's session is finalized")
+	assert.Contains(t, session, "## Final\n\n- status: FAILED")
+	assert.Contains(t, session, "cancelled")
 }
 
 // TestMCPHonoursDeviceLeases: a device another process drives is refused
