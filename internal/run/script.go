@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -77,6 +78,9 @@ type ReplayOptions struct {
 	// when set, is the script itself (Skill then only names it).
 	Skill  string
 	Source []byte
+	// Name names the skill in events and the session ("" = derived from
+	// Skill).
+	Name   string
 	Params map[string]string
 	// Task is the session's task ("" = "skill NAME").
 	Task string
@@ -150,8 +154,16 @@ func (s *Service) replay(ctx context.Context, lc *lifecycle, name, from string, 
 // resolveSkill finds the script to replay: given source, a .lua path, a
 // .md path or a skill name.
 func (s *Service) resolveSkill(o ReplayOptions) (name string, src []byte, from string, err error) {
+	name = orText(o.Name, strings.TrimSuffix(filepath.Base(o.Skill), filepath.Ext(o.Skill)))
 	if o.Source != nil {
-		return strings.TrimSuffix(filepath.Base(o.Skill), filepath.Ext(o.Skill)), o.Source, o.Skill, nil
+		return name, o.Source, o.Skill, nil
+	}
+	if strings.HasSuffix(o.Skill, ".lua") {
+		b, err := os.ReadFile(o.Skill)
+		if err != nil {
+			return "", nil, "", fmt.Errorf("replay script: %w", err)
+		}
+		return name, b, o.Skill, nil
 	}
 	sk, err := s.cfg.Skills.Find(o.Skill)
 	if err != nil {

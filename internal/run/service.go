@@ -291,7 +291,7 @@ func (s *Service) Registry() *lua.Registry { return stdlib.Registry(s.Modules().
 func (lc *lifecycle) ready(sess *engine.Session) error {
 	phone, err := sess.Phone()
 	if err != nil {
-		return err
+		return &NotReadyError{err}
 	}
 	rep, err := phone.EnsureReady(sess.Context(), device.ReadyOptions{PIN: lc.svc.cfg.PIN})
 	fields := map[string]any{"steps": rep.Steps, "ready": err == nil}
@@ -303,7 +303,14 @@ func (lc *lifecycle) ready(sess *engine.Session) error {
 	}
 	sess.Emit(string(KindDeviceReady), fields)
 	if err != nil {
-		return fmt.Errorf("device %s: %w", phone.Serial(), err)
+		return &NotReadyError{fmt.Errorf("device %s: %w", phone.Serial(), err)}
 	}
 	return nil
 }
+
+// NotReadyError is a run that never started its work: the device could
+// not be opened, woken or unlocked. Its message is the cause's.
+type NotReadyError struct{ Err error }
+
+func (e *NotReadyError) Error() string { return e.Err.Error() }
+func (e *NotReadyError) Unwrap() error { return e.Err }
