@@ -48,9 +48,11 @@ var rules = []rule{
 	// The run service: the one run lifecycle (run output directories come
 	// from the workspace's helpers).
 	{prefix: "internal/run", own: []string{"engine", "lua", "stdlib", "playbooks", "internal/skills", "internal/workspace"}},
+	{prefix: "internal/humanauth", own: []string{"stdlib/agent", "internal/atomicfile"}},
+	{prefix: "internal/relay", own: []string{"internal/humanauth"}, libs: []string{"github.com/chromedp/chromedp"}},
 	// The CLI is still the application layer (issue 17 moves runs into a run
 	// service); until then it may import everything but other front ends.
-	{prefix: "internal/cli", own: []string{"internal/run", "engine", "lua", "stdlib", "playbooks", "internal/adb", "internal/sim", "internal/llm", "internal/executor", "internal/sandbox", "internal/workspace", "internal/cron", "internal/skills"},
+	{prefix: "internal/cli", own: []string{"internal/run", "engine", "lua", "stdlib", "playbooks", "internal/adb", "internal/sim", "internal/llm", "internal/executor", "internal/sandbox", "internal/workspace", "internal/cron", "internal/skills", "internal/humanauth"},
 		libs: []string{"github.com/alecthomas/kong", "github.com/ergochat/readline", "github.com/jonboulle/clockwork"}},
 }
 
