@@ -20,6 +20,7 @@ import (
 	"github.com/openpocket/openpocket/internal/sim"
 	"github.com/openpocket/openpocket/internal/sim/android"
 	"github.com/openpocket/openpocket/internal/skills"
+	"github.com/openpocket/openpocket/stdlib/skillsmod"
 	"github.com/openpocket/openpocket/stdlib/agent"
 )
 
@@ -432,7 +433,7 @@ func learnSkill(t *testing.T, c learnCase, steps []engine.TraceStep) (src, coord
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := skills.Check(art.ScriptPath, b); err != nil {
+	if err := skillsmod.Check(art.ScriptPath, b); err != nil {
 		t.Fatalf("%v\n%s", err, b)
 	}
 	plan := skills.Learn(steps)
