@@ -20,8 +20,8 @@ import (
 	"github.com/openpocket/openpocket/internal/sim"
 	"github.com/openpocket/openpocket/internal/sim/android"
 	"github.com/openpocket/openpocket/internal/skills"
-	"github.com/openpocket/openpocket/stdlib/skillsmod"
 	"github.com/openpocket/openpocket/stdlib/agent"
+	"github.com/openpocket/openpocket/stdlib/skillsmod"
 )
 
 // learnCase is a task an agent run learns on the virtual phone, with a
