@@ -2,11 +2,11 @@ package stdlib
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/engine/screen"
 	"github.com/openpocket/openpocket/lua"
 )
@@ -20,6 +20,11 @@ type Sel struct {
 // String renders the selector with the Lua field names, e.g.
 // `text="Save" below(id="title")`.
 func (s *Sel) String() string { return luaFieldNames(s.S.String()) }
+
+// Find is the first match in root (device.Finder).
+func (s *Sel) Find(root *screen.Node) *screen.Node { return s.M.Find(root) }
+
+var _ device.Finder = (*Sel)(nil)
 
 var (
 	selOnce  sync.Once
@@ -308,55 +313,8 @@ func elementsTable(L *lua.LState, nodes []*screen.Node) *lua.LTable {
 	return t
 }
 
-// visibleLabels lists the distinct labels on screen (document order, at
-// most max, each shortened), for "what the screen showed" in messages.
-func visibleLabels(root *screen.Node, max int) []string {
-	var out []string
-	more := 0
-	root.Walk(func(n *screen.Node) bool {
-		if n.IsRoot() || !n.Visible() {
-			return true
-		}
-		l := ownLabel(n)
-		if l == "" || slices.Contains(out, strconv.Quote(l)) {
-			return true
-		}
-		if len(out) >= max {
-			more++
-			return true
-		}
-		if r := []rune(l); len(r) > 40 {
-			l = string(r[:39]) + "…"
-		}
-		out = append(out, strconv.Quote(l))
-		return true
-	})
-	if more > 0 {
-		out = append(out, fmt.Sprintf("… %d more", more))
-	}
-	return out
-}
-
-func ownLabel(n *screen.Node) string {
-	for _, s := range []string{n.Text, n.ContentDesc, n.Hint()} {
-		if s = strings.Join(strings.Fields(s), " "); s != "" {
-			return s
-		}
-	}
-	return ""
-}
-
-// screenShows describes a tree for failure messages.
-func screenShows(root *screen.Node) string {
-	if root == nil {
-		return "no UI tree"
-	}
-	labels := visibleLabels(root, 20)
-	if len(labels) == 0 {
-		return "screen shows no labels"
-	}
-	return "screen shows: " + strings.Join(labels, ", ")
-}
+// screenShows describes a tree for failure messages (device.ScreenShows).
+func screenShows(root *screen.Node) string { return device.ScreenShows(root) }
 
 // selectorList reports whether v is a list of selectors ({{text = "A"},
 // {id = "b"}} or {"A", "B"}) rather than one selector table ({"A"} or

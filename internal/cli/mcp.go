@@ -17,9 +17,8 @@ import (
 	"github.com/openpocket/openpocket/engine"
 	enginedevice "github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/internal/atomicfile"
+	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/skills"
-	"github.com/openpocket/openpocket/lua"
-	"github.com/openpocket/openpocket/stdlib"
 )
 
 // MCPCmd serves the phone to coding agents over the Model Context
@@ -105,7 +104,9 @@ func (b *MCPBackend) call(ctx context.Context, device string) (*App, func(), err
 		return nil, nil, ctx.Err()
 	}
 	c := *b.app
-	c.cleanups, c.leases, c.deviceErr = nil, nil, nil
+	// The copy gets its own run service, leases and cleanups: each call
+	// is one run whose device lease ends with it.
+	c.cleanups, c.leases, c.deviceErr, c.svc = nil, nil, nil, nil
 	c.Ctx = ctx
 	if device != "" {
 		c.Device, c.Target = device, ""
@@ -143,61 +144,54 @@ func (b *MCPBackend) Devices(ctx context.Context) (any, error) {
 	return out, nil
 }
 
-// Phone opens device ("" = the configured target) for direct use, its
-// lease held until release.
+// Phone opens device ("" = the configured target) for direct use through
+// the run service, its lease held until release.
 func (b *MCPBackend) Phone(ctx context.Context, device string) (*enginedevice.Phone, func(), error) {
 	app, release, err := b.call(ctx, device)
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := app.home(); err != nil {
-		release()
-		return nil, nil, err
-	}
-	if app.Device == "" && app.Target == "" {
-		app.Device, app.Target = app.cfg.Target.Device, app.cfg.Target.AdbEndpoint
-	}
-	t, err := app.openDevice(ctx)
+	svc, err := app.runService()
 	if err != nil {
 		release()
 		return nil, nil, err
 	}
-	return enginedevice.NewPhone(t, app.phoneOptions()), release, nil
+	// The copy already targets device, so the service's default target.
+	phone, releasePhone, err := svc.Phone(ctx, run.Target{}, 0)
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	return phone, func() {
+		if releasePhone != nil {
+			releasePhone()
+		}
+		release()
+	}, nil
 }
 
-// RunLua runs src (named chunk) in a sandboxed VM bound to a fresh session
-// on device, with args as arg[1..n], stopped after timeout (0 = only ctx).
-// output holds what the script printed.
+// RunLua runs src (named chunk) through the run service: a sandboxed VM
+// bound to a fresh session on device, args as arg[1..n], stopped after
+// timeout (0 = only ctx). output holds what the script printed.
 func (b *MCPBackend) RunLua(ctx context.Context, device, chunk string, src []byte, args []string, timeout time.Duration) (string, error) {
 	app, release, err := b.call(ctx, device)
 	if err != nil {
 		return "", err
 	}
 	defer release()
-	sess, reg, _, err := app.newLuaSessionCtx(ctx, chunk)
+	svc, err := app.runService()
 	if err != nil {
 		return "", err
 	}
 	var mu sync.Mutex
 	var out strings.Builder
-	vm, err := stdlib.NewVMWith(sess.Context(), reg, sess, lua.Options{Timeout: timeout, Args: args, AutoRequire: true,
+	_, runErr := svc.Script(ctx, run.ScriptOptions{Name: chunk, Source: src, Args: args, Timeout: timeout,
 		Print: func(line string) {
 			mu.Lock()
 			defer mu.Unlock()
 			out.WriteString(line)
 			out.WriteByte('\n')
 		}})
-	if err != nil {
-		sess.Finish(false, err.Error())
-		return "", err
-	}
-	defer vm.Close()
-	runErr := vm.Run(chunk, src)
-	if runErr != nil {
-		sess.Finish(false, runErr.Error())
-	} else {
-		sess.Finish(true, "script finished")
-	}
 	mu.Lock()
 	defer mu.Unlock()
 	return out.String(), runErr
