@@ -58,6 +58,8 @@ type Phone struct {
 	pngVersion  uint64
 	xml         []byte
 	xmlVersion  uint64
+
+	capture screencapConfig // per-frame encode delays, header format
 }
 
 var _ adbd.Handler = (*Phone)(nil)
