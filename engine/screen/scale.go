@@ -7,6 +7,7 @@ import (
 	"image/draw"
 	"image/png"
 	"math"
+	"runtime"
 	"sync"
 )
 
@@ -117,10 +118,15 @@ func boxWeights(src, dst int) []contrib {
 
 // Resize scales img to w×h with an area-averaging box filter (each output
 // pixel is the coverage-weighted mean of the source pixels under it), the
-// right filter for shrinking screenshots. *image.RGBA and *image.NRGBA are
-// read directly (NRGBA is premultiplied on the fly); other types are
-// converted first. The result is a premultiplied *image.RGBA with bounds
-// (0,0)-(w,h); w or h ≤ 0 gives an empty image.
+// right filter for shrinking screenshots: measured against a 2-tap bilinear
+// kernel on 1080×2400 → 768×1707 it costs about the same (≈2.4 taps per
+// axis instead of 2) while thin text strokes keep their weight instead of
+// aliasing away (see TestResizeKeepsTextReadable and BenchmarkResizeKernels).
+// Large images are split into bands of output rows resized in parallel, one
+// per CPU. *image.RGBA and *image.NRGBA are read directly (NRGBA is
+// premultiplied on the fly); other types are converted first. The result is
+// a premultiplied *image.RGBA with bounds (0,0)-(w,h); w or h ≤ 0 gives an
+// empty image.
 func Resize(img image.Image, w, h int) *image.RGBA {
 	dst := image.NewRGBA(image.Rect(0, 0, max(w, 0), max(h, 0)))
 	b := img.Bounds()
@@ -128,60 +134,115 @@ func Resize(img image.Image, w, h int) *image.RGBA {
 		return dst
 	}
 	pix, stride, nrgba := rgbaPixels(img, b)
-	sw, sh := b.Dx(), b.Dy()
-	xs := boxWeights(sw, w)
-	ys := boxWeights(sh, h)
+	r := resizer{pix: pix, stride: stride, nrgba: nrgba, sw: b.Dx(),
+		xs: boxWeights(b.Dx(), w), ys: boxWeights(b.Dy(), h), dst: dst}
+	parallelRows(h, w*h, r.rows)
+	return dst
+}
 
+// parallelMinPixels is the output size below which splitting the work
+// across goroutines costs more than it saves.
+const parallelMinPixels = 64 * 1024
+
+// parallelRows calls do for consecutive bands of [0, n) rows, one band per
+// CPU when the job (pixels output pixels) is big enough, and waits.
+func parallelRows(n, pixels int, do func(lo, hi int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if pixels < parallelMinPixels || workers < 2 {
+		do(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for i := range workers {
+		lo, hi := n*i/workers, n*(i+1)/workers
+		wg.Add(1)
+		go func() { defer wg.Done(); do(lo, hi) }()
+	}
+	wg.Wait()
+}
+
+// resizer holds one Resize call's source, weights and destination.
+type resizer struct {
+	pix    []uint8
+	stride int
+	nrgba  bool
+	sw     int
+	xs, ys []contrib
+	dst    *image.RGBA
+}
+
+// rows resizes destination rows [lo, hi): per row, the covered source rows
+// are summed with their vertical weights, then each output pixel sums its
+// covered columns with the horizontal weights.
+func (r *resizer) rows(lo, hi int) {
+	sw, w := r.sw, r.dst.Rect.Dx()
 	acc := make([]uint32, sw*4)
-	for dy := 0; dy < h; dy++ {
+	for dy := lo; dy < hi; dy++ {
 		clear(acc)
-		cy := ys[dy]
+		cy := r.ys[dy]
 		for k, wy := range cy.weights {
 			if wy == 0 {
 				continue
 			}
-			row := pix[(cy.start+k)*stride : (cy.start+k)*stride+sw*4]
-			if nrgba {
-				for i := 0; i < len(row); i += 4 {
-					r, g, bl, a := uint32(row[i]), uint32(row[i+1]), uint32(row[i+2]), uint32(row[i+3])
-					if a != 255 {
-						r, g, bl = mul255(r, a), mul255(g, a), mul255(bl, a)
-					}
-					acc[i] += r * wy
-					acc[i+1] += g * wy
-					acc[i+2] += bl * wy
-					acc[i+3] += a * wy
-				}
+			off := (cy.start + k) * r.stride
+			row := r.pix[off : off+sw*4]
+			if r.nrgba {
+				accumulateNRGBA(acc, row, wy)
 			} else {
-				for i := 0; i < len(row); i += 4 {
-					acc[i] += uint32(row[i]) * wy
-					acc[i+1] += uint32(row[i+1]) * wy
-					acc[i+2] += uint32(row[i+2]) * wy
-					acc[i+3] += uint32(row[i+3]) * wy
-				}
+				accumulateRGBA(acc, row, wy)
 			}
 		}
-		out := dst.Pix[dy*dst.Stride : dy*dst.Stride+w*4]
+		out := r.dst.Pix[dy*r.dst.Stride : dy*r.dst.Stride+w*4]
 		for dx := 0; dx < w; dx++ {
-			cx := xs[dx]
-			var r, g, bl, a uint32
+			cx := r.xs[dx]
+			var cr, cg, cb, ca uint32
 			j := cx.start * 4
 			for _, wx := range cx.weights {
-				r += acc[j] * wx
-				g += acc[j+1] * wx
-				bl += acc[j+2] * wx
-				a += acc[j+3] * wx
+				p := acc[j : j+4 : j+4]
+				cr += p[0] * wx
+				cg += p[1] * wx
+				cb += p[2] * wx
+				ca += p[3] * wx
 				j += 4
 			}
 			const half = 1 << (2*weightShift - 1)
 			o := out[dx*4 : dx*4+4 : dx*4+4]
-			o[0] = uint8((r + half) >> (2 * weightShift))
-			o[1] = uint8((g + half) >> (2 * weightShift))
-			o[2] = uint8((bl + half) >> (2 * weightShift))
-			o[3] = uint8((a + half) >> (2 * weightShift))
+			o[0] = uint8((cr + half) >> (2 * weightShift))
+			o[1] = uint8((cg + half) >> (2 * weightShift))
+			o[2] = uint8((cb + half) >> (2 * weightShift))
+			o[3] = uint8((ca + half) >> (2 * weightShift))
 		}
 	}
-	return dst
+}
+
+// accumulateRGBA adds row (premultiplied samples) times wy to acc.
+func accumulateRGBA(acc []uint32, row []uint8, wy uint32) {
+	acc = acc[:len(row)]
+	for i := 0; i+3 < len(row); i += 4 {
+		p := row[i : i+4 : i+4]
+		a := acc[i : i+4 : i+4]
+		a[0] += uint32(p[0]) * wy
+		a[1] += uint32(p[1]) * wy
+		a[2] += uint32(p[2]) * wy
+		a[3] += uint32(p[3]) * wy
+	}
+}
+
+// accumulateNRGBA is accumulateRGBA for non-premultiplied samples.
+func accumulateNRGBA(acc []uint32, row []uint8, wy uint32) {
+	acc = acc[:len(row)]
+	for i := 0; i+3 < len(row); i += 4 {
+		p := row[i : i+4 : i+4]
+		a := acc[i : i+4 : i+4]
+		r, g, bl, al := uint32(p[0]), uint32(p[1]), uint32(p[2]), uint32(p[3])
+		if al != 255 {
+			r, g, bl = mul255(r, al), mul255(g, al), mul255(bl, al)
+		}
+		a[0] += r * wy
+		a[1] += g * wy
+		a[2] += bl * wy
+		a[3] += al * wy
+	}
 }
 
 // rgbaPixels returns the 8-bit RGBA samples of r (a rectangle inside img's
