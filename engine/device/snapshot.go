@@ -2,8 +2,6 @@ package device
 
 import (
 	"context"
-	"fmt"
-	"image"
 	"sync"
 	"time"
 
@@ -15,8 +13,15 @@ import (
 type CaptureOptions struct {
 	// Scaled adds the model-sized screenshot (Snapshot.ScaledScreenshot).
 	Scaled bool
-	// SOM adds the set-of-mark overlay on the scaled screenshot.
+	// SOM adds the set-of-mark overlay on the scaled screenshot
+	// (Snapshot.SOMScreenshot). When it is drawn, the plain scaled image is
+	// not encoded (the model reads one of them); without elements SOM
+	// gives the plain scaled image instead.
 	SOM bool
+	// FullPNG starts encoding the full-size PNG in the background when the
+	// device did not send one (raw capture), for a step screenshot saved
+	// later with Snapshot.FullPNG.
+	FullPNG bool
 	// Installed adds the launchable packages (fetched once per Phone).
 	Installed bool
 	// NoCache forces a fresh UI dump.
@@ -94,23 +99,20 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 		})
 	}
 
-	// Screenshot, decoded and hashed while the other round trips run.
-	t1 := time.Now()
-	png, err := p.Screencap(ctx)
+	// Screenshot, decoded, scaled and hashed while the other round trips
+	// run (or reused whole when the bytes did not change).
+	fr, took, err := p.grab(ctx)
 	if err != nil {
 		return nil, err
 	}
-	m.ScreencapMs = ms(time.Since(t1))
-	snap.Screenshot = png
+	m.ScreencapMs = ms(took)
 	t2 := time.Now()
-	img, look, err := p.decode(png)
-	if err != nil {
-		return nil, fmt.Errorf("screencap: %w", err)
-	}
-	b := img.Bounds()
+	snap.Screenshot = fr.png
+	snap.Full = fr.full
+	b := fr.full.Bounds()
 	snap.Width, snap.Height = b.Dx(), b.Dy()
-	m.VisualHash = look.Visual
-	snap.ContentHash = look.Content
+	m.VisualHash = fr.look.Visual
+	snap.ContentHash = fr.look.Content
 	p.mu.Lock()
 	if p.lastHash != "" {
 		d := screen.Hamming(p.lastHash, m.VisualHash)
@@ -134,14 +136,10 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 		p.width, p.height = w, h
 		p.mu.Unlock()
 	}
-	sw, sh := screen.ScaledSize(snap.Width, snap.Height, opts.ModelStyle)
+	sw, sh := fr.scaled.Rect.Dx(), fr.scaled.Rect.Dy()
 	snap.ScaledWidth, snap.ScaledHeight = sw, sh
 	snap.ScaleX = float64(w) / float64(sw)
 	snap.ScaleY = float64(h) / float64(sh)
-	var scaled image.Image
-	if o.Scaled || o.SOM {
-		scaled = screen.Resize(img, sw, sh)
-	}
 	m.ScaleMs = ms(time.Since(t2))
 
 	ar := <-appCh
@@ -153,7 +151,7 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 
 	// Secure surfaces render black: confirm with the window flags and never
 	// let a cached element list stand in for a screen we cannot see.
-	if screen.IsBlack(img) {
+	if fr.black {
 		if out, err := p.run(ctx, "dumpsys window windows"); err == nil {
 			snap.SecureSurface = parseSecure(normalizeOutput([]byte(out)), snap.CurrentApp)
 		}
@@ -216,17 +214,17 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 	p.mu.Unlock()
 
 	t3 := time.Now()
-	if scaled != nil {
-		if snap.ScaledScreenshot, err = screen.EncodePNG(scaled); err != nil {
+	if o.Scaled || o.SOM {
+		snap.ImageFormat = p.opts.Image.Format
+		snap.ScaledScreenshot, snap.SOMScreenshot, err = p.modelImages(fr, snap.UIElements, o.SOM, true)
+		if err != nil {
 			return nil, err
-		}
-		if o.SOM && len(snap.UIElements) > 0 {
-			if snap.SOMScreenshot, err = screen.EncodePNG(screen.SetOfMark(scaled, snap.UIElements, true)); err != nil {
-				return nil, err
-			}
 		}
 	}
 	m.OverlayMs = ms(time.Since(t3))
+	if o.FullPNG {
+		snap.PrepareFullPNG()
+	}
 	if installedCh != nil {
 		snap.InstalledPackages = <-installedCh
 	}
@@ -270,17 +268,15 @@ func (p *Phone) Observe(ctx context.Context) (Observation, error) {
 	return Observation{Look: look, App: r.app}, nil
 }
 
-// look takes a screenshot and returns its hashes.
+// look takes a screenshot and returns its hashes. The frame stays
+// cached, so the next capture of an unchanged screen reuses its decode,
+// scaling and hashes.
 func (p *Phone) look(ctx context.Context) (Look, error) {
-	png, err := p.Screencap(ctx)
+	fr, _, err := p.grab(ctx)
 	if err != nil {
 		return Look{}, err
 	}
-	_, look, err := p.decode(png)
-	if err != nil {
-		return Look{}, fmt.Errorf("screencap: %w", err)
-	}
-	return look, nil
+	return fr.look, nil
 }
 
 // Settle waits until two consecutive screenshots have the same content,
