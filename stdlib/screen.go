@@ -173,8 +173,9 @@ func snapSave(L *lua.LState, s *Snap) int {
 	if name == "" {
 		name = filepath.Join("screenshots", "capture-"+time.Now().UTC().Format("20060102-150405.000")+".png")
 	}
-	if len(s.S.Screenshot) == 0 {
-		return fail(L, "snap:save", fmt.Errorf("the snapshot has no screenshot"))
+	png, err := s.S.FullPNG()
+	if err != nil {
+		return fail(L, "snap:save", err)
 	}
 	dst := name
 	if !filepath.IsAbs(name) {
@@ -186,7 +187,7 @@ func snapSave(L *lua.LState, s *Snap) int {
 			dst = filepath.Join(root, clean)
 		}
 	}
-	if err := atomicfile.WriteFile(dst, s.S.Screenshot, 0o644); err != nil {
+	if err := atomicfile.WriteFile(dst, png, 0o644); err != nil {
 		return fail(L, "snap:save", err)
 	}
 	if abs, err := filepath.Abs(dst); err == nil {

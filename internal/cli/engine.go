@@ -7,6 +7,7 @@ import (
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/device"
+	"github.com/openpocket/openpocket/engine/screen"
 	"github.com/openpocket/openpocket/internal/llm"
 	"github.com/openpocket/openpocket/internal/skills"
 	"github.com/openpocket/openpocket/internal/workspace"
@@ -100,8 +101,21 @@ func (a *App) phoneOptions() device.Options {
 		if ms := a.cfg.Device.SettleTimeoutMs; ms > 0 {
 			o.SettleTimeout = time.Duration(ms) * time.Millisecond
 		}
+		if p, ok := a.cfg.Profile(""); ok {
+			o.Image = imageEncoding(p)
+		}
 	}
 	return o
+}
+
+// imageEncoding is how a model profile wants its screenshots (validated
+// with the config: "jpeg", "png" or empty for JPEG).
+func imageEncoding(p workspace.ModelProfile) screen.ImageEncoding {
+	f, err := screen.ParseImageFormat(p.ImageFormat)
+	if err != nil {
+		f = screen.FormatJPEG
+	}
+	return screen.ImageEncoding{Format: f, Quality: p.ImageQuality}
 }
 
 // engineOptions choose what a run needs.
@@ -148,6 +162,9 @@ func (a *App) newEngine(o engineOptions) (*engine.Engine, error) {
 			return nil, err
 		}
 		e.Model = m
+		if p, ok := cfg.Profile(o.Model); ok {
+			e.PhoneOptions.Image = imageEncoding(p)
+		}
 	}
 	return e, nil
 }
