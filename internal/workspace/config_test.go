@@ -286,7 +286,7 @@ func TestLoadConfigModelImageFormat(t *testing.T) {
 	}
 	for text, want := range map[string]string{
 		"{\"defaultModel\": \"v\", \"models\": {\"v\": {\n  \"imageFormat\": \"webp\"}}}": "config.json:2:18: models.v.imageFormat: expected \"jpeg\" or \"png\", got \"webp\"",
-		"{\"defaultModel\": \"v\", \"models\": {\"v\": {\"imageQuality\": 101}}}":           "models.v.imageQuality: expected a JPEG quality between 1 and 100 (0 = default 80), got 101",
+		"{\"defaultModel\": \"v\", \"models\": {\"v\": {\"imageQuality\": 101}}}":         "models.v.imageQuality: expected a JPEG quality between 1 and 100 (0 = default 80), got 101",
 	} {
 		_, err := LoadConfig(writeConfig(t, text))
 		if err == nil || !strings.Contains(err.Error(), want) {
