@@ -2,6 +2,7 @@ package screen
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"image"
 	"image/draw"
@@ -63,9 +64,10 @@ func ScaledSize(w, h int, style ModelStyle) (sw, sh int) {
 	return sw, sh
 }
 
-// weightShift is the fixed-point precision of the resampling weights; the
-// product of two weight sums (1<<24) times 255 still fits a uint32.
-const weightShift = 12
+// weightShift is the fixed-point precision of the resampling weights: with
+// weights summing to 256, a weighted sum of 8-bit samples fits 16 bits, so
+// Resize works on four channels at once in the 16-bit lanes of a uint64.
+const weightShift = 8
 
 type contrib struct {
 	start   int      // first source index
@@ -73,8 +75,11 @@ type contrib struct {
 }
 
 // boxWeights computes, for every destination index, the share of each
-// source pixel covered by it (area averaging). Upscaling degrades to a
-// linear blend of the one or two covered source pixels.
+// source pixel covered by it (area averaging). Weights are rounded from the
+// running coverage, so they are never negative and always sum to exactly
+// 1<<weightShift (a flat image stays flat) however many pixels a
+// destination covers. Upscaling degrades to a linear blend of the one or
+// two covered source pixels.
 func boxWeights(src, dst int) []contrib {
 	out := make([]contrib, dst)
 	scale := float64(src) / float64(dst)
@@ -83,10 +88,7 @@ func boxWeights(src, dst int) []contrib {
 	for d := range out {
 		lo, hi := float64(d)*scale, float64(d+1)*scale
 		s0 := int(lo)
-		s1 := int(math.Ceil(hi))
-		if s1 > src {
-			s1 = src
-		}
+		s1 := min(int(math.Ceil(hi)), src)
 		if s1 <= s0 {
 			s1 = s0 + 1
 		}
@@ -95,22 +97,17 @@ func boxWeights(src, dst int) []contrib {
 		}
 		ws := backing[len(backing) : len(backing)+s1-s0 : len(backing)+s1-s0]
 		backing = backing[:len(backing)+s1-s0]
-		var sum uint32
+		var covered float64
+		prev := uint32(0)
 		for s := s0; s < s1; s++ {
-			cover := math.Min(hi, float64(s+1)) - math.Max(lo, float64(s))
-			w := uint32(math.Round(cover / scale * one))
-			ws[s-s0] = w
-			sum += w
-		}
-		// Give the rounding remainder to the largest weight so the sum is
-		// exact and a flat image stays flat.
-		big := 0
-		for i := range ws {
-			if ws[i] > ws[big] {
-				big = i
+			covered += math.Min(hi, float64(s+1)) - math.Max(lo, float64(s))
+			upTo := uint32(math.Round(covered / scale * one))
+			if s == s1-1 {
+				upTo = one
 			}
+			ws[s-s0] = upTo - min(prev, upTo)
+			prev = max(prev, upTo)
 		}
-		ws[big] = ws[big] + one - sum
 		out[d] = contrib{start: s0, weights: ws}
 	}
 	return out
@@ -171,78 +168,90 @@ type resizer struct {
 	dst    *image.RGBA
 }
 
-// rows resizes destination rows [lo, hi): per row, the covered source rows
-// are summed with their vertical weights, then each output pixel sums its
-// covered columns with the horizontal weights.
+// rows resizes destination rows [lo, hi). Each source row it needs is
+// first shrunk horizontally into a small ring of rows (consecutive output
+// rows share source rows), then the output row is the weighted sum of its
+// source rows. Both passes work on packed pixels: one uint64 holds R, G, B
+// and A in 16-bit lanes, so one multiply-add weighs all four channels
+// (sums of 8-bit samples times weights summing to 256 cannot overflow a
+// lane); each pass rounds back to 8 bits.
 func (r *resizer) rows(lo, hi int) {
-	sw, w := r.sw, r.dst.Rect.Dx()
-	acc := make([]uint32, sw*4)
+	w := r.dst.Rect.Dx()
+	taps := 0
+	for _, c := range r.ys[lo:hi] {
+		taps = max(taps, len(c.weights))
+	}
+	ring := make([][]uint64, taps+1)
+	ringRow := make([]int, len(ring))
+	backing := make([]uint64, len(ring)*w)
+	for i := range ring {
+		ring[i], ringRow[i] = backing[i*w:(i+1)*w:(i+1)*w], -1
+	}
 	for dy := lo; dy < hi; dy++ {
-		clear(acc)
 		cy := r.ys[dy]
-		for k, wy := range cy.weights {
-			if wy == 0 {
-				continue
-			}
-			off := (cy.start + k) * r.stride
-			row := r.pix[off : off+sw*4]
-			if r.nrgba {
-				accumulateNRGBA(acc, row, wy)
-			} else {
-				accumulateRGBA(acc, row, wy)
-			}
-		}
 		out := r.dst.Pix[dy*r.dst.Stride : dy*r.dst.Stride+w*4]
-		for dx := 0; dx < w; dx++ {
-			cx := r.xs[dx]
-			var cr, cg, cb, ca uint32
-			j := cx.start * 4
-			for _, wx := range cx.weights {
-				p := acc[j : j+4 : j+4]
-				cr += p[0] * wx
-				cg += p[1] * wx
-				cb += p[2] * wx
-				ca += p[3] * wx
-				j += 4
+		var rows [8][]uint64 // enough for any downscale up to 7:1 without spilling
+		srcRows := rows[:0]
+		for k := range cy.weights {
+			s := cy.start + k
+			slot := s % len(ring)
+			if ringRow[slot] != s {
+				r.horizontal(ring[slot], s)
+				ringRow[slot] = s
 			}
-			const half = 1 << (2*weightShift - 1)
+			srcRows = append(srcRows, ring[slot])
+		}
+		for dx := 0; dx < w; dx++ {
+			var acc uint64
+			for k, wy := range cy.weights {
+				acc += srcRows[k][dx] * uint64(wy)
+			}
+			v := round8(acc)
 			o := out[dx*4 : dx*4+4 : dx*4+4]
-			o[0] = uint8((cr + half) >> (2 * weightShift))
-			o[1] = uint8((cg + half) >> (2 * weightShift))
-			o[2] = uint8((cb + half) >> (2 * weightShift))
-			o[3] = uint8((ca + half) >> (2 * weightShift))
+			o[0], o[1], o[2], o[3] = uint8(v), uint8(v>>16), uint8(v>>32), uint8(v>>48)
 		}
 	}
 }
 
-// accumulateRGBA adds row (premultiplied samples) times wy to acc.
-func accumulateRGBA(acc []uint32, row []uint8, wy uint32) {
-	acc = acc[:len(row)]
-	for i := 0; i+3 < len(row); i += 4 {
-		p := row[i : i+4 : i+4]
-		a := acc[i : i+4 : i+4]
-		a[0] += uint32(p[0]) * wy
-		a[1] += uint32(p[1]) * wy
-		a[2] += uint32(p[2]) * wy
-		a[3] += uint32(p[3]) * wy
+// horizontal shrinks source row y into dst, packed and rounded to 8 bits
+// per lane.
+func (r *resizer) horizontal(dst []uint64, y int) {
+	row := r.pix[y*r.stride : y*r.stride+r.sw*4]
+	for dx := range dst {
+		cx := r.xs[dx]
+		var acc uint64
+		j := cx.start * 4
+		for _, wx := range cx.weights {
+			p := binary.LittleEndian.Uint32(row[j : j+4 : j+4])
+			if r.nrgba && p>>24 != 0xFF {
+				p = premultiply(p)
+			}
+			acc += spread(p) * uint64(wx)
+			j += 4
+		}
+		dst[dx] = round8(acc)
 	}
 }
 
-// accumulateNRGBA is accumulateRGBA for non-premultiplied samples.
-func accumulateNRGBA(acc []uint32, row []uint8, wy uint32) {
-	acc = acc[:len(row)]
-	for i := 0; i+3 < len(row); i += 4 {
-		p := row[i : i+4 : i+4]
-		a := acc[i : i+4 : i+4]
-		r, g, bl, al := uint32(p[0]), uint32(p[1]), uint32(p[2]), uint32(p[3])
-		if al != 255 {
-			r, g, bl = mul255(r, al), mul255(g, al), mul255(bl, al)
-		}
-		a[0] += r * wy
-		a[1] += g * wy
-		a[2] += bl * wy
-		a[3] += al * wy
-	}
+// spread moves the bytes R, G, B, A of a little-endian pixel into the
+// 16-bit lanes of a uint64.
+func spread(p uint32) uint64 {
+	v := uint64(p)
+	v = (v | v<<16) & 0x0000FFFF0000FFFF
+	return (v | v<<8) & 0x00FF00FF00FF00FF
+}
+
+// round8 divides each 16-bit lane by 256, rounding to nearest.
+func round8(v uint64) uint64 {
+	return ((v + 0x0080008000800080) >> 8) & 0x00FF00FF00FF00FF
+}
+
+// premultiply turns a non-premultiplied little-endian RGBA pixel into a
+// premultiplied one.
+func premultiply(p uint32) uint32 {
+	a := p >> 24
+	r, g, b := mul255(p&0xFF, a), mul255(p>>8&0xFF, a), mul255(p>>16&0xFF, a)
+	return r | g<<8 | b<<16 | a<<24
 }
 
 // rgbaPixels returns the 8-bit RGBA samples of r (a rectangle inside img's
