@@ -5,9 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"image"
-	"image/jpeg"
+	"image/draw"
 	"runtime"
-	"sync"
 )
 
 // ImageFormat is how the images a model sees (Snapshot.ScaledScreenshot and
@@ -76,79 +75,10 @@ func (e ImageEncoding) Encode(img image.Image) ([]byte, error) {
 	return EncodeJPEG(img, min(q, 100))
 }
 
-// mcuRows is the height of one JPEG MCU row with 4:2:0 subsampling, the
-// layout image/jpeg writes for colour images.
+// mcuRows is the height of one JPEG MCU row with 4:2:0 subsampling.
 const mcuRows = 16
 
-// EncodeJPEG encodes img as a baseline JPEG (4:2:0, image/jpeg's tables) at
-// quality 1-100. Large images are cut into horizontal bands of whole MCU
-// rows encoded in parallel, one per CPU, and joined into one file with
-// restart markers: each band's entropy-coded data starts with fresh DC
-// predictors, which is exactly what a restart interval of one band means
-// to every decoder.
-func EncodeJPEG(img image.Image, quality int) ([]byte, error) {
-	b := img.Bounds()
-	workers := min(runtime.GOMAXPROCS(0), b.Dy()/(4*mcuRows))
-	sub, ok := img.(interface {
-		SubImage(image.Rectangle) image.Image
-	})
-	if b.Dx()*b.Dy() < parallelMinPixels || workers < 2 || !ok || isGray(img) {
-		return encodeJPEG(img, quality)
-	}
-	band := (b.Dy()/workers + mcuRows - 1) / mcuRows * mcuRows
-	var parts [][]byte
-	for y := b.Min.Y; y < b.Max.Y; y += band {
-		parts = append(parts, nil)
-	}
-	errs := make([]error, len(parts))
-	var wg sync.WaitGroup
-	for i := range parts {
-		r := image.Rect(b.Min.X, b.Min.Y+i*band, b.Max.X, min(b.Max.Y, b.Min.Y+(i+1)*band))
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			parts[i], errs[i] = encodeJPEG(sub.SubImage(r), quality)
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	mcusPerBand := (band / mcuRows) * ((b.Dx() + mcuRows - 1) / mcuRows)
-	out, err := joinJPEGBands(parts, b.Dy(), mcusPerBand)
-	if err != nil {
-		return nil, fmt.Errorf("screen: encode jpeg: %w", err)
-	}
-	return out, nil
-}
-
-func encodeJPEG(img image.Image, quality int) ([]byte, error) {
-	if rgba, ok := img.(*image.RGBA); ok && !rgba.Rect.Empty() {
-		// image/jpeg converts RGBA pixel by pixel through color.RGBToYCbCr
-		// (a third of its time); a 4:2:0 YCbCr image is copied as is.
-		img = toYCbCr420(rgba)
-	}
-	var buf bytes.Buffer
-	buf.Grow(img.Bounds().Dx() * img.Bounds().Dy() / 8)
-	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: quality}); err != nil {
-		return nil, fmt.Errorf("screen: encode jpeg: %w", err)
-	}
-	return buf.Bytes(), nil
-}
-
-// isGray reports images image/jpeg writes with one component (other MCU
-// sizes): they take the single-band path.
-func isGray(img image.Image) bool {
-	switch img.(type) {
-	case *image.Gray, *image.Gray16:
-		return true
-	}
-	return false
-}
-
-// JPEG markers used when joining bands.
+// JPEG markers the encoder writes itself.
 const (
 	markerSOF0 = 0xC0
 	markerSOS  = 0xDA
@@ -157,70 +87,61 @@ const (
 	markerDRI  = 0xDD
 )
 
-// joinJPEGBands builds one JPEG from bands encoded separately with the same
-// tables: the first band's headers with the full height and a restart
-// interval (DRI) inserted before its scan, then every band's entropy-coded
-// data separated by RST0..RST7.
-func joinJPEGBands(parts [][]byte, height, interval int) ([]byte, error) {
-	if interval > 0xFFFF {
-		return nil, fmt.Errorf("restart interval %d exceeds 65535 MCUs", interval)
+// EncodeJPEG encodes img as a baseline JPEG (4:2:0, image/jpeg's tables and
+// quality scale) at quality 1-100. The image is converted to YCbCr once;
+// large images are cut into bands of whole MCU rows encoded in parallel,
+// one per CPU, and joined with restart markers: each band's entropy-coded
+// data starts with fresh DC predictors, which is exactly what a restart
+// interval of one band means to every decoder.
+func EncodeJPEG(img image.Image, quality int) ([]byte, error) {
+	b := img.Bounds()
+	if b.Empty() || b.Dx() > 0xFFFF || b.Dy() > 0xFFFF {
+		return nil, fmt.Errorf("screen: encode jpeg: size %dx%d, expected sides 1..65535", b.Dx(), b.Dy())
 	}
-	sosAt, sofAt, err := jpegLayout(parts[0])
+	t, err := tablesFor(max(1, min(quality, 100)))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("screen: encode jpeg: %w", err)
 	}
-	total := 0
-	for _, p := range parts {
-		total += len(p)
+	rgba, ok := img.(*image.RGBA)
+	if !ok {
+		rgba = image.NewRGBA(b)
+		draw.Draw(rgba, b, img, b.Min, draw.Src)
 	}
-	out := make([]byte, 0, total+8*len(parts)+6)
-	out = append(out, parts[0][:sosAt]...)
-	binary.BigEndian.PutUint16(out[sofAt+5:], uint16(height))
-	out = append(out, 0xFF, markerDRI, 0, 4, byte(interval>>8), byte(interval))
-	for i, p := range parts {
-		start, _, err := jpegLayout(p)
-		if err != nil {
-			return nil, fmt.Errorf("band %d: %w", i, err)
+	ycc := toYCbCr420(rgba)
+	mcuCols, rows := (b.Dx()+mcuRows-1)/mcuRows, (b.Dy()+mcuRows-1)/mcuRows
+	bands := 1
+	if b.Dx()*b.Dy() >= parallelMinPixels {
+		bands = min(runtime.GOMAXPROCS(0), rows)
+	}
+	per := (rows + bands - 1) / bands
+	per = min(per, 0xFFFF/mcuCols) // the restart interval is 16 bits
+	bands = (rows + per - 1) / per
+	segs := make([][]byte, bands)
+	parallelRows(bands, parallelMinPixels, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			segs[i] = encodeMCURows(t, ycc, i*per, min(rows, (i+1)*per))
 		}
-		if i == 0 {
-			out = append(out, p[start:scanStart(p, start)]...) // the SOS header once
-		} else {
+	})
+	size := len(t.header) + len(t.sos) + 16 + 2*bands
+	for _, s := range segs {
+		size += len(s)
+	}
+	out := make([]byte, 0, size)
+	out = append(out, t.header...)
+	binary.BigEndian.PutUint16(out[t.sofAt+5:], uint16(b.Dy()))
+	binary.BigEndian.PutUint16(out[t.sofAt+7:], uint16(b.Dx()))
+	if bands > 1 {
+		interval := per * mcuCols
+		out = append(out, 0xFF, markerDRI, 0, 4, byte(interval>>8), byte(interval))
+	}
+	out = append(out, t.sos...)
+	for i, s := range segs {
+		if i > 0 {
 			out = append(out, 0xFF, byte(markerRST0+(i-1)%8))
 		}
-		if len(p) < 2 || p[len(p)-2] != 0xFF || p[len(p)-1] != markerEOI {
-			return nil, fmt.Errorf("band %d does not end with EOI", i)
-		}
-		out = append(out, p[scanStart(p, start):len(p)-2]...)
+		out = append(out, s...)
 	}
 	return append(out, 0xFF, markerEOI), nil
-}
-
-// jpegLayout returns the offsets of the SOS and SOF0 markers of a JPEG
-// written by image/jpeg.
-func jpegLayout(b []byte) (sos, sof int, err error) {
-	sof = -1
-	for i := 2; i+4 <= len(b); {
-		if b[i] != 0xFF {
-			return 0, 0, fmt.Errorf("no marker at offset %d", i)
-		}
-		switch b[i+1] {
-		case markerSOF0:
-			sof = i
-		case markerSOS:
-			if sof < 0 {
-				return 0, 0, fmt.Errorf("scan before SOF0")
-			}
-			return i, sof, nil
-		}
-		i += 2 + int(binary.BigEndian.Uint16(b[i+2:]))
-	}
-	return 0, 0, fmt.Errorf("no scan (SOS) found")
-}
-
-// scanStart is where the entropy-coded data after the SOS header at sos
-// begins.
-func scanStart(b []byte, sos int) int {
-	return sos + 2 + int(binary.BigEndian.Uint16(b[sos+2:]))
 }
 
 // toYCbCr420 converts an RGBA image (alpha ignored: screenshots are opaque)
