@@ -276,18 +276,6 @@ func mul255(x, a uint32) uint32 {
 	return (t + t>>8) >> 8
 }
 
-// DecodePNG decodes a PNG screenshot.
-func DecodePNG(b []byte) (image.Image, error) {
-	if len(b) == 0 {
-		return nil, fmt.Errorf("screen: decode png: empty input")
-	}
-	img, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		return nil, fmt.Errorf("screen: decode png (%d bytes): %w", len(b), err)
-	}
-	return img, nil
-}
-
 type encoderPool struct{ p sync.Pool }
 
 func (e *encoderPool) Get() *png.EncoderBuffer {
