@@ -242,6 +242,7 @@ func (p *Phone) toFrame(data []byte, path capturePath) (*frame, error) {
 	if b.Empty() {
 		return nil, errors.New("empty screenshot")
 	}
+	p.framesMade.Add(1)
 	sw, sh := screen.ScaledSize(b.Dx(), b.Dy(), p.opts.ModelStyle)
 	scaled := screen.Resize(full, sw, sh)
 	fr := &frame{sum: sum, size: len(data), path: path, full: full, scaled: scaled,

@@ -6,6 +6,7 @@ import (
 	"hash/maphash"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/openpocket/openpocket/engine/screen"
@@ -102,6 +103,8 @@ type Phone struct {
 	// screenshot's size (the read buffer's hint).
 	chooser *pathChooser
 	rawSize int
+	// framesMade counts decoded frames (tests check reuse with it).
+	framesMade atomic.Int64
 }
 
 // Look is what one screenshot says about the screen: Visual is its dHash
