@@ -56,8 +56,10 @@ func BenchmarkFindAll300(b *testing.B) {
 	}
 }
 
+// BenchmarkResize scales a 1080×2400 RGBA screenshot (what both decoders
+// return) to the OpenAI size.
 func BenchmarkResize(b *testing.B) {
-	src := testScreen(1080, 2400, 0)
+	src := (*image.RGBA)(testScreen(1080, 2400, 0))
 	sw, sh := ScaledSize(1080, 2400, StyleOpenAI)
 	b.SetBytes(int64(len(src.Pix)))
 	b.ReportAllocs()

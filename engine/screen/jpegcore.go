@@ -198,6 +198,28 @@ func aan8(d *[64]float32, o, step int) {
 	d[o+7*step] = z11 - z4
 }
 
+// flatBlock reports whether every sample of the 8×8 block at (x0, y0)
+// (edges replicated beyond w, h) equals v, comparing eight bytes at a time
+// inside the plane.
+func flatBlock(plane []uint8, stride, x0, y0, w, h int, v uint8) bool {
+	want := uint64(v) * 0x0101010101010101
+	for y := 0; y < 8; y++ {
+		row := plane[min(y0+y, h-1)*stride:]
+		if x0+8 <= w {
+			if binary.LittleEndian.Uint64(row[x0:x0+8]) != want {
+				return false
+			}
+			continue
+		}
+		for x := 0; x < 8; x++ {
+			if row[min(x0+x, w-1)] != v {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // roundInt rounds half away from zero, like image/jpeg's quantizer.
 func roundInt(f float32) int32 {
 	if f < 0 {
@@ -258,23 +280,23 @@ type blockEncoder struct {
 // block encodes one 8×8 block of component comp (0 = Y, 1 = Cb, 2 = Cr),
 // samples read from plane at (x, y) with edges replicated beyond (w, h).
 func (e *blockEncoder) block(comp int, plane []uint8, stride, x0, y0, w, h int) {
-	var s [64]float32
 	first := plane[min(y0, h-1)*stride+min(x0, w-1)]
-	flat := true
-	for y := 0; y < 8; y++ {
-		row := plane[min(y0+y, h-1)*stride:]
-		if x0+8 <= w { // interior: no edge to replicate
-			px := row[x0 : x0+8 : x0+8]
-			for x, p := range px {
-				flat = flat && p == first
-				s[y*8+x] = float32(p) - 128
+	flat := flatBlock(plane, stride, x0, y0, w, h, first)
+	var s [64]float32
+	if flat {
+		s[0] = float32(first) - 128
+	} else {
+		for y := 0; y < 8; y++ {
+			row := plane[min(y0+y, h-1)*stride:]
+			if x0+8 <= w { // interior: no edge to replicate
+				for x, p := range row[x0 : x0+8 : x0+8] {
+					s[y*8+x] = float32(p) - 128
+				}
+				continue
 			}
-			continue
-		}
-		for x := 0; x < 8; x++ {
-			p := row[min(x0+x, w-1)]
-			flat = flat && p == first
-			s[y*8+x] = float32(p) - 128
+			for x := 0; x < 8; x++ {
+				s[y*8+x] = float32(row[min(x0+x, w-1)]) - 128
+			}
 		}
 	}
 	tab := min(comp, 1)

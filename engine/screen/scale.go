@@ -133,6 +133,7 @@ func Resize(img image.Image, w, h int) *image.RGBA {
 	pix, stride, nrgba := rgbaPixels(img, b)
 	r := resizer{pix: pix, stride: stride, nrgba: nrgba, sw: b.Dx(),
 		xs: boxWeights(b.Dx(), w), ys: boxWeights(b.Dy(), h), dst: dst}
+	r.x3 = threeTaps(r.xs, r.sw)
 	parallelRows(h, w*h, r.rows)
 	return dst
 }
@@ -165,6 +166,7 @@ type resizer struct {
 	nrgba  bool
 	sw     int
 	xs, ys []contrib
+	x3     []tap3 // xs padded to three taps, when they fit
 	dst    *image.RGBA
 }
 
@@ -183,7 +185,8 @@ func (r *resizer) rows(lo, hi int) {
 	}
 	ring := make([][]uint64, taps+1)
 	ringRow := make([]int, len(ring))
-	backing := make([]uint64, len(ring)*w)
+	backing := make([]uint64, (len(ring)+1)*w)
+	acc := backing[len(ring)*w:]
 	for i := range ring {
 		ring[i], ringRow[i] = backing[i*w:(i+1)*w:(i+1)*w], -1
 	}
@@ -201,15 +204,30 @@ func (r *resizer) rows(lo, hi int) {
 			}
 			srcRows = append(srcRows, ring[slot])
 		}
-		for dx := 0; dx < w; dx++ {
-			var acc uint64
-			for k, wy := range cy.weights {
-				acc += srcRows[k][dx] * uint64(wy)
-			}
-			v := round8(acc)
-			o := out[dx*4 : dx*4+4 : dx*4+4]
-			o[0], o[1], o[2], o[3] = uint8(v), uint8(v>>16), uint8(v>>32), uint8(v>>48)
+		verticalRow(out, srcRows, cy.weights, acc)
+	}
+}
+
+// verticalRow writes out = Σk srcRows[k]·weights[k], rounded, unpacked to
+// RGBA bytes; acc is scratch of the row's length. Summing whole rows one
+// weight at a time keeps the inner loops free of indirection.
+func verticalRow(out []uint8, srcRows [][]uint64, weights []uint32, acc []uint64) {
+	first := srcRows[0][:len(acc)]
+	w0 := uint64(weights[0])
+	for dx, v := range first {
+		acc[dx] = v * w0
+	}
+	for k := 1; k < len(weights); k++ {
+		row, wk := srcRows[k][:len(acc)], uint64(weights[k])
+		for dx, v := range row {
+			acc[dx] += v * wk
 		}
+	}
+	out = out[:4*len(acc)]
+	for dx, a := range acc {
+		v := round8(a)
+		o := out[dx*4 : dx*4+4 : dx*4+4]
+		o[0], o[1], o[2], o[3] = uint8(v), uint8(v>>16), uint8(v>>32), uint8(v>>48)
 	}
 }
 
@@ -217,6 +235,17 @@ func (r *resizer) rows(lo, hi int) {
 // per lane.
 func (r *resizer) horizontal(dst []uint64, y int) {
 	row := r.pix[y*r.stride : y*r.stride+r.sw*4]
+	if r.x3 != nil && !r.nrgba {
+		// Every output pixel covers at most three source pixels (shrinking
+		// by less than 2:1, the screenshot case): a fixed, unrolled loop.
+		for dx, t := range r.x3[:len(dst)] {
+			p := row[t.off : t.off+12 : t.off+12]
+			dst[dx] = round8(spread(binary.LittleEndian.Uint32(p[0:]))*t.w[0] +
+				spread(binary.LittleEndian.Uint32(p[4:]))*t.w[1] +
+				spread(binary.LittleEndian.Uint32(p[8:]))*t.w[2])
+		}
+		return
+	}
 	for dx := range dst {
 		cx := r.xs[dx]
 		var acc uint64
@@ -231,6 +260,35 @@ func (r *resizer) horizontal(dst []uint64, y int) {
 		}
 		dst[dx] = round8(acc)
 	}
+}
+
+// tap3 is one output pixel's horizontal weights padded to three taps: the
+// byte offset of the first source pixel and the weights (zero for padding).
+type tap3 struct {
+	off int
+	w   [3]uint64
+}
+
+// threeTaps pads every contribution to three taps, shifting the window
+// left at the right edge, or returns nil when some output pixel needs
+// more (or the source is narrower than three pixels).
+func threeTaps(xs []contrib, src int) []tap3 {
+	if src < 3 {
+		return nil
+	}
+	out := make([]tap3, len(xs))
+	for i, c := range xs {
+		if len(c.weights) > 3 {
+			return nil
+		}
+		start := min(c.start, src-3)
+		shift := c.start - start
+		for k, w := range c.weights {
+			out[i].w[k+shift] = uint64(w)
+		}
+		out[i].off = start * 4
+	}
+	return out
 }
 
 // spread moves the bytes R, G, B, A of a little-endian pixel into the
