@@ -185,8 +185,9 @@ func (r *resizer) rows(lo, hi int) {
 	}
 	ring := make([][]uint64, taps+1)
 	ringRow := make([]int, len(ring))
-	backing := make([]uint64, (len(ring)+1)*w)
-	acc := backing[len(ring)*w:]
+	backing := make([]uint64, (len(ring)+1)*w+r.sw)
+	acc := backing[len(ring)*w : (len(ring)+1)*w]
+	scratch := backing[(len(ring)+1)*w:]
 	for i := range ring {
 		ring[i], ringRow[i] = backing[i*w:(i+1)*w:(i+1)*w], -1
 	}
@@ -199,7 +200,14 @@ func (r *resizer) rows(lo, hi int) {
 			s := cy.start + k
 			slot := s % len(ring)
 			if ringRow[slot] != s {
-				r.horizontal(ring[slot], s)
+				above := (s - 1 + len(ring)) % len(ring)
+				if s > 0 && ringRow[above] == s-1 && bytes.Equal(r.srcRow(s), r.srcRow(s-1)) {
+					// Screens repeat rows (backgrounds, blank space): the
+					// same pixels shrink to the same output.
+					copy(ring[slot], ring[above])
+				} else {
+					r.horizontal(ring[slot], s, scratch)
+				}
 				ringRow[slot] = s
 			}
 			srcRows = append(srcRows, ring[slot])
@@ -231,18 +239,26 @@ func verticalRow(out []uint8, srcRows [][]uint64, weights []uint32, acc []uint64
 	}
 }
 
+// srcRow is source row y's samples.
+func (r *resizer) srcRow(y int) []uint8 {
+	return r.pix[y*r.stride : y*r.stride+r.sw*4]
+}
+
 // horizontal shrinks source row y into dst, packed and rounded to 8 bits
 // per lane.
-func (r *resizer) horizontal(dst []uint64, y int) {
+func (r *resizer) horizontal(dst []uint64, y int, scratch []uint64) {
 	row := r.pix[y*r.stride : y*r.stride+r.sw*4]
 	if r.x3 != nil && !r.nrgba {
 		// Every output pixel covers at most three source pixels (shrinking
-		// by less than 2:1, the screenshot case): a fixed, unrolled loop.
+		// by less than 2:1, the screenshot case): spread each source pixel
+		// once, then a fixed, unrolled three-tap sum per output pixel.
+		packed := scratch[:r.sw]
+		for i := range packed {
+			packed[i] = spread(binary.LittleEndian.Uint32(row[4*i : 4*i+4 : 4*i+4]))
+		}
 		for dx, t := range r.x3[:len(dst)] {
-			p := row[t.off : t.off+12 : t.off+12]
-			dst[dx] = round8(spread(binary.LittleEndian.Uint32(p[0:]))*t.w[0] +
-				spread(binary.LittleEndian.Uint32(p[4:]))*t.w[1] +
-				spread(binary.LittleEndian.Uint32(p[8:]))*t.w[2])
+			p := packed[t.off : t.off+3 : t.off+3]
+			dst[dx] = round8(p[0]*t.w[0] + p[1]*t.w[1] + p[2]*t.w[2])
 		}
 		return
 	}
@@ -263,7 +279,7 @@ func (r *resizer) horizontal(dst []uint64, y int) {
 }
 
 // tap3 is one output pixel's horizontal weights padded to three taps: the
-// byte offset of the first source pixel and the weights (zero for padding).
+// index of the first source pixel and the weights (zero for padding).
 type tap3 struct {
 	off int
 	w   [3]uint64
@@ -286,7 +302,7 @@ func threeTaps(xs []contrib, src int) []tap3 {
 		for k, w := range c.weights {
 			out[i].w[k+shift] = uint64(w)
 		}
-		out[i].off = start * 4
+		out[i].off = start
 	}
 	return out
 }
