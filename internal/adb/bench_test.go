@@ -255,15 +255,19 @@ func (r floorRun) report(b *testing.B, path string) {
 	b.ReportMetric(raw, "raw-path")
 }
 
+// rawFloorHint is the size of the virtual phone's raw screenshot.
+const rawFloorHint = 16 + 1080*2400*4
+
 // snapshotFloor issues a snapshot's device round trips raw and in sequence:
 // screencap (on path, "png" or "raw"), the current app's dumpsys, the UI
 // dump.
 func snapshotFloor(b *testing.B, ctx context.Context, d *adb.Device, path string) {
-	cmd := "screencap -p"
 	if path == "raw" {
-		cmd = "screencap"
-	}
-	if _, err := d.ExecOut(ctx, cmd); err != nil {
+		// Read into one buffer of the right size, as the phone does.
+		if _, err := d.ExecOutSized(ctx, "screencap", rawFloorHint); err != nil {
+			b.Fatal(err)
+		}
+	} else if _, err := d.ExecOut(ctx, "screencap -p"); err != nil {
 		b.Fatal(err)
 	}
 	if _, err := d.Shell(ctx, "dumpsys activity activities"); err != nil {
