@@ -132,10 +132,18 @@ func decodeScreenPNG(b []byte) (*image.RGBA, error) {
 	go func() {
 		defer close(done)
 		prev, cur := make([]byte, rowLen), make([]byte, rowLen)
+		zeros := make([]byte, rowLen)
 		y := 0
 		for c := range todo {
 			for off := 0; off < len(c) && unfilterErr == nil; off += lineLen {
 				line := c[off : off+lineLen]
+				if y > 0 && line[0] == 2 && bytes.Equal(line[1:], zeros) {
+					// "Up" with no change: the row repeats the one above
+					// (flat screens are full of them).
+					copy(img.Pix[y*img.Stride:(y+1)*img.Stride], img.Pix[(y-1)*img.Stride:y*img.Stride])
+					y++
+					continue
+				}
 				if err := unfilter(line[0], line[1:], prev, cur, hd.bpp); err != nil {
 					unfilterErr = fmt.Errorf("row %d: %w", y, err)
 					break
@@ -251,8 +259,15 @@ func toRGBA(img *image.RGBA, y int, row []byte, bpp int) {
 		}
 		return
 	}
-	for i, j := 0, 0; i+2 < len(row); i, j = i+3, j+4 {
-		d := dst[j : j+4 : j+4]
+	// Four bytes read per pixel (the fourth belongs to the next pixel and
+	// is replaced by opaque alpha); the last pixel is done bytewise.
+	n := len(row) / 3
+	for x := 0; x < n-1; x++ {
+		v := binary.LittleEndian.Uint32(row[3*x : 3*x+4 : 3*x+4])
+		binary.LittleEndian.PutUint32(dst[4*x:4*x+4:4*x+4], v|0xFF000000)
+	}
+	if n > 0 {
+		i, d := 3*(n-1), dst[4*(n-1):4*n:4*n]
 		d[0], d[1], d[2], d[3] = row[i], row[i+1], row[i+2], 0xFF
 	}
 }

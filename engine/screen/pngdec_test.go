@@ -129,6 +129,17 @@ func TestDecodePNGFastPathMatchesImagePNG(t *testing.T) {
 		(&png.Encoder{CompressionLevel: level}).Encode(&b, src)
 		sameAsStdlib(t, "image/png opaque", b.Bytes())
 	}
+	// Repeated rows ("Up" filter, all zero) take a shortcut: a text screen
+	// is mostly blank rows.
+	text := textScreen().SubImage(image.Rect(0, 0, 160, 400))
+	for _, level := range []png.CompressionLevel{png.BestSpeed, png.DefaultCompression} {
+		var b bytes.Buffer
+		(&png.Encoder{CompressionLevel: level}).Encode(&b, text)
+		if !bytes.Contains(b.Bytes(), []byte("IDAT")) {
+			t.Fatal("no IDAT")
+		}
+		sameAsStdlib(t, "text screen", b.Bytes())
+	}
 	translucent := image.NewNRGBA(image.Rect(0, 0, 50, 40))
 	for i := range translucent.Pix {
 		translucent.Pix[i] = byte(i * 13)
