@@ -1,0 +1,179 @@
+package archtest
+
+import (
+	"os/exec"
+	"sort"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/openpocket/openpocket/"
+
+// rule says what the packages under prefix may import: packages of this
+// module (by prefix, "" meaning any) and third-party modules (by prefix).
+// The most specific prefix wins. Keep in step with docs/architecture.md.
+type rule struct {
+	prefix string
+	own    []string
+	libs   []string
+}
+
+// frontEnds never import each other (nor does anything but the composition
+// root import them).
+var frontEnds = []string{"internal/cli", "internal/gateway", "internal/mcp", "internal/relay", "internal/dashboard", "internal/channel"}
+
+// leaf utilities with no dependencies of their own, usable by adapters.
+var leaves = []string{"internal/atomicfile", "internal/lease"}
+
+var rules = []rule{
+	{prefix: "cmd/openpocket", own: []string{""}},
+	{prefix: "engine/action"},
+	{prefix: "engine/screen"},
+	{prefix: "engine", own: []string{"engine"}},
+	{prefix: "lua", own: []string{"lua", "engine"}, libs: []string{"github.com/yuin/gopher-lua"}},
+	{prefix: "lua/luasrc"},
+	{prefix: "stdlib", own: []string{"stdlib", "lua", "engine"}},
+	{prefix: "playbooks", own: []string{"engine/action", "lua/luasrc"}, libs: []string{"go.yaml.in/yaml/v3"}},
+	{prefix: "internal/adb", own: []string{"engine"}, libs: []string{"github.com/zach-klippenstein/goadb"}},
+	{prefix: "internal/sim", own: []string{"internal/sim"}, libs: []string{"golang.org/x/image"}},
+	{prefix: "internal/llm", own: []string{"engine"}, libs: []string{"github.com/openai/openai-go/v3"}},
+	{prefix: "internal/executor", own: []string{"engine", "internal/executor", "internal/sandbox"}, libs: []string{"mvdan.cc/sh/v3"}},
+	{prefix: "internal/sandbox", libs: []string{"github.com/landlock-lsm/go-landlock", "golang.org/x/sys"}},
+	{prefix: "internal/workspace", own: []string{"engine"}},
+	{prefix: "internal/cron", own: []string{"engine"}, libs: []string{"github.com/go-co-op/gocron/v2", "github.com/jonboulle/clockwork"}},
+	{prefix: "internal/skills", own: []string{"engine", "lua/luasrc"}},
+	{prefix: "internal/atomicfile"},
+	{prefix: "internal/lease", libs: []string{"golang.org/x/sys"}},
+	{prefix: "internal/archtest"},
+	// The CLI is still the application layer (issue 17 moves runs into a run
+	// service); until then it may import everything but other front ends.
+	{prefix: "internal/cli", own: []string{"engine", "lua", "stdlib", "playbooks", "internal/adb", "internal/sim", "internal/llm", "internal/executor", "internal/sandbox", "internal/workspace", "internal/cron", "internal/skills"},
+		libs: []string{"github.com/alecthomas/kong", "github.com/ergochat/readline", "github.com/jonboulle/clockwork"}},
+}
+
+// debt lists the wrong-way imports that exist today, each to be removed by
+// issue 17 (thin bindings, skills without Lua). The test fails when one
+// disappears too, so the list only shrinks.
+var debt = map[string][]string{
+	"stdlib":           {"internal/atomicfile"},
+	"stdlib/agent":     {"internal/skills"},
+	"stdlib/skillsmod": {"internal/skills"},
+	"stdlib/executors": {"internal/executor/coding", "internal/executor/memory", "internal/executor/policy", "internal/executor/script"},
+	"internal/skills":  {"lua", "stdlib", "github.com/yuin/gopher-lua/parse"},
+}
+
+func ruleFor(pkg string) (rule, bool) {
+	best, found := rule{}, false
+	for _, r := range rules {
+		if under(pkg, r.prefix) && len(r.prefix) >= len(best.prefix) {
+			best, found = r, true
+		}
+	}
+	return best, found
+}
+
+func under(pkg, prefix string) bool {
+	return prefix == "" || pkg == prefix || strings.HasPrefix(pkg, prefix+"/")
+}
+
+func anyUnder(pkg string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if under(pkg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func isStd(imp string) bool { return !strings.Contains(strings.SplitN(imp, "/", 2)[0], ".") }
+
+// allowed reports whether pkg may import imp under the table.
+func allowed(pkg, imp string, r rule) bool {
+	if isStd(imp) {
+		return true
+	}
+	if own, ok := strings.CutPrefix(imp, module); ok {
+		if under(own, r.prefix) && r.prefix != "" || anyUnder(own, r.own) {
+			return !anyUnder(own, frontEnds) || pkg == "cmd/openpocket" || under(own, r.prefix)
+		}
+		return anyUnder(own, leaves) && !anyUnder(pkg, []string{"engine", "lua", "stdlib", "playbooks"})
+	}
+	return anyUnder(imp, r.libs)
+}
+
+func TestImportTable(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, module+"...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	seenDebt := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(fields[0], module)
+		r, ok := ruleFor(pkg)
+		if !ok {
+			t.Errorf("%s has no row in the import table: add it to docs/architecture.md and to rules here", pkg)
+			continue
+		}
+		for _, imp := range fields[1:] {
+			if allowed(pkg, imp, r) {
+				continue
+			}
+			short := strings.TrimPrefix(imp, module)
+			if contains(debt[pkg], short) {
+				seenDebt[pkg+" -> "+short] = true
+				continue
+			}
+			t.Errorf("%s imports %s: not allowed by docs/architecture.md (row %q)", pkg, imp, r.prefix)
+		}
+	}
+	var gone []string
+	for pkg, imps := range debt {
+		for _, imp := range imps {
+			if !seenDebt[pkg+" -> "+imp] {
+				gone = append(gone, pkg+" -> "+imp)
+			}
+		}
+	}
+	sort.Strings(gone)
+	for _, g := range gone {
+		t.Errorf("known debt %s no longer exists: remove it from the debt list", g)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestTableCatchesWrongWayImports(t *testing.T) {
+	cases := []struct {
+		pkg, imp string
+		want     bool
+	}{
+		{"engine/device", module + "engine/screen", true},
+		{"engine/device", module + "lua", false},
+		{"engine", "github.com/yuin/gopher-lua", false},
+		{"stdlib", module + "internal/adb", false},
+		{"playbooks", module + "stdlib", false},
+		{"internal/adb", module + "internal/atomicfile", true},
+		{"internal/cli", module + "internal/gateway", false},
+		{"internal/mcp", module + "internal/cli", false},
+		{"cmd/openpocket", module + "internal/cli", true},
+		{"internal/llm", "github.com/openai/openai-go/v3/option", true},
+		{"internal/llm", "github.com/zach-klippenstein/goadb", false},
+	}
+	for _, c := range cases {
+		r, ok := ruleFor(c.pkg)
+		if !ok {
+			r = rule{}
+		}
+		if got := allowed(c.pkg, c.imp, r); got != c.want {
+			t.Errorf("allowed(%s, %s) = %v, want %v", c.pkg, c.imp, got, c.want)
+		}
+	}
+}
