@@ -107,39 +107,7 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 	}
 	m.ScreencapMs = ms(took)
 	t2 := time.Now()
-	snap.Screenshot = fr.png
-	snap.Full = fr.full
-	b := fr.full.Bounds()
-	snap.Width, snap.Height = b.Dx(), b.Dy()
-	m.VisualHash = fr.look.Visual
-	snap.ContentHash = fr.look.Content
-	p.mu.Lock()
-	if p.lastHash != "" {
-		d := screen.Hamming(p.lastHash, m.VisualHash)
-		m.VisualHashHammingDistance = &d
-	}
-	p.lastHash = m.VisualHash
-	w, h := p.width, p.height
-	p.mu.Unlock()
-	rotated := func() bool { return w == snap.Height && h == snap.Width }
-	if (w != snap.Width || h != snap.Height) && !rotated() {
-		// Resized display: ask again, input coordinates follow `wm size`.
-		if w2, h2, err := p.refreshSize(ctx); err == nil {
-			w, h = w2, h2
-		}
-	}
-	if w != h && rotated() {
-		// `wm size` always reports the natural orientation, while screenshots
-		// and input coordinates follow the display's rotation.
-		w, h = snap.Width, snap.Height
-		p.mu.Lock()
-		p.width, p.height = w, h
-		p.mu.Unlock()
-	}
-	sw, sh := fr.scaled.Rect.Dx(), fr.scaled.Rect.Dy()
-	snap.ScaledWidth, snap.ScaledHeight = sw, sh
-	snap.ScaleX = float64(w) / float64(sw)
-	snap.ScaleY = float64(h) / float64(sh)
+	w, h := p.useFrame(ctx, snap, fr)
 	m.ScaleMs = ms(time.Since(t2))
 
 	ar := <-appCh
@@ -232,6 +200,47 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 	snap.CapturedAt = end.UTC().Format(time.RFC3339Nano)
 	m.TotalMs = ms(end.Sub(start))
 	return snap, nil
+}
+
+// useFrame puts fr into snap (images, size, hashes, the Hamming distance to
+// the previous capture, scale factors) and returns the input coordinate
+// space, following a rotated or resized display.
+func (p *Phone) useFrame(ctx context.Context, snap *screen.Snapshot, fr *frame) (w, h int) {
+	m := snap.CaptureMetrics
+	snap.Screenshot = fr.png
+	snap.Full = fr.full
+	b := fr.full.Bounds()
+	snap.Width, snap.Height = b.Dx(), b.Dy()
+	m.VisualHash = fr.look.Visual
+	snap.ContentHash = fr.look.Content
+	p.mu.Lock()
+	if p.lastHash != "" {
+		d := screen.Hamming(p.lastHash, m.VisualHash)
+		m.VisualHashHammingDistance = &d
+	}
+	p.lastHash = m.VisualHash
+	w, h = p.width, p.height
+	p.mu.Unlock()
+	rotated := func() bool { return w == snap.Height && h == snap.Width }
+	if (w != snap.Width || h != snap.Height) && !rotated() {
+		// Resized display: ask again, input coordinates follow `wm size`.
+		if w2, h2, err := p.refreshSize(ctx); err == nil {
+			w, h = w2, h2
+		}
+	}
+	if w != h && rotated() {
+		// `wm size` always reports the natural orientation, while screenshots
+		// and input coordinates follow the display's rotation.
+		w, h = snap.Width, snap.Height
+		p.mu.Lock()
+		p.width, p.height = w, h
+		p.mu.Unlock()
+	}
+	sw, sh := fr.scaled.Rect.Dx(), fr.scaled.Rect.Dy()
+	snap.ScaledWidth, snap.ScaledHeight = sw, sh
+	snap.ScaleX = float64(w) / float64(sw)
+	snap.ScaleY = float64(h) / float64(sh)
+	return w, h
 }
 
 func ms(d time.Duration) int64 { return d.Milliseconds() }
