@@ -107,7 +107,7 @@ func EncodeJPEG(img image.Image, quality int) ([]byte, error) {
 		rgba = image.NewRGBA(b)
 		draw.Draw(rgba, b, img, b.Min, draw.Src)
 	}
-	ycc := toYCbCr420(rgba)
+	ycc := image.NewYCbCr(b, image.YCbCrSubsampleRatio420)
 	mcuCols, rows := (b.Dx()+mcuRows-1)/mcuRows, (b.Dy()+mcuRows-1)/mcuRows
 	bands := 1
 	if b.Dx()*b.Dy() >= parallelMinPixels {
@@ -119,7 +119,9 @@ func EncodeJPEG(img image.Image, quality int) ([]byte, error) {
 	segs := make([][]byte, bands)
 	parallelRows(bands, parallelMinPixels, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			segs[i] = encodeMCURows(t, ycc, i*per, min(rows, (i+1)*per))
+			r0, r1 := i*per, min(rows, (i+1)*per)
+			convertRows(rgba, ycc, r0*mcuRows, min(b.Dy(), r1*mcuRows))
+			segs[i] = encodeMCURows(t, ycc, r0, r1)
 		}
 	})
 	size := len(t.header) + len(t.sos) + 16 + 2*bands
@@ -144,29 +146,38 @@ func EncodeJPEG(img image.Image, quality int) ([]byte, error) {
 	return append(out, 0xFF, markerEOI), nil
 }
 
-// toYCbCr420 converts an RGBA image (alpha ignored: screenshots are opaque)
-// to JPEG's YCbCr with one chroma sample per 2×2 pixels, the mean of their
-// colours, using color.RGBToYCbCr's fixed-point coefficients.
-func toYCbCr420(src *image.RGBA) *image.YCbCr {
+// convertRows converts rows [y0, y1) (relative to the image, y0 even) of
+// src into dst: luma per pixel, chroma as the mean colour of each 2×2
+// block, with color.RGBToYCbCr's fixed-point coefficients. A row (pair)
+// equal to the one above is copied instead: screens repeat rows.
+func convertRows(src *image.RGBA, dst *image.YCbCr, y0, y1 int) {
 	r := src.Rect
-	dst := image.NewYCbCr(r, image.YCbCrSubsampleRatio420)
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		row := src.Pix[src.PixOffset(r.Min.X, y):]
-		yrow := dst.Y[(y-r.Min.Y)*dst.YStride:]
-		for x := 0; x < r.Dx(); x++ {
-			p := row[4*x : 4*x+3 : 4*x+3]
+	w := r.Dx()
+	row := func(y int) []uint8 { return src.Pix[src.PixOffset(r.Min.X, r.Min.Y+y):][:4*w] }
+	for y := y0; y < y1; y++ {
+		yrow := dst.Y[y*dst.YStride : y*dst.YStride+w]
+		if y > y0 && bytes.Equal(row(y), row(y-1)) {
+			copy(yrow, dst.Y[(y-1)*dst.YStride:])
+			continue
+		}
+		px := row(y)
+		for x := range yrow {
+			p := px[4*x : 4*x+3 : 4*x+3]
 			yrow[x] = uint8((19595*int32(p[0]) + 38470*int32(p[1]) + 7471*int32(p[2]) + 1<<15) >> 16)
 		}
 	}
-	cw, ch := (r.Dx()+1)/2, (r.Dy()+1)/2
-	for cy := 0; cy < ch; cy++ {
-		y0 := r.Min.Y + 2*cy
-		y1 := min(y0+1, r.Max.Y-1)
-		top, bot := src.Pix[src.PixOffset(r.Min.X, y0):], src.Pix[src.PixOffset(r.Min.X, y1):]
-		cbRow, crRow := dst.Cb[cy*dst.CStride:], dst.Cr[cy*dst.CStride:]
-		for cx := 0; cx < cw; cx++ {
+	cw := (w + 1) / 2
+	for cy := y0 / 2; cy < (y1+1)/2; cy++ {
+		top, bot := row(2*cy), row(min(2*cy+1, r.Dy()-1))
+		cbRow, crRow := dst.Cb[cy*dst.CStride:cy*dst.CStride+cw], dst.Cr[cy*dst.CStride:cy*dst.CStride+cw]
+		if cy > y0/2 && bytes.Equal(top, row(2*cy-2)) && bytes.Equal(bot, row(2*cy-1)) {
+			copy(cbRow, dst.Cb[(cy-1)*dst.CStride:])
+			copy(crRow, dst.Cr[(cy-1)*dst.CStride:])
+			continue
+		}
+		for cx := range cbRow {
 			i0 := 8 * cx
-			i1 := min(i0+4, 4*(r.Dx()-1))
+			i1 := min(i0+4, 4*(w-1))
 			rr := int32(top[i0]) + int32(top[i1]) + int32(bot[i0]) + int32(bot[i1])
 			gg := int32(top[i0+1]) + int32(top[i1+1]) + int32(bot[i0+1]) + int32(bot[i1+1])
 			bb := int32(top[i0+2]) + int32(top[i1+2]) + int32(bot[i0+2]) + int32(bot[i1+2])
@@ -177,7 +188,6 @@ func toYCbCr420(src *image.RGBA) *image.YCbCr {
 			crRow[cx] = clampYCbCr(cr >> 18)
 		}
 	}
-	return dst
 }
 
 func clampYCbCr(v int32) uint8 {
