@@ -22,8 +22,8 @@ func TestAdaptiveCapturePicksFasterPath(t *testing.T) {
 		slow android.ScreencapOptions
 		want string
 	}{
-		{"slow png encode", android.ScreencapOptions{PNGDelay: 60 * time.Millisecond}, "raw"},
-		{"slow raw readback", android.ScreencapOptions{RawDelay: 60 * time.Millisecond}, "png"},
+		{"slow png encode", android.ScreencapOptions{PNGDelay: 200 * time.Millisecond}, "raw"},
+		{"slow raw readback", android.ScreencapOptions{RawDelay: 200 * time.Millisecond}, "png"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, d := openShared(t)
