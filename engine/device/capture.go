@@ -163,8 +163,9 @@ func (p *Phone) grab(ctx context.Context) (fr *frame, took time.Duration, err er
 	if err == nil {
 		fr, err = p.toFrame(data, path)
 	}
-	if err != nil && ctx.Err() == nil && p.opts.Capture == CaptureAuto {
+	if err != nil && ctx.Err() == nil && !errors.Is(err, ErrDeviceLost) && p.opts.Capture == CaptureAuto {
 		// This path does not work on this device: note it, use the other.
+		// (A lost device says nothing about the path.)
 		p.chooser.record(path, 0, err)
 		first := fmt.Errorf("%s: %w", path, err)
 		path = 1 - path

@@ -3,6 +3,7 @@ package device_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -105,4 +106,27 @@ func TestForcedCaptureModeKeepsItsErrors(t *testing.T) {
 	}
 	_, err = device.ParseCaptureMode("jpeg")
 	assert.ErrorContains(t, err, `expected "auto", "png" or "raw"`)
+}
+
+// lostOnce fails the first screencap with ErrDeviceLost.
+type lostOnce struct {
+	device.Transport
+	failed bool
+}
+
+func (l *lostOnce) ExecOut(ctx context.Context, cmd string) ([]byte, error) {
+	if !l.failed && cmd == "screencap -p" {
+		l.failed = true
+		return nil, fmt.Errorf("exec: %w", device.ErrDeviceLost)
+	}
+	return l.Transport.ExecOut(ctx, cmd)
+}
+
+func TestLostDeviceDoesNotDropACapturePath(t *testing.T) {
+	f, _ := fakeScreen(t)
+	p := device.NewPhone(&lostOnce{Transport: f}, device.Options{CaptureProbes: 1})
+	_, err := p.Capture(context.Background(), device.CaptureOptions{})
+	require.ErrorIs(t, err, device.ErrDeviceLost)
+	_, decided := p.CaptureChoice()
+	assert.False(t, decided, "a lost device is not evidence against the PNG path")
 }

@@ -2,6 +2,7 @@ package device
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"strings"
@@ -284,6 +285,8 @@ func (p *Phone) Screencap(ctx context.Context) ([]byte, error) {
 		}
 	} else if ctx.Err() != nil {
 		return nil, ctx.Err()
+	} else if errors.Is(err, ErrDeviceLost) {
+		return nil, fmt.Errorf("screencap: %w", err)
 	}
 	// Some builds mangle exec-out; write to a file, pull it, delete it.
 	const tmp = "/data/local/tmp/openpocket-screencap.png"
