@@ -59,7 +59,7 @@ type Phone struct {
 	xml         []byte
 	xmlVersion  uint64
 
-	capture screencapConfig // per-frame encode delays, header format
+	capture ScreencapOptions // per-frame encode delays, header format (screencap.go)
 }
 
 var _ adbd.Handler = (*Phone)(nil)

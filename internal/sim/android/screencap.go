@@ -31,8 +31,6 @@ type ScreencapOptions struct {
 	LegacyHeader bool
 }
 
-type screencapConfig = ScreencapOptions
-
 // SetScreencap changes how screencap answers from now on.
 func (p *Phone) SetScreencap(o ScreencapOptions) { p.locked(func() { p.capture = o }) }
 
