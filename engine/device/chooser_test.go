@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -111,12 +112,11 @@ func TestForcedCaptureModeKeepsItsErrors(t *testing.T) {
 // lostOnce fails the first screencap with ErrDeviceLost.
 type lostOnce struct {
 	device.Transport
-	failed bool
+	failed atomic.Bool
 }
 
 func (l *lostOnce) ExecOut(ctx context.Context, cmd string) ([]byte, error) {
-	if !l.failed && cmd == "screencap -p" {
-		l.failed = true
+	if cmd == "screencap -p" && l.failed.CompareAndSwap(false, true) {
 		return nil, fmt.Errorf("exec: %w", device.ErrDeviceLost)
 	}
 	return l.Transport.ExecOut(ctx, cmd)

@@ -32,8 +32,7 @@ type CaptureOptions struct {
 // screenshot, the current app and the UI dump are fetched concurrently; the
 // UI dump is skipped when the cached element list still applies.
 func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot, error) {
-	opts := p.opts
-	start := opts.Now()
+	start := p.opts.Now()
 	m := &screen.CaptureMetrics{}
 	snap := &screen.Snapshot{DeviceID: p.Serial(), CaptureMetrics: m}
 
@@ -46,57 +45,21 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 	// Background round trips use cctx: an early return cancels them and
 	// waits for them, so none outlives Capture or delays its error.
 	cctx, cancel := context.WithCancel(ctx)
-	var bg sync.WaitGroup
-	defer bg.Wait()
+	bg := &background{ctx: cctx, p: p}
+	defer bg.wg.Wait()
 	defer cancel()
-	goBG := func(f func()) {
-		bg.Add(1)
-		go func() { defer bg.Done(); f() }()
-	}
 
 	p.mu.Lock()
 	cached := p.cache
-	mayReuse := !o.NoCache && cached != nil && !p.lastReuse && start.Sub(cached.at) <= opts.CacheMaxAge
+	mayReuse := !o.NoCache && cached != nil && !p.lastReuse && start.Sub(cached.at) <= p.opts.CacheMaxAge
 	p.mu.Unlock()
-
-	type dumpResult struct {
-		root     *screen.Node
-		timedOut bool
-		err      error
-		took     time.Duration
-	}
-	startDump := func() <-chan dumpResult {
-		ch := make(chan dumpResult, 1)
-		goBG(func() {
-			t := time.Now()
-			root, to, err := p.Hierarchy(cctx)
-			ch <- dumpResult{root, to, err, time.Since(t)}
-		})
-		return ch
-	}
-	var dumpCh <-chan dumpResult
 	if !mayReuse {
-		dumpCh = startDump() // nothing to reuse: overlap the dump with the rest
+		bg.startDump() // nothing to reuse: overlap the dump with the rest
 	}
-
-	type appResult struct {
-		app  string
-		err  error
-		took time.Duration
-	}
-	appCh := make(chan appResult, 1)
-	goBG(func() {
-		t := time.Now()
-		app, err := p.CurrentApp(cctx)
-		appCh <- appResult{app, err, time.Since(t)}
-	})
-	var installedCh chan []string
+	appCh := bg.currentApp()
+	var installedCh <-chan []string
 	if o.Installed {
-		installedCh = make(chan []string, 1)
-		goBG(func() {
-			pk, _ := p.InstalledPackages(cctx)
-			installedCh <- pk
-		})
+		installedCh = bg.installed()
 	}
 
 	// Screenshot, decoded, scaled and hashed while the other round trips
@@ -124,62 +87,9 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 			snap.SecureSurface = parseSecure(normalizeOutput([]byte(out)), snap.CurrentApp)
 		}
 	}
-
-	// The cached list stands for this screen only when it shows the same
-	// app at the same size and looks the same; a secure surface is never
-	// vouched for by a cache.
-	cacheMatches := cached != nil && !snap.SecureSurface && cached.app == snap.CurrentApp &&
-		cached.width == snap.Width && cached.height == snap.Height &&
-		screen.Hamming(cached.hash, m.VisualHash) <= opts.CacheMaxHamming
-	reuse := mayReuse && cacheMatches
-	elemOpts := screen.ElementOptions{Width: w, Height: h, ScaleX: snap.ScaleX, ScaleY: snap.ScaleY, MaxElements: opts.MaxElements, MinScore: 4}
-	if reuse {
-		snap.Tree = cached.tree
-		snap.UIElements = cached.elements
-		m.UIElementsSource = screen.SourceCache
-	} else {
-		if dumpCh == nil {
-			dumpCh = startDump()
-		}
-		dr := <-dumpCh
-		m.UIDumpMs = ms(dr.took)
-		m.UIDumpTimedOut = dr.timedOut
-		switch {
-		case dr.err == nil:
-			snap.Tree = dr.root
-			snap.UIElements = screen.Elements(dr.root, elemOpts)
-			m.UIElementsSource = screen.SourceFresh
-		case ctx.Err() != nil:
-			return nil, ctx.Err()
-		case cacheMatches:
-			snap.Tree = cached.tree
-			snap.UIElements = cached.elements
-			m.UIElementsSource = screen.SourceCacheFallback
-		default:
-			m.UIElementsSource = screen.SourceFreshEmpty
-		}
+	if err := p.resolveElements(ctx, snap, bg, cached, mayReuse, w, h, start); err != nil {
+		return nil, err
 	}
-	if snap.UIElements == nil {
-		snap.UIElements = []screen.UIElement{}
-	}
-	m.UIElementsCount = len(snap.UIElements)
-
-	p.mu.Lock()
-	switch m.UIElementsSource {
-	case screen.SourceFresh:
-		if snap.SecureSurface {
-			p.cache = nil
-		} else {
-			p.cache = &elementCache{app: snap.CurrentApp, width: snap.Width, height: snap.Height,
-				hash: m.VisualHash, at: start, tree: snap.Tree, elements: snap.UIElements}
-		}
-		p.lastReuse = false
-	case screen.SourceCache, screen.SourceCacheFallback:
-		p.lastReuse = true
-	default:
-		p.lastReuse = false
-	}
-	p.mu.Unlock()
 
 	t3 := time.Now()
 	if o.Scaled || o.SOM {
@@ -196,10 +106,128 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 	if installedCh != nil {
 		snap.InstalledPackages = <-installedCh
 	}
-	end := opts.Now()
+	end := p.opts.Now()
 	snap.CapturedAt = end.UTC().Format(time.RFC3339Nano)
 	m.TotalMs = ms(end.Sub(start))
 	return snap, nil
+}
+
+// background runs a capture's side round trips; wg tracks them.
+type background struct {
+	ctx  context.Context
+	p    *Phone
+	wg   sync.WaitGroup
+	dump <-chan dumpResult
+}
+
+type dumpResult struct {
+	root     *screen.Node
+	timedOut bool
+	err      error
+	took     time.Duration
+}
+
+type appResult struct {
+	app  string
+	err  error
+	took time.Duration
+}
+
+func (b *background) do(f func()) {
+	b.wg.Add(1)
+	go func() { defer b.wg.Done(); f() }()
+}
+
+// startDump starts the UI dump once.
+func (b *background) startDump() <-chan dumpResult {
+	if b.dump == nil {
+		ch := make(chan dumpResult, 1)
+		b.do(func() {
+			t := time.Now()
+			root, to, err := b.p.Hierarchy(b.ctx)
+			ch <- dumpResult{root, to, err, time.Since(t)}
+		})
+		b.dump = ch
+	}
+	return b.dump
+}
+
+func (b *background) currentApp() <-chan appResult {
+	ch := make(chan appResult, 1)
+	b.do(func() {
+		t := time.Now()
+		app, err := b.p.CurrentApp(b.ctx)
+		ch <- appResult{app, err, time.Since(t)}
+	})
+	return ch
+}
+
+func (b *background) installed() <-chan []string {
+	ch := make(chan []string, 1)
+	b.do(func() {
+		pk, _ := b.p.InstalledPackages(b.ctx)
+		ch <- pk
+	})
+	return ch
+}
+
+// resolveElements fills snap's tree and elements from the cache or a fresh
+// dump (REFERENCE.md step 8) and updates the cache. w, h is the input
+// coordinate space; start is when the capture began.
+func (p *Phone) resolveElements(ctx context.Context, snap *screen.Snapshot, bg *background, cached *elementCache, mayReuse bool, w, h int, start time.Time) error {
+	m := snap.CaptureMetrics
+	// The cached list stands for this screen only when it shows the same
+	// app at the same size and looks the same; a secure surface is never
+	// vouched for by a cache.
+	cacheMatches := cached != nil && !snap.SecureSurface && cached.app == snap.CurrentApp &&
+		cached.width == snap.Width && cached.height == snap.Height &&
+		screen.Hamming(cached.hash, m.VisualHash) <= p.opts.CacheMaxHamming
+	elemOpts := screen.ElementOptions{Width: w, Height: h, ScaleX: snap.ScaleX, ScaleY: snap.ScaleY, MaxElements: p.opts.MaxElements, MinScore: 4}
+	if mayReuse && cacheMatches {
+		snap.Tree = cached.tree
+		snap.UIElements = cached.elements
+		m.UIElementsSource = screen.SourceCache
+	} else {
+		dr := <-bg.startDump()
+		m.UIDumpMs = ms(dr.took)
+		m.UIDumpTimedOut = dr.timedOut
+		switch {
+		case dr.err == nil:
+			snap.Tree = dr.root
+			snap.UIElements = screen.Elements(dr.root, elemOpts)
+			m.UIElementsSource = screen.SourceFresh
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case cacheMatches:
+			snap.Tree = cached.tree
+			snap.UIElements = cached.elements
+			m.UIElementsSource = screen.SourceCacheFallback
+		default:
+			m.UIElementsSource = screen.SourceFreshEmpty
+		}
+	}
+	if snap.UIElements == nil {
+		snap.UIElements = []screen.UIElement{}
+	}
+	m.UIElementsCount = len(snap.UIElements)
+
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch m.UIElementsSource {
+	case screen.SourceFresh:
+		if snap.SecureSurface {
+			p.cache = nil
+		} else {
+			p.cache = &elementCache{app: snap.CurrentApp, width: snap.Width, height: snap.Height,
+				hash: m.VisualHash, at: start, tree: snap.Tree, elements: snap.UIElements}
+		}
+		p.lastReuse = false
+	case screen.SourceCache, screen.SourceCacheFallback:
+		p.lastReuse = true
+	default:
+		p.lastReuse = false
+	}
+	return nil
 }
 
 // useFrame puts fr into snap (images, size, hashes, the Hamming distance to
