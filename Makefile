@@ -9,7 +9,16 @@ PKGS    := ./...
 # packages from fighting over it and the two cores.
 TESTFLAGS ?= -count=1 -timeout 20m -p 2
 
-.PHONY: all setup build test demo bench lint fmt clean
+# Fuzz targets run for a bounded time in `make test` (each FUZZTIME).
+FUZZTIME ?= 10s
+FUZZ    := ./playbooks:FuzzCompile ./internal/workspace:FuzzParseConfig
+
+# soak: RUNS runs of the tests while a churn process attaches, uses and
+# detaches phones on the shared adb server (SOAKTIME at most).
+RUNS     ?= 10
+SOAKTIME ?= 60m
+
+.PHONY: all setup build test fuzz soak demo bench lint fmt clean
 
 all: build
 
@@ -30,9 +39,34 @@ setup:
 build:
 	$(GO) build -o $(BIN) ./cmd/openpocket
 
-## test: unit, golden and integration tests (real adb server + virtual phone)
+## test: unit, golden and integration tests (real adb server + virtual phone), then the bounded fuzz runs
 test: setup
 	$(GO) test $(TESTFLAGS) $(PKGS)
+	@$(MAKE) --no-print-directory fuzz
+
+## fuzz: run each fuzz target for FUZZTIME (the playbook compiler, the config loader)
+fuzz:
+	@for t in $(FUZZ); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz $$name ($$pkg, $(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	done
+
+## soak: run the tests RUNS times while another process churns phones on the adb server; fails on any failed run or lost phone
+soak: setup
+	@$(GO) test -c -o bin/adb-churn.test ./internal/adb
+	@OPENPOCKET_TEST_STRESS_WORKER=$(SOAKTIME) OPENPOCKET_TEST_STRESS_SERVER=127.0.0.1:5037 \
+		OPENPOCKET_STRESS_PAUSE=300ms OPENPOCKET_STRESS_VANISH_EVERY=1000000000 \
+		bin/adb-churn.test -test.run='^$$' > bin/churn.json 2> bin/churn.log & churn=$$!; \
+	status=0; \
+	for i in $$(seq $(RUNS)); do \
+		echo "soak run $$i/$(RUNS)"; \
+		$(GO) test $(TESTFLAGS) $(PKGS) > bin/soak-$$i.log 2>&1 || { echo "run $$i failed: bin/soak-$$i.log"; status=1; }; \
+	done; \
+	kill -TERM $$churn 2>/dev/null; wait $$churn 2>/dev/null; \
+	echo "churn: $$(cat bin/churn.json 2>/dev/null)"; \
+	if grep -q '"losses"\|"err"' bin/churn.json 2>/dev/null; then echo "the churn process lost phones"; status=1; fi; \
+	exit $$status
 
 ## demo: run the example playbook against the embedded virtual phone
 demo: setup build

@@ -187,12 +187,15 @@ func (s *Session) Phone() (*device.Phone, error) {
 	return s.phone, nil
 }
 
-// Capture takes a snapshot of the session's device.
+// Capture takes a snapshot of the session's device. A task that talks
+// about the soft keyboard's keys gets them listed instead of folded
+// (screen.TaskNeedsKeys).
 func (s *Session) Capture(o device.CaptureOptions) (*screen.Snapshot, error) {
 	p, err := s.Phone()
 	if err != nil {
 		return nil, err
 	}
+	o.KeyboardKeys = o.KeyboardKeys || screen.TaskNeedsKeys(s.Task())
 	return p.Capture(s.ctx, o)
 }
 

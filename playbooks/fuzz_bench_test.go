@@ -23,6 +23,8 @@ func FuzzCompile(f *testing.F) {
 		}
 	}
 	f.Add([]byte("a: &a [*a]"))
+	f.Add([]byte("steps: [{assert: 0}]"))
+	f.Add([]byte("steps: [&a {tap: {x: 1, y: 1}}, &b [*a, *a, *a], [*b, *b, *b]]"))
 	f.Add([]byte("steps: [{tap: {below: {below: {below: x}}}}]"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		res, err := CompileWithMap(src, Options{File: "fuzz.yaml", ResolveInclude: func(string) ([]byte, string, error) {

@@ -31,9 +31,12 @@ type parser struct {
 	errs   ErrorList
 	warns  []Warning
 	budget int // node visits left (guards alias expansion)
+	// stepCount counts the steps parsed so far, nested ones included.
+	stepCount  int
+	overBudget bool // "document too large" was reported
 }
 
-const nodeBudget = 1 << 20
+const nodeBudget = 1 << 22
 
 var headerKeys = []string{"name", "description", "app", "tags", "params", "defaults", "on_start", "on_complete", "on_failure", "watchers", "steps"}
 
@@ -91,6 +94,9 @@ func (p *parser) parse() *Playbook {
 			msg += " (inside {…} or […], quote strings that contain : , ? # [ ] { })"
 		}
 		p.errPos(Pos{File: p.file, Line: line, Column: col}, "", "invalid YAML: %s", msg)
+		return pb
+	}
+	if !p.checkAliases(&doc) {
 		return pb
 	}
 	root := p.deref(&doc)
@@ -206,10 +212,7 @@ func (p *parser) eachPair(m *yaml.Node, path string, fn func(k string, kn, v *ya
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		kn, v := p.deref(m.Content[i]), p.deref(m.Content[i+1])
-		if p.budget < 0 {
-			if p.budget == -1 {
-				p.errAt(m, path, "document too large (alias expansion)")
-			}
+		if p.exhausted(m, path) {
 			return
 		}
 		if kn == nil || kn.Kind != yaml.ScalarNode {
@@ -668,7 +671,7 @@ func (p *parser) watchers(n *yaml.Node) []*Watcher {
 // value converts a YAML node to a literal; strings are parsed for ${expr}
 // unless raw.
 func (p *parser) value(n *yaml.Node, path string, raw bool) *Value {
-	if n == nil || p.budget < 0 {
+	if n == nil || p.exhausted(n, path) {
 		return &Value{Kind: VNull}
 	}
 	pos := p.pos(n)

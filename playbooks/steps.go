@@ -205,7 +205,11 @@ func (p *parser) steps(n *yaml.Node, path string, depth int) []*Step {
 	}
 	var out []*Step
 	for i, c := range n.Content {
-		if p.budget < 0 {
+		if p.exhausted(c, path) {
+			break
+		}
+		if p.stepCount++; p.stepCount > MaxSteps {
+			p.errAt(c, fmt.Sprintf("%s[%d]", path, i), "playbook has more than %d steps; split it into playbooks called with run:", MaxSteps)
 			break
 		}
 		if s := p.step(p.deref(c), fmt.Sprintf("%s[%d]", path, i), depth); s != nil {
@@ -742,7 +746,9 @@ func parseAssert(p *parser, s *Step, f *fields) {
 		p.need(s, f, "assert needs a Lua expression, e.g. `assert: count > 0`")
 		return
 	}
-	s.Args["expr"] = p.value(n, s.Path, true)
+	// The expression is Lua source whatever YAML typed it as: `assert: 0`
+	// or `assert: true` is the text "0" or "true".
+	s.Args["expr"] = &Value{Kind: VString, Pos: p.pos(n), Str: p.str(n, s.Path, true)}
 	if m := f.str("message"); m != nil {
 		s.Args["message"] = &Value{Kind: VString, Str: m}
 	}

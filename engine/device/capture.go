@@ -137,11 +137,9 @@ type frame struct {
 	path capturePath
 	png  []byte      // the device's PNG (nil on the raw path)
 	full image.Image // full-size image
-	// scaled is the model-sized image; the visual hash and the black
-	// check come from it.
+	// scaled is the model-sized image; the visual hash comes from it.
 	scaled *image.RGBA
 	look   Look
-	black  bool
 
 	// Encodings of scaled done for earlier captures of this frame.
 	enc    screen.ImageEncoding
@@ -247,8 +245,7 @@ func (p *Phone) toFrame(data []byte, path capturePath) (*frame, error) {
 	sw, sh := screen.ScaledSize(b.Dx(), b.Dy(), p.opts.ModelStyle)
 	scaled := screen.Resize(full, sw, sh)
 	fr := &frame{sum: sum, size: len(data), path: path, full: full, scaled: scaled,
-		look:  Look{Visual: screen.DHash(scaled), Content: screen.ContentHash(full)},
-		black: screen.IsBlack(scaled)}
+		look: Look{Visual: screen.DHash(scaled), Content: screen.ContentHash(full)}}
 	if path == pathPNG {
 		fr.png = data
 	}

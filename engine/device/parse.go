@@ -60,19 +60,26 @@ var activityKeys = []string{"topResumedActivity", "ResumedActivity", "mResumedAc
 // IME target still name the app underneath.
 var windowKeys = []string{"mCurrentFocus", "mFocusedApp", "mInputMethodTarget", "imeInputTarget", "imeLayeringTarget"}
 
+// topActivityKey is the line `dumpsys activity top` prints per task:
+// "ACTIVITY com.twitter.android/.StartActivity 5a8ae7c pid=4242".
+const topActivityKey = "ACTIVITY"
+
+// windowOnlyRe reads a focus line naming a window without an activity
+// component, "Window{c52eaa8 u0 com.sony.dtv.sonysystemservice}": windows
+// added by a service (TV overlays, vendor popups) are titled by package.
+var windowOnlyRe = regexp.MustCompile(`^Window\{[0-9a-f]+ u\d+ ([A-Za-z][\w]*(?:\.[\w]+)+)\}`)
+
 // parseCurrentApp returns the package of the resumed/focused app in a
-// dumpsys output, trying keys in order; "" when none names a package.
+// dumpsys output, trying keys in order; "" when none names a package. A
+// component ("pkg/.Activity") under any key wins over a window titled only
+// by a package, which is tried last (from mCurrentFocus / mFocusedWindow).
 func parseCurrentApp(out string, keys []string) string {
 	lines := strings.Split(out, "\n")
 	for _, key := range keys {
 		for _, line := range lines {
-			t := strings.TrimSpace(line)
-			if !strings.HasPrefix(t, key) {
+			rest, ok := keyValue(line, key)
+			if !ok {
 				continue
-			}
-			rest := t[len(key):]
-			if rest == "" || (rest[0] != '=' && rest[0] != ':' && rest[0] != ' ') {
-				continue // a longer key that merely starts the same
 			}
 			if m := componentRe.FindStringSubmatch(rest); m != nil {
 				return m[1]
@@ -80,11 +87,52 @@ func parseCurrentApp(out string, keys []string) string {
 			// "mCurrentFocus=Window{… u0 NotificationShade}" names no package.
 		}
 	}
+	for _, key := range []string{"mCurrentFocus", "mFocusedWindow"} {
+		for _, line := range lines {
+			rest, ok := keyValue(line, key)
+			if !ok {
+				continue
+			}
+			if m := windowOnlyRe.FindStringSubmatch(strings.TrimLeft(rest, "=: ")); m != nil && !strings.Contains(m[1], "$") {
+				return m[1]
+			}
+		}
+	}
 	return ""
 }
 
+// parseTopActivity reads `dumpsys activity top`: one "ACTIVITY pkg/.Cls …"
+// line per visible task, the task in front printed last.
+func parseTopActivity(out string) string {
+	app := ""
+	for _, line := range strings.Split(out, "\n") {
+		if rest, ok := keyValue(line, topActivityKey); ok {
+			if m := componentRe.FindStringSubmatch(rest); m != nil {
+				app = m[1]
+			}
+		}
+	}
+	return app
+}
+
+// keyValue returns what follows key at the start of a trimmed line, when the
+// line really is that key (not a longer key that merely starts the same).
+func keyValue(line, key string) (string, bool) {
+	t := strings.TrimSpace(line)
+	if !strings.HasPrefix(t, key) {
+		return "", false
+	}
+	rest := t[len(key):]
+	if rest == "" || (rest[0] != '=' && rest[0] != ':' && rest[0] != ' ') {
+		return "", false
+	}
+	return rest, true
+}
+
 // parseSecure reports whether the window of pkg carries FLAG_SECURE in a
-// `dumpsys window windows` output (attrs print "fl=… SECURE" or "FLAG_SECURE").
+// `dumpsys window windows` output. Android 10+ prints the flag names
+// ("fl=… SECURE", some builds "FLAG_SECURE"); older builds print the mask
+// ("fl=#81810120"), where FLAG_SECURE is 0x2000.
 func parseSecure(out, pkg string) bool {
 	if pkg == "" {
 		return false
@@ -96,8 +144,33 @@ func parseSecure(out, pkg string) bool {
 			inWindow = strings.Contains(t, pkg)
 			continue
 		}
-		if inWindow && (strings.Contains(t, " SECURE") || strings.Contains(t, "FLAG_SECURE")) &&
-			(strings.Contains(t, "fl=") || strings.Contains(t, "flags=")) {
+		if inWindow && windowFlagsSecure(t) {
+			return true
+		}
+	}
+	return false
+}
+
+var hexFlagsRe = regexp.MustCompile(`\bfl=#([0-9a-fA-F]+)`)
+
+// flagSecure is WindowManager.LayoutParams.FLAG_SECURE.
+const flagSecure = 0x2000
+
+func windowFlagsSecure(line string) bool {
+	if m := hexFlagsRe.FindStringSubmatch(line); m != nil {
+		v, err := strconv.ParseUint(m[1], 16, 64)
+		return err == nil && v&flagSecure != 0
+	}
+	i := strings.Index(line, "fl=")
+	if i < 0 {
+		i = strings.Index(line, "flags=")
+	}
+	if i < 0 {
+		return false
+	}
+	for _, f := range strings.Fields(line[i:]) {
+		f = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(f, "fl="), "flags="), "}")
+		if f == "SECURE" || f == "FLAG_SECURE" {
 			return true
 		}
 	}

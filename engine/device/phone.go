@@ -27,7 +27,10 @@ type Options struct {
 	// be reused without a new UI dump (15 s, distance 4).
 	CacheMaxAge     time.Duration
 	CacheMaxHamming int
-	// MaxElements is how many numbered elements a snapshot keeps (28).
+	// ElementBudget is the size in characters of the element block a
+	// snapshot keeps for the model (screen.DefaultElementBudget).
+	ElementBudget int
+	// MaxElements, when set, also caps the number of elements (no cap).
 	MaxElements int
 	// ShellOutputChars caps the shell action's result (3,000).
 	ShellOutputChars int
@@ -57,9 +60,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.CacheMaxHamming == 0 {
 		o.CacheMaxHamming = 4
-	}
-	if o.MaxElements == 0 {
-		o.MaxElements = 28
 	}
 	if o.ShellOutputChars == 0 {
 		o.ShellOutputChars = 3000
@@ -149,6 +149,8 @@ type elementCache struct {
 	at            time.Time
 	tree          *screen.Node
 	elements      []screen.UIElement
+	notes         []string
+	keys          bool // the keyboard's keys were listed
 }
 
 // NewPhone wraps a transport.
@@ -234,24 +236,36 @@ func (p *Phone) Props(ctx context.Context) (map[string]string, error) {
 }
 
 // CurrentApp returns the package in front: the resumed activity first, then
-// the window manager's focus, because either may be missing on real builds.
+// the window manager's focus, then `dumpsys activity top` (its "ACTIVITY
+// pkg/.Cls" lines), because any of them may be missing on real builds.
 func (p *Phone) CurrentApp(ctx context.Context) (string, error) {
-	out, err := p.run(ctx, "dumpsys activity activities")
-	if err == nil {
-		if app := parseCurrentApp(normalizeOutput([]byte(out)), activityKeys); app != "" {
+	var firstErr error
+	for _, src := range currentAppSources {
+		out, err := p.run(ctx, src.command)
+		if err != nil {
+			if ctx.Err() != nil {
+				return "", ctx.Err()
+			}
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		if app := src.parse(normalizeOutput([]byte(out))); app != "" {
 			return app, nil
 		}
-	} else if ctx.Err() != nil {
-		return "", ctx.Err()
 	}
-	out2, err2 := p.run(ctx, "dumpsys window windows")
-	if err2 != nil {
-		if err != nil {
-			return "", err
-		}
-		return "", err2
-	}
-	return parseCurrentApp(normalizeOutput([]byte(out2)), windowKeys), nil
+	return "", firstErr
+}
+
+// currentAppSources are asked in order until one names a package.
+var currentAppSources = []struct {
+	command string
+	parse   func(string) string
+}{
+	{"dumpsys activity activities", func(s string) string { return parseCurrentApp(s, activityKeys) }},
+	{"dumpsys window windows", func(s string) string { return parseCurrentApp(s, windowKeys) }},
+	{"dumpsys activity top", parseTopActivity},
 }
 
 // InstalledPackages lists launchable packages, once per Phone.

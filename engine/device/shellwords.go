@@ -93,6 +93,26 @@ func JoinCommand(words []string) string {
 	return strings.Join(q, " ")
 }
 
+// JoinShellWords builds the device command line from host-tokenized words
+// the way `adb shell` does: joined with single spaces, unescaped (adb, like
+// ssh, leaves the line to the device's sh). The one exception is the script
+// of a leading `sh -c SCRIPT [ARG0 ARGS…]` (or `su -c COMMAND`): sh takes it
+// as one argument, so it and its arguments are quoted to reach sh whole.
+func JoinShellWords(words []string) string {
+	if len(words) >= 3 && isShell(words[0]) && words[1] == "-c" {
+		return words[0] + " -c " + JoinCommand(words[2:])
+	}
+	return strings.Join(words, " ")
+}
+
+func isShell(w string) bool {
+	switch w {
+	case "sh", "/system/bin/sh", "/bin/sh", "bash", "mksh", "su":
+		return true
+	}
+	return false
+}
+
 // inputTextMeta are the characters the device shell would interpret in an
 // `input text` argument; they are backslash-escaped.
 const inputTextMeta = "\\\"'`$&|;<>()[]{}*?!~#^"

@@ -26,6 +26,9 @@ type CaptureOptions struct {
 	Installed bool
 	// NoCache forces a fresh UI dump.
 	NoCache bool
+	// KeyboardKeys lists the soft keyboard's keys instead of one note
+	// (screen.TaskNeedsKeys).
+	KeyboardKeys bool
 }
 
 // Capture takes a snapshot following REFERENCE.md's pipeline. The
@@ -57,6 +60,7 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 		bg.startDump() // nothing to reuse: overlap the dump with the rest
 	}
 	appCh := bg.currentApp()
+	windowsCh := bg.windows()
 	var installedCh <-chan []string
 	if o.Installed {
 		installedCh = bg.installed()
@@ -80,14 +84,10 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 	}
 	snap.CurrentApp = ar.app
 
-	// Secure surfaces render black: confirm with the window flags and never
-	// let a cached element list stand in for a screen we cannot see.
-	if fr.black {
-		if out, err := p.run(ctx, "dumpsys window windows"); err == nil {
-			snap.SecureSurface = parseSecure(normalizeOutput([]byte(out)), snap.CurrentApp)
-		}
-	}
-	if err := p.resolveElements(ctx, snap, bg, cached, mayReuse, w, h, start); err != nil {
+	// Secure surfaces render black: never let a cached element list stand
+	// in for a screen we cannot see.
+	snap.SecureSurface = parseSecure(normalizeOutput([]byte(<-windowsCh)), snap.CurrentApp)
+	if err := p.resolveElements(ctx, snap, bg, cached, mayReuse, o.KeyboardKeys, w, h, start); err != nil {
 		return nil, err
 	}
 
@@ -162,6 +162,22 @@ func (b *background) currentApp() <-chan appResult {
 	return ch
 }
 
+// windows fetches the window flags on every capture (not only for black
+// screenshots): a FLAG_SECURE window may leave the system bars visible
+// around its black surface, and its screen must never be served from the
+// cache.
+func (b *background) windows() <-chan string {
+	ch := make(chan string, 1)
+	b.do(func() {
+		out, err := b.p.run(b.ctx, "dumpsys window windows")
+		if err != nil {
+			out = ""
+		}
+		ch <- out
+	})
+	return ch
+}
+
 func (b *background) installed() <-chan []string {
 	ch := make(chan []string, 1)
 	b.do(func() {
@@ -172,20 +188,22 @@ func (b *background) installed() <-chan []string {
 }
 
 // resolveElements fills snap's tree and elements from the cache or a fresh
-// dump (REFERENCE.md step 8) and updates the cache. w, h is the input
-// coordinate space; start is when the capture began.
-func (p *Phone) resolveElements(ctx context.Context, snap *screen.Snapshot, bg *background, cached *elementCache, mayReuse bool, w, h int, start time.Time) error {
+// dump (REFERENCE.md step 8) and updates the cache. keys is
+// CaptureOptions.KeyboardKeys; w, h is the input coordinate space; start is
+// when the capture began.
+func (p *Phone) resolveElements(ctx context.Context, snap *screen.Snapshot, bg *background, cached *elementCache, mayReuse, keys bool, w, h int, start time.Time) error {
 	m := snap.CaptureMetrics
 	// The cached list stands for this screen only when it shows the same
 	// app at the same size and looks the same; a secure surface is never
 	// vouched for by a cache.
 	cacheMatches := cached != nil && !snap.SecureSurface && cached.app == snap.CurrentApp &&
 		cached.width == snap.Width && cached.height == snap.Height &&
-		screen.Hamming(cached.hash, m.VisualHash) <= p.opts.CacheMaxHamming
-	elemOpts := screen.ElementOptions{Width: w, Height: h, ScaleX: snap.ScaleX, ScaleY: snap.ScaleY, MaxElements: p.opts.MaxElements, MinScore: 4}
+		screen.Hamming(cached.hash, m.VisualHash) <= p.opts.CacheMaxHamming && cached.keys == keys
+	elemOpts := screen.ElementOptions{Width: w, Height: h, ScaleX: snap.ScaleX, ScaleY: snap.ScaleY,
+		Budget: p.opts.ElementBudget, MaxElements: p.opts.MaxElements, KeyboardKeys: keys}
 	if mayReuse && cacheMatches {
 		snap.Tree = cached.tree
-		snap.UIElements = cached.elements
+		snap.UIElements, snap.UINotes = cached.elements, cached.notes
 		m.UIElementsSource = screen.SourceCache
 	} else {
 		dr := <-bg.startDump()
@@ -194,13 +212,14 @@ func (p *Phone) resolveElements(ctx context.Context, snap *screen.Snapshot, bg *
 		switch {
 		case dr.err == nil:
 			snap.Tree = dr.root
-			snap.UIElements = screen.Elements(dr.root, elemOpts)
+			sel := screen.Select(dr.root, elemOpts)
+			snap.UIElements, snap.UINotes = sel.Elements, sel.Notes
 			m.UIElementsSource = screen.SourceFresh
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case cacheMatches:
 			snap.Tree = cached.tree
-			snap.UIElements = cached.elements
+			snap.UIElements, snap.UINotes = cached.elements, cached.notes
 			m.UIElementsSource = screen.SourceCacheFallback
 		default:
 			m.UIElementsSource = screen.SourceFreshEmpty
@@ -219,7 +238,8 @@ func (p *Phone) resolveElements(ctx context.Context, snap *screen.Snapshot, bg *
 			p.cache = nil
 		} else {
 			p.cache = &elementCache{app: snap.CurrentApp, width: snap.Width, height: snap.Height,
-				hash: m.VisualHash, at: start, tree: snap.Tree, elements: snap.UIElements}
+				hash: m.VisualHash, at: start, tree: snap.Tree, elements: snap.UIElements,
+				notes: snap.UINotes, keys: keys}
 		}
 		p.lastReuse = false
 	case screen.SourceCache, screen.SourceCacheFallback:

@@ -68,6 +68,7 @@ func System(o SystemOptions) string {
 	b.WriteString("\n## Execution policy\n")
 	b.WriteString("- Prefer tap_element with the mark number of the element list over raw coordinates; coordinates are in the screenshot's pixel space.\n")
 	b.WriteString("- Each result ends with `state_delta changed=<bool> app=<before>-><after>`. If changed=false, the action did nothing visible: do not repeat it; change approach (another element, scroll, back, launch the app).\n")
+	b.WriteString("- An element line ends with its state when it has one: focused, password, checked/unchecked, selected, scrollable, empty (a field showing its hint). Lines after the list say what is not listed: a folded keyboard (type with type_text), rows to scroll to, elements under another window.\n")
 	b.WriteString("- To open an app use launch_app with its package name (see installed apps). Type into a field only after it is focused.\n")
 	b.WriteString("- Android permission dialogs inside the phone are handled by you directly (Allow / Don't allow per the task).\n")
 	if o.Mode != ModeMinimal {
@@ -185,12 +186,12 @@ func Step(o StepOptions) string {
 		}
 		if len(s.UIElements) == 0 {
 			b.WriteString("\nElements: none detected; use coordinates on the screenshot.\n")
+			for _, n := range s.UINotes {
+				b.WriteString(n + "\n")
+			}
 		} else {
 			b.WriteString("\nElements (marks on the screenshot; coordinates in screenshot pixels):\n")
-			for _, e := range s.UIElements {
-				b.WriteString(ElementLine(e))
-				b.WriteByte('\n')
-			}
+			b.WriteString(screen.ElementBlock(s.UIElements, s.UINotes))
 		}
 	}
 	if n := len(o.History); n > 0 {
@@ -209,20 +210,9 @@ func Step(o StepOptions) string {
 	return b.String()
 }
 
-// ElementLine renders one element in the model's scaled space.
-func ElementLine(e screen.UIElement) string {
-	label := e.Text
-	if label == "" {
-		label = e.ContentDesc
-	}
-	if label == "" && e.ResourceID != "" {
-		label = "#" + e.ResourceID[strings.LastIndex(e.ResourceID, "/")+1:]
-	}
-	class := e.ClassName[strings.LastIndexByte(e.ClassName, '.')+1:]
-	sb := e.ScaledBounds
-	return fmt.Sprintf("mark %s: label=%q clickable=%t class=%s center=(%d,%d) bounds=[%d,%d][%d,%d]",
-		e.ID, oneLine(label, 80), e.Clickable, class, e.ScaledCenter.X, e.ScaledCenter.Y, sb.Left, sb.Top, sb.Right, sb.Bottom)
-}
+// ElementLine renders one element in the model's scaled space
+// (screen.ElementLine: the selection budgets these very lines).
+func ElementLine(e screen.UIElement) string { return screen.ElementLine(e) }
 
 // stuckSignals warns when the same action or app repeats: the model loops.
 func stuckSignals(h []HistoryEntry) string {

@@ -66,6 +66,28 @@ func TestStepMessage(t *testing.T) {
 	assert.NotContains(t, calm, "Stuck signal")
 }
 
+func TestStepMessageWindowsFlagsAndNotes(t *testing.T) {
+	snap := &screen.Snapshot{ScaledWidth: 768, ScaledHeight: 1707,
+		UIElements: []screen.UIElement{
+			{ID: "1", Text: "To", ClassName: "android.widget.EditText", Clickable: true, Focused: true},
+			{ID: "2", Text: "Discard", ClassName: "android.widget.Button", Clickable: true, Window: "dialog"},
+			{ID: "3", ContentDesc: "Back", ClassName: "android.widget.ImageView", Clickable: true, Window: "system"}},
+		UINotes: []string{screen.KeyboardNote, "+3 more rows in list inbox; scroll to see"}}
+	msg := Step(StepOptions{Task: "write to Ada", Step: 1, Snapshot: snap})
+	assert.Contains(t, msg, "coordinates in screenshot pixels):\n"+
+		`mark 1: label="To" clickable=true class=EditText center=(0,0) bounds=[0,0][0,0] focused`+"\n"+
+		"[dialog]\n"+`mark 2: label="Discard"`)
+	assert.Contains(t, msg, "[system bars]\n"+`mark 3: label="Back"`)
+	assert.Contains(t, msg, "\n"+screen.KeyboardNote+"\n+3 more rows in list inbox; scroll to see\n")
+
+	// Notes are said even when no element is listed.
+	empty := Step(StepOptions{Task: "t", Step: 1, Snapshot: &screen.Snapshot{UINotes: []string{screen.KeyboardNote}}})
+	assert.Contains(t, empty, "Elements: none detected; use coordinates on the screenshot.\n"+screen.KeyboardNote+"\n")
+
+	sys := System(SystemOptions{Mode: ModeMinimal})
+	assert.Contains(t, sys, "focused, password, checked/unchecked, selected, scrollable, empty")
+}
+
 func TestContextBudgetCutsOnRuneBoundary(t *testing.T) {
 	// 3-byte runes: a byte-offset cut would almost surely split one.
 	wide := strings.Repeat("€", 5000)

@@ -21,8 +21,20 @@
 //
 // # Elements
 //
-// Elements turns a tree into the numbered element list of a snapshot
-// (REFERENCE.md step 7); Score is the per-node score it uses.
+// Select turns a tree into what the model reads of a snapshot: numbered
+// elements and notes (docs/what-the-model-sees.md explains the rules for
+// users). Windows are classified (windows.go: the focused app window,
+// dialogs, the soft keyboard, system bars) and read in that order; a node
+// becomes an element when it is a control (clickable, long-clickable,
+// checkable, a text field — enabled, inside no disabled container) or a
+// labelled text outside any control, or a named scrollable list. Controls
+// without a label borrow their descendants' texts (labels.go) or a paired
+// sibling caption; wrappers with identical bounds merge; elements under a
+// higher window are dropped; the keyboard folds into KeyboardNote unless
+// ElementOptions.KeyboardKeys. Then budget.go keeps, by priority, the
+// elements whose lines (ElementLine, line.go) fit ElementOptions.Budget
+// characters, numbers them "1".."N" in reading order per window group and
+// says what it cut in the notes. Elements returns only the elements.
 //
 // # Selectors
 //

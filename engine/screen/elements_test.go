@@ -6,35 +6,6 @@ import (
 	"testing"
 )
 
-func TestScore(t *testing.T) {
-	tests := []struct {
-		name string
-		n    Node
-		want int
-	}{
-		{"plain", Node{Enabled: true}, 0},
-		{"clickable", Node{Enabled: true, Clickable: true}, 5},
-		{"focusable", Node{Enabled: true, Focusable: true}, 2},
-		{"text", Node{Enabled: true, Text: "Hi"}, 4},
-		{"blank text", Node{Enabled: true, Text: " \u00a0\u200e"}, 0},
-		{"desc", Node{Enabled: true, ContentDesc: "Hi"}, 4},
-		{"resource id", Node{Enabled: true, ResourceID: "a:id/b"}, 2},
-		{"button", Node{Enabled: true, Class: "android.widget.Button"}, 6},
-		{"image button", Node{Enabled: true, Class: "android.widget.ImageButton"}, 10},
-		{"edit text", Node{Enabled: true, Class: "android.widget.EditText"}, 3},
-		{"everything", Node{Enabled: true, Clickable: true, Focusable: true, Text: "a", ContentDesc: "b", ResourceID: "c", Class: "android.widget.ImageButton"}, 27},
-		{"disabled", Node{Enabled: false, Clickable: true, Text: "Save", Class: "android.widget.Button"}, 0},
-	}
-	for _, tt := range tests {
-		if got := Score(&tt.n); got != tt.want {
-			t.Errorf("%s: Score = %d, want %d", tt.name, got, tt.want)
-		}
-	}
-	if Score(nil) != 0 {
-		t.Error("Score(nil) != 0")
-	}
-}
-
 func labels(els []UIElement) []string {
 	out := make([]string, len(els))
 	for i, e := range els {
@@ -53,21 +24,40 @@ func labels(els []UIElement) []string {
 func TestElementsMultiWindow(t *testing.T) {
 	root := parseFixture(t, "multiwindow.xml")
 	scale := 1080.0 / 768.0
-	els := Elements(root, ElementOptions{Width: 1080, Height: 2400, ScaleX: scale, ScaleY: scale})
+	// The focused app first, in reading order; the row is labelled from
+	// its children; the disabled Save button is gone and does not lend its
+	// text to the icon beside it; the keyboard is one note; the status bar
+	// comes last.
 	want := []string{
-		"1:12:30", "2:Battery 80 percent.", "3:Navigate up", "4:Notes", "5:Search notes",
-		"6:<RecyclerView>", "7:Groceries", "8:Milk, eggs & bread", "9:Work", "10:Quarterly report",
-		"11:Sync", "12:<ImageView>",
-		"13:q", "14:w", "15:e", "16:r", "17:t", "18:y", "19:u", "20:i", "21:o", "22:p",
-		"23:Delete", "24:Space",
+		"1:Navigate up", "2:Notes", "3:Search notes", "4:<RecyclerView>",
+		"5:Groceries, Milk, eggs & bread", "6:Work, Quarterly report", "7:Sync", "8:<ImageView>",
+		"9:12:30", "10:Battery 80 percent.",
 	}
-	got := labels(els)
-	if strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Fatalf("elements:\n got %q\nwant %q", got, want)
+	sel := Select(root, ElementOptions{Width: 1080, Height: 2400, ScaleX: scale, ScaleY: scale})
+	if got := labels(sel.Elements); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("selection:\n got %q\nwant %q", got, want)
 	}
+	if strings.Join(sel.Notes, "|") != KeyboardNote {
+		t.Errorf("notes = %q, want the keyboard note", sel.Notes)
+	}
+	if sel.Elements[8].Window != "system" || sel.Elements[0].Window != "" {
+		t.Errorf("windows = %q %q", sel.Elements[8].Window, sel.Elements[0].Window)
+	}
+	// A task about keys lists them, under their window's header.
+	keys := Select(root, ElementOptions{Width: 1080, Height: 2400, KeyboardKeys: true})
+	block := ElementBlock(keys.Elements, keys.Notes)
+	for _, k := range []string{"[keyboard]\n", `label="q"`, `label="Space"`, `label="Delete"`} {
+		if !strings.Contains(block, k) {
+			t.Errorf("keys kept: block lacks %s:\n%s", k, block)
+		}
+	}
+	if strings.Contains(block, KeyboardNote) {
+		t.Error("keyboard note with the keys listed")
+	}
+	els := sel.Elements
 	// The clickable row is kept with its child's label; the child itself is
 	// not listed twice.
-	row := els[6]
+	row := els[4]
 	if !row.Clickable || row.ClassName != "android.widget.LinearLayout" || row.Node == nil || row.Node.ResourceID != "com.example.notes:id/row" {
 		t.Errorf("row element = %+v", row)
 	}
@@ -77,7 +67,7 @@ func TestElementsMultiWindow(t *testing.T) {
 			t.Errorf("disabled element kept: %+v", e)
 		}
 	}
-	up := els[2]
+	up := els[0]
 	if up.Bounds != (Rect{0, 147, 126, 273}) || up.Center != (Point{63, 210}) {
 		t.Errorf("device geometry = %+v %+v", up.Bounds, up.Center)
 	}
@@ -89,33 +79,54 @@ func TestElementsMultiWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const wantJSON = `{"id":"3","text":"","contentDesc":"Navigate up","resourceId":"","className":"android.widget.ImageButton","clickable":true,"enabled":true,"bounds":{"left":0,"top":147,"right":126,"bottom":273},"center":{"x":63,"y":210},"scaledBounds":{"left":0,"top":105,"right":90,"bottom":194},"scaledCenter":{"x":45,"y":149}}`
+	const wantJSON = `{"id":"1","text":"","contentDesc":"Navigate up","resourceId":"","className":"android.widget.ImageButton","clickable":true,"enabled":true,"bounds":{"left":0,"top":147,"right":126,"bottom":273},"center":{"x":63,"y":210},"scaledBounds":{"left":0,"top":105,"right":90,"bottom":194},"scaledCenter":{"x":45,"y":149}}`
 	if string(b) != wantJSON {
 		t.Errorf("json = %s", b)
 	}
 }
 
-func TestElementsMaxAndMinScore(t *testing.T) {
+func TestElementsBudgetAndCap(t *testing.T) {
 	root := parseFixture(t, "multiwindow.xml")
-	els := Elements(root, ElementOptions{Width: 1080, Height: 2400, MaxElements: 5})
-	want := "1:Navigate up|2:Search notes|3:Groceries|4:Work|5:Sync"
-	if got := strings.Join(labels(els), "|"); got != want {
+	// A count cap keeps what is needed most: labelled controls outside the
+	// list, then its rows, before plain text, the unlabeled icon and the
+	// status bar; what is cut is said.
+	sel := Select(root, ElementOptions{Width: 1080, Height: 2400, MaxElements: 5})
+	want := "1:Navigate up|2:Search notes|3:Groceries, Milk, eggs & bread|4:Work, Quarterly report|5:Sync"
+	if got := strings.Join(labels(sel.Elements), "|"); got != want {
 		t.Errorf("best 5 = %s, want %s", got, want)
 	}
-	if els[0].ScaledBounds != els[0].Bounds {
-		t.Errorf("scale 0 must mean 1: %+v", els[0].ScaledBounds)
+	if sel.Elements[0].ScaledBounds != sel.Elements[0].Bounds {
+		t.Errorf("scale 0 must mean 1: %+v", sel.Elements[0].ScaledBounds)
 	}
-	els = Elements(root, ElementOptions{Width: 1080, Height: 2400, MinScore: 12})
-	want = "1:Navigate up|2:Search notes|3:Sync"
-	if got := strings.Join(labels(els), "|"); got != want {
-		t.Errorf("min score 12 = %s, want %s", got, want)
+	wantNotes := []string{KeyboardNote, "+3 more elements in the app not listed (element budget)", "+2 more elements in the system bars not listed (element budget)"}
+	if strings.Join(sel.Notes, "|") != strings.Join(wantNotes, "|") {
+		t.Errorf("notes:\n got %q\nwant %q", sel.Notes, wantNotes)
+	}
+	// The character budget bounds the block the model reads.
+	full := Select(root, ElementOptions{Width: 1080, Height: 2400})
+	fullBlock := ElementBlock(full.Elements, full.Notes)
+	for _, budget := range []int{200, 400, 700} {
+		sel := Select(root, ElementOptions{Width: 1080, Height: 2400, Budget: budget})
+		els := ElementBlock(sel.Elements, nil)
+		if len(els) > budget {
+			t.Errorf("budget %d: element block is %d chars", budget, len(els))
+		}
+		if len(sel.Elements) == 0 || len(sel.Elements) >= len(full.Elements) {
+			t.Errorf("budget %d: %d elements of %d", budget, len(sel.Elements), len(full.Elements))
+		}
+		if !strings.Contains(strings.Join(sel.Notes, "|"), "not listed") && !strings.Contains(strings.Join(sel.Notes, "|"), "scroll to see") {
+			t.Errorf("budget %d: cut not said: %q", budget, sel.Notes)
+		}
+	}
+	if len(fullBlock) > DefaultElementBudget {
+		t.Errorf("default block %d chars", len(fullBlock))
 	}
 }
 
 func TestElementsDialogAndUnicode(t *testing.T) {
 	root := parseFixture(t, "dialog.xml")
 	els := Elements(root, ElementOptions{Width: 1080, Height: 2400})
-	want := []string{"1:Notes", "2:Delete \u201cGroceries\u201d & more?", "3:This note will be gone. No undo \U0001F5D1\ufe0f \ue000", "4:<ImageView>", "5:CANCEL", "6:Delete"}
+	want := []string{"1:Notes", "2:Delete \u201cGroceries\u201d & more?", "3:This note will be gone. No undo \U0001F5D1\ufe0f", "4:<ImageView>", "5:CANCEL", "6:Delete"}
 	if got := labels(els); strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("elements:\n got %q\nwant %q", got, want)
 	}
@@ -156,11 +167,13 @@ func TestElementsSurfacesAndClipping(t *testing.T) {
 
 func TestElementsWebView(t *testing.T) {
 	root := parseFixture(t, "webview.xml")
-	els := Elements(root, ElementOptions{Width: 1080, Height: 2400})
-	if len(els) != DefaultMaxElements {
-		t.Fatalf("elements = %d, want the cap %d", len(els), DefaultMaxElements)
+	sel := Select(root, ElementOptions{Width: 1080, Height: 2400})
+	els := sel.Elements
+	if block := ElementBlock(els, nil); len(block) > DefaultElementBudget || len(els) < 20 {
+		t.Fatalf("%d elements in %d chars, budget %d", len(els), len(block), DefaultElementBudget)
 	}
-	// The best-scoring link is always kept, even last in the document.
+	// The only control is kept although it is last in the document and
+	// the page's text fills the budget; the rest of the page is announced.
 	found := false
 	for i, e := range els {
 		if e.ID != itoa(i+1) {
@@ -175,6 +188,9 @@ func TestElementsWebView(t *testing.T) {
 	}
 	if !found {
 		t.Error("Sign in link not kept")
+	}
+	if len(sel.Notes) != 1 || !strings.HasSuffix(sel.Notes[0], `more rows in list "Example Domain"; scroll to see`) {
+		t.Errorf("notes = %q", sel.Notes)
 	}
 }
 

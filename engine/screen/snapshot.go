@@ -37,6 +37,24 @@ type UIElement struct {
 	// Node is the tree node the element came from (nil when the element was
 	// not built by Elements, e.g. decoded from JSON).
 	Node *Node `json:"-"`
+
+	// Optional state, set by Select from the node (absent in seed 000): the
+	// flags the model reads on the element's line.
+	Checkable  bool `json:"checkable,omitempty"`
+	Checked    bool `json:"checked,omitempty"`
+	Focused    bool `json:"focused,omitempty"`
+	Password   bool `json:"password,omitempty"`
+	Scrollable bool `json:"scrollable,omitempty"`
+	Selected   bool `json:"selected,omitempty"`
+	// Editable marks a text field (its label is the hint when it is empty).
+	Editable bool `json:"editable,omitempty"`
+	// Window is the kind of window the element lies in when it is not the
+	// focused app window: "dialog", "keyboard", "system" or "behind" (an
+	// app window under the focused one).
+	Window string `json:"window,omitempty"`
+	// Context names the row an element belongs to when several elements
+	// share one label (five "Add to favorites" toggles: whose is whose).
+	Context string `json:"context,omitempty"`
 }
 
 // Element source values of CaptureMetrics.UIElementsSource.
@@ -89,6 +107,7 @@ type Snapshot struct {
 	ScaledHeight      int             `json:"scaledHeight"`
 	InstalledPackages []string        `json:"installedPackages,omitempty"`
 	UIElements        []UIElement     `json:"uiElements"`
+	UINotes           []string        `json:"uiNotes,omitempty"` // what the model reads after the elements (Selection.Notes)
 	CaptureMetrics    *CaptureMetrics `json:"captureMetrics,omitempty"`
 	SecureSurface     bool            `json:"secureSurface,omitempty"`
 	Tree              *Node           `json:"-"`

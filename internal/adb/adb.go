@@ -5,8 +5,11 @@
 // process it may start is `adb start-server`, once, when no server listens.
 //
 // goadb's wire sender refuses requests over 255 bytes, which long `input
-// text` or clipboard commands exceed, so requests are framed here and
-// goadb's wire scanner and sync connection read the answers.
+// text` or clipboard commands exceed, and its scanner clips every reply to
+// 255 bytes, which truncated device lists and error messages. So requests
+// and every reply are framed here (framing.go for host replies, sync.go
+// for the sync service, each read in full under a sanity bound); goadb's
+// sync sender only writes the sync requests.
 package adb
 
 import (
@@ -353,7 +356,9 @@ func (d *Device) open(ctx context.Context, service string) (*conn, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("%s: %s: %w", d.serial, firstWord(service), err)
+		// The transport can die between the switch and the service: the
+		// server then answers "closed" or hangs up.
+		return nil, fmt.Errorf("%s: %w", firstWord(service), d.lost(err))
 	}
 	return cn, nil
 }
@@ -362,7 +367,10 @@ func (d *Device) open(ctx context.Context, service string) (*conn, error) {
 // offline mid-run is device.ErrDeviceLost.
 func (d *Device) lost(err error) error {
 	msg := err.Error()
+	var se *ServerError
 	switch {
+	case errors.As(err, &se) && se.Message == "closed":
+		return fmt.Errorf("%w: %s: the adb server closed its transport: %v", device.ErrDeviceLost, d.serial, err)
 	case strings.Contains(msg, "unauthorized"):
 		return fmt.Errorf("%w: %s: accept the USB debugging prompt on the phone", ErrUnauthorized, d.serial)
 	case strings.Contains(msg, "not found"), strings.Contains(msg, "offline"), errors.Is(err, io.EOF),
@@ -516,13 +524,35 @@ func (d *Device) Push(ctx context.Context, remotePath string, data []byte, mode 
 	if err := sync.SendTime(time.Now()); err != nil {
 		return fail(err)
 	}
-	if _, err := sync.ReadStatus("push " + remotePath); err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return fmt.Errorf("push %s: %w", remotePath, err)
+	if _, err := readSyncReply(cn.Conn, "push "+remotePath, "OKAY"); err != nil {
+		return syncFail(ctx, err, fail)
 	}
 	return nil
+}
+
+// readSyncReply reads one sync packet that must be want (or FAIL).
+func readSyncReply(r io.Reader, op, want string) ([]byte, error) {
+	id, _, data, err := readSyncPacket(r, op)
+	if err != nil {
+		return nil, err
+	}
+	if id != want {
+		return nil, fmt.Errorf("%s: unexpected sync answer %q, want %s", op, id, want)
+	}
+	return data, nil
+}
+
+// syncFail prefers the context's error, passes a device's FAIL answer
+// through, and classifies transport errors with lost.
+func syncFail(ctx context.Context, err error, lost func(error) error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var se *SyncError
+	if errors.As(err, &se) {
+		return err
+	}
+	return lost(err)
 }
 
 // Pull reads remotePath with the sync protocol.
@@ -548,28 +578,17 @@ func (d *Device) Pull(ctx context.Context, remotePath string) ([]byte, error) {
 	}
 	var out []byte
 	for {
-		status, err := sync.ReadStatus("pull " + remotePath)
+		id, _, data, err := readSyncPacket(cn.Conn, "pull "+remotePath)
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			return nil, fmt.Errorf("pull %s: %w", remotePath, err)
+			return nil, syncFail(ctx, err, fail)
 		}
-		switch status {
-		case wire.StatusSyncData:
-			r, err := sync.ReadBytes()
-			if err != nil {
-				return nil, fail(err)
-			}
-			chunk, err := io.ReadAll(r)
-			if err != nil {
-				return nil, fail(err)
-			}
-			out = append(out, chunk...)
-		case wire.StatusSyncDone:
+		switch id {
+		case "DATA":
+			out = append(out, data...)
+		case "DONE":
 			return out, nil
 		default:
-			return nil, fmt.Errorf("pull %s: unexpected sync status %q", remotePath, status)
+			return nil, fmt.Errorf("pull %s: unexpected sync answer %q, want DATA or DONE", remotePath, id)
 		}
 	}
 }

@@ -118,6 +118,9 @@ func (a *App) runAgent(ctx context.Context, task string, o agentRunOptions) (eng
 	if err != nil {
 		return engine.RunResult{}, err
 	}
+	if res, err := a.readyDevice(sess); err != nil {
+		return res, err
+	}
 	var files []prompt.ContextFile
 	for _, f := range h.ContextFiles(cfg.Agent.ContextBudgetChars) {
 		files = append(files, prompt.ContextFile{Name: f.Name, Content: f.Content})

@@ -11,11 +11,14 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/alecthomas/kong"
 
+	"github.com/openpocket/openpocket/internal/lease"
 	"github.com/openpocket/openpocket/internal/sim"
 	"github.com/openpocket/openpocket/internal/workspace"
 	"github.com/openpocket/openpocket/stdlib/executors"
@@ -32,7 +35,10 @@ type Globals struct {
 	Target    string `help:"TCP device endpoint to connect first (host:port)." placeholder:"HOST:PORT"`
 	UseSim    bool   `name:"sim" help:"Start the embedded virtual phone, attach it to the adb server and drive it."`
 	ADBServer string `name:"adb-server" help:"adb server address." default:"127.0.0.1:5037" placeholder:"HOST:PORT"`
-	Verbose   bool   `short:"v" help:"Log the runtime's debug output to stderr."`
+	// WaitDevice: another process driving the device refuses this one
+	// (naming the holder) unless it may wait.
+	WaitDevice time.Duration `name:"wait-device" help:"When another process drives the device, wait up to this long for it instead of failing." placeholder:"DURATION"`
+	Verbose    bool          `short:"v" help:"Log the runtime's debug output to stderr."`
 }
 
 // CLI is the whole grammar.
@@ -71,6 +77,9 @@ type App struct {
 	ws       *workspace.Home
 	execSet  *executors.Set
 	cfg      workspace.Config
+	// command names this process in device leases ("openpocket agent").
+	command string
+	leases  map[string]*lease.Lease
 }
 
 // Main parses args, runs the command and returns the process exit code.
@@ -111,7 +120,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}()
 		defer stop()
 	}
-	app := &App{Globals: cli.Globals, Stdout: stdout, Stderr: stderr, Ctx: ctx}
+	app := &App{Globals: cli.Globals, Stdout: stdout, Stderr: stderr, Ctx: ctx, command: "openpocket " + commandName(kctx.Command())}
 	level := slog.LevelWarn
 	if cli.Verbose {
 		level = slog.LevelDebug
@@ -119,7 +128,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	defer app.runCleanups()
 	kctx.Bind(app)
-	if err := kctx.Run(app); err != nil {
+	if err := runCommand(kctx, app); err != nil {
 		code := ExitCode(err)
 		if code != ExitFailed || !isReported(err) {
 			fmt.Fprintf(stderr, "openpocket: %s\n", strings.TrimSpace(err.Error()))
@@ -127,6 +136,34 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	return ExitOK
+}
+
+// runCommand runs the parsed command. A panic — a bug of ours — becomes
+// an internal error (exit 70) with one line saying so instead of a Go stack
+// trace; -v adds the stack for the bug report.
+func runCommand(kctx *kong.Context, app *App) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if app.Verbose {
+				fmt.Fprintf(app.Stderr, "%s\n", debug.Stack())
+			}
+			err = internalError{fmt.Errorf("internal error: %v (a bug in openpocket: please report it with the output of the same command run with -v)", r)}
+		}
+	}()
+	return kctx.Run(app)
+}
+
+// commandName is kong's command path without its argument placeholders
+// ("agent <task>" → "agent"): it names this process to others (device
+// leases) without the arguments, which may hold secrets.
+func commandName(path string) string {
+	var words []string
+	for _, w := range strings.Fields(path) {
+		if !strings.HasPrefix(w, "<") {
+			words = append(words, w)
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 // logger is the command's logger (slog.Default for Apps built in tests).
@@ -142,8 +179,10 @@ func (a *App) logger() *slog.Logger {
 func (a *App) onExit(fn func()) { a.cleanups = append(a.cleanups, fn) }
 
 func (a *App) runCleanups() {
-	for i := len(a.cleanups) - 1; i >= 0; i-- {
-		a.cleanups[i]()
+	cleanups := a.cleanups
+	a.cleanups = nil // each runs once, however often this is called
+	for i := len(cleanups) - 1; i >= 0; i-- {
+		cleanups[i]()
 	}
 }
 

@@ -2,9 +2,12 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/internal/adb"
+	"github.com/openpocket/openpocket/internal/lease"
 	"github.com/openpocket/openpocket/internal/sim"
 )
 
@@ -28,14 +31,50 @@ func (a *App) startSim() (*sim.Sim, error) {
 	return s, nil
 }
 
-// openDevice selects the target device per the global flags.
+// openDevice selects the target device per the global flags and takes its
+// lease for the rest of the command, so no other process drives it
+// meanwhile.
 func (a *App) openDevice(ctx context.Context) (device.Transport, error) {
 	if a.UseSim {
 		if _, err := a.startSim(); err != nil {
 			return nil, err
 		}
 	}
-	return a.adbClient().Open(ctx, adb.Target{Serial: a.Device, Endpoint: a.Target})
+	d, err := a.adbClient().Open(ctx, adb.Target{Serial: a.Device, Endpoint: a.Target})
+	if err != nil {
+		return nil, err
+	}
+	if err := a.leaseDevice(ctx, d.Serial()); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// leaseDevice takes the device lease of serial once per App (a command
+// may open its device several times), released when the command ends.
+func (a *App) leaseDevice(ctx context.Context, serial string) error {
+	if a.leases[serial] != nil {
+		return nil
+	}
+	l, err := lease.Acquire(ctx, serial, lease.Options{Wait: a.WaitDevice, Command: a.command,
+		OnWait: func(h lease.Holder) {
+			fmt.Fprintf(a.Stderr, "device %s is in use by %s; waiting up to %s\n", serial, h, a.WaitDevice)
+		}})
+	if err != nil {
+		if errors.Is(err, lease.ErrBusy) && a.WaitDevice == 0 {
+			return fmt.Errorf("%w; wait for it with --wait-device DURATION", err)
+		}
+		return err
+	}
+	if a.leases == nil {
+		a.leases = map[string]*lease.Lease{}
+	}
+	a.leases[serial] = l
+	a.onExit(func() {
+		l.Release()
+		delete(a.leases, serial)
+	})
+	return nil
 }
 
 // openPhone connects and wraps the device for direct use by a command.

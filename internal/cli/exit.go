@@ -6,6 +6,7 @@ import (
 
 	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/internal/adb"
+	"github.com/openpocket/openpocket/internal/lease"
 )
 
 // Exit codes, mapped from errors in one place.
@@ -13,7 +14,7 @@ const (
 	ExitOK       = 0
 	ExitFailed   = 1 // the run ran and failed (task failed, assertion, step error)
 	ExitUsage    = 2 // bad flags, config, YAML, Lua or action input
-	ExitDevice   = 3 // no adb server, no/several/lost device
+	ExitDevice   = 3 // no adb server, no/several/lost device, device in use
 	ExitModel    = 4 // model endpoint unreachable or unusable
 	ExitInternal = 70
 	ExitCanceled = 130
@@ -37,6 +38,12 @@ type ModelError struct{ Err error }
 func (e ModelError) Error() string { return e.Err.Error() }
 func (e ModelError) Unwrap() error { return e.Err }
 
+// internalError marks a bug of ours (a recovered panic): ExitInternal.
+type internalError struct{ Err error }
+
+func (e internalError) Error() string { return e.Err.Error() }
+func (e internalError) Unwrap() error { return e.Err }
+
 func isReported(err error) bool {
 	var f FailedError
 	return errors.As(err, &f)
@@ -45,13 +52,16 @@ func isReported(err error) bool {
 // ExitCode maps an error to the process exit code.
 func ExitCode(err error) int {
 	var (
-		usage  UsageError
-		failed FailedError
-		model  ModelError
+		usage    UsageError
+		failed   FailedError
+		model    ModelError
+		internal internalError
 	)
 	switch {
 	case err == nil:
 		return ExitOK
+	case errors.As(err, &internal):
+		return ExitInternal
 	case errors.Is(err, context.Canceled):
 		return ExitCanceled
 	case errors.As(err, &usage):
@@ -62,7 +72,7 @@ func ExitCode(err error) int {
 		return ExitModel
 	case errors.Is(err, adb.ErrNoServer), errors.Is(err, adb.ErrNoDevice), errors.Is(err, adb.ErrMultipleDevices),
 		errors.Is(err, adb.ErrDeviceNotFound), errors.Is(err, adb.ErrUnauthorized), errors.Is(err, adb.ErrOffline),
-		errors.Is(err, adb.ErrConnectionFailed), errors.Is(err, device.ErrDeviceLost):
+		errors.Is(err, adb.ErrConnectionFailed), errors.Is(err, device.ErrDeviceLost), errors.Is(err, lease.ErrBusy):
 		return ExitDevice
 	}
 	return ExitFailed

@@ -149,6 +149,7 @@ func (g *gateway) startHeartbeat() {
 		StuckWarn: stuck,
 		Clock:     g.clock,
 		Logger:    slog.New(slog.NewTextHandler(g.app.Stderr, &slog.HandlerOptions{Level: level})),
+		KeepAwake: func(st cron.HeartbeatStatus) error { return g.app.keepAwake(st.Device) },
 		OnStuck: func(st cron.HeartbeatStatus, d time.Duration) {
 			g.print.line("⚠", "task %q on %s has been running for %s (heartbeat.stuckTaskWarnSec %d)",
 				st.CurrentTask, st.Device, d.Round(time.Second), hb.StuckTaskWarnSec)

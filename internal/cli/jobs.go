@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/internal/cron"
+	"github.com/openpocket/openpocket/internal/lease"
 )
 
 // jobRuns are the run functions a scheduled job dispatches to, one per
@@ -67,6 +69,24 @@ func (a *App) jobRunsFor(ctx context.Context, device string) (jobRuns, func()) {
 
 var _ jobRuns = (*App)(nil)
 
+// deviceClaimer takes a run's device lease before the run starts.
+type deviceClaimer interface {
+	claimDevice(ctx context.Context) error
+}
+
+var _ deviceClaimer = (*App)(nil)
+
+// claimDevice opens the job's device and takes its lease before the run,
+// so a device another process drives skips the run (the scheduler retries
+// a one-shot job) instead of failing it midway. It returns only a busy
+// lease; other device problems are left for the run to report.
+func (a *App) claimDevice(ctx context.Context) error {
+	if _, err := a.openDevice(ctx); errors.Is(err, lease.ErrBusy) {
+		return err
+	}
+	return nil
+}
+
 func (a *App) jobApp(ctx context.Context, device string) *App {
 	c := &App{
 		Globals: a.Globals,
@@ -77,6 +97,7 @@ func (a *App) jobApp(ctx context.Context, device string) *App {
 		sim:     a.sim,
 		ws:      a.ws,
 		cfg:     a.cfg,
+		command: a.command,
 	}
 	if device != "" {
 		c.Device, c.Target = device, ""
@@ -97,6 +118,11 @@ func (r *jobRunner) Run(ctx context.Context, job cron.Job) (bool, string, error)
 	if done != nil {
 		defer done()
 	}
+	if c, ok := runs.(deviceClaimer); ok {
+		if err := c.claimDevice(ctx); err != nil {
+			return false, "", fmt.Errorf("%w: %w", cron.ErrBusy, err)
+		}
+	}
 	var (
 		res engine.RunResult
 		err error
@@ -113,6 +139,11 @@ func (r *jobRunner) Run(ctx context.Context, job cron.Job) (bool, string, error)
 			o.Model = *job.Model
 		}
 		res, err = runs.runAgent(ctx, p.Task, o)
+	}
+	if errors.Is(err, lease.ErrBusy) {
+		// Another process drives the device: the scheduler retries
+		// one-shot jobs instead of losing them.
+		return false, res.Message, fmt.Errorf("%w: %w", cron.ErrBusy, err)
 	}
 	if err != nil {
 		return false, res.Message, err

@@ -49,6 +49,9 @@ func (c *PlayCmd) Run(app *App) error {
 		}
 		outRoot = filepath.Join(h.State(), "runs")
 	}
+	if err := workspace.CheckWritableDir(outRoot); err != nil {
+		return UsageError{fmt.Errorf("--output %s: run output cannot be written there: %w", outRoot, err)}
+	}
 	var flows []FlowReport
 	compileFailed := false
 	for i, f := range files {
@@ -146,15 +149,17 @@ func (a *App) playCompiled(ctx context.Context, file string, res *playbooks.Resu
 		name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 	}
 	fr := FlowReport{Name: name, File: file, Steps: []StepReport{}}
-	fr.OutputDir = filepath.Join(outRoot, start.Format("20060102-150405")+"-"+workspace.SafeName(name))
 	fail := func(err error) FlowReport {
 		fr.Status, fr.Error = "failed", err.Error()
 		fr.DurationMs = time.Since(start).Milliseconds()
 		return fr
 	}
-	if err := os.MkdirAll(fr.OutputDir, 0o755); err != nil {
+	// Created exclusively: a second run in the same second gets its own.
+	dir, err := workspace.CreateRunDir(outRoot, start.Format("20060102-150405")+"-"+workspace.SafeName(name))
+	if err != nil {
 		return fail(err)
 	}
+	fr.OutputDir = dir
 	logFile, err := os.Create(filepath.Join(fr.OutputDir, "log.txt"))
 	if err != nil {
 		return fail(err)
@@ -177,6 +182,9 @@ func (a *App) playCompiled(ctx context.Context, file string, res *playbooks.Resu
 		}
 	}})
 	if err != nil {
+		return fail(err)
+	}
+	if _, err := a.readyDevice(sess); err != nil {
 		return fail(err)
 	}
 	set, err := a.executorSet()

@@ -47,6 +47,7 @@ func (c *ReplCmd) Run(app *App) error {
 	}
 	defer done()
 	defer sess.Finish(true, "repl closed")
+	app.warnIfNotReady(sess)
 
 	out := c.stdout
 	if out == nil {

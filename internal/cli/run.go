@@ -160,6 +160,9 @@ func (a *App) runSkill(ctx context.Context, name string, args []string) (engine.
 		return engine.RunResult{Message: err.Error()}, err
 	}
 	defer done()
+	if res, err := a.readyDevice(sess); err != nil {
+		return res, nil
+	}
 	if _, err := skills.Run(sess.Context(), sess, src, skills.RunOptions{Name: from, Params: params, Registry: reg}); err != nil {
 		return sess.Finish(false, err.Error()), nil
 	}

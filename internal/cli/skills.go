@@ -238,6 +238,9 @@ func (c *SkillsRunCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
+	if _, err := app.readyDevice(sess); err != nil {
+		return err
+	}
 	set, err := app.executorSet()
 	if err != nil {
 		return err

@@ -2,7 +2,10 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
 
 	"github.com/openpocket/openpocket/engine/device"
@@ -10,8 +13,14 @@ import (
 	"github.com/openpocket/openpocket/internal/atomicfile"
 )
 
-// SnapshotCmd captures the screen.
+// SnapshotCmd captures the screen, or reads a saved `uiautomator dump`
+// (--from-dump) and prints the element list the model would read for it.
 type SnapshotCmd struct {
+	FromDump string `name:"from-dump" help:"Read a saved uiautomator dump instead of a device and print the element list the model would see for it." placeholder:"FILE.xml" type:"path"`
+	Size     string `help:"Screen size of --from-dump as WxH (default: the widest window of the dump)." placeholder:"WxH"`
+	Budget   int    `help:"Size of the element block in characters (default 3200)." placeholder:"CHARS"`
+	Keys     bool   `help:"List the soft keyboard's keys one by one instead of folding them (what a task about keys gets)."`
+
 	JSON bool   `help:"Print the snapshot as JSON (seed 000 ScreenSnapshot; screenshots omitted unless --with-images)."`
 	SOM  string `name:"som" help:"Write the set-of-mark image (scaled screenshot with numbered elements, in the default model profile's imageFormat: JPEG unless it says png) to FILE." placeholder:"FILE" type:"path"`
 	PNG  string `name:"png" help:"Write the full-size screenshot PNG to FILE." placeholder:"FILE" type:"path"`
@@ -21,11 +30,20 @@ type SnapshotCmd struct {
 
 // Run captures one snapshot and prints it.
 func (c *SnapshotCmd) Run(app *App) error {
-	phone, err := app.openPhone()
+	if c.FromDump != "" {
+		return c.fromDump(app)
+	}
+	if c.Size != "" {
+		return UsageError{errors.New("--size applies to --from-dump only (a device reports its own size)")}
+	}
+	opts := app.phoneOptions()
+	opts.ElementBudget = c.Budget
+	t, err := app.openDevice(app.Ctx)
 	if err != nil {
 		return err
 	}
-	snap, err := phone.Capture(app.Ctx, device.CaptureOptions{Scaled: true, SOM: c.SOM != "", Installed: true})
+	phone := device.NewPhone(t, opts)
+	snap, err := phone.Capture(app.Ctx, device.CaptureOptions{Scaled: true, SOM: c.SOM != "", Installed: true, KeyboardKeys: c.Keys})
 	if err != nil {
 		return err
 	}
@@ -68,10 +86,8 @@ func printSnapshot(app *App, s *screen.Snapshot) {
 	if s.SecureSurface {
 		fmt.Fprintln(w, "secure surface: the app blocks screenshots (FLAG_SECURE)")
 	}
-	fmt.Fprintf(w, "elements (%d):\n", len(s.UIElements))
-	for _, e := range s.UIElements {
-		fmt.Fprintf(w, "  %s\n", ElementLine(e))
-	}
+	fmt.Fprintf(w, "elements (%d, as the model reads them, in scaled pixels):\n", len(s.UIElements))
+	printBlock(app, s.UIElements, s.UINotes)
 	if m := s.CaptureMetrics; m != nil {
 		dist := "n/a"
 		if m.VisualHashHammingDistance != nil {
@@ -85,21 +101,83 @@ func printSnapshot(app *App, s *screen.Snapshot) {
 	}
 }
 
-// ElementLine formats an element the way the agent prompt lists it, in
-// device pixels.
-func ElementLine(e screen.UIElement) string {
-	label := e.Text
-	if label == "" {
-		label = e.ContentDesc
+// printBlock prints the element block exactly as the agent's prompt holds
+// it, indented.
+func printBlock(app *App, els []screen.UIElement, notes []string) {
+	block := strings.TrimSuffix(screen.ElementBlock(els, notes), "\n")
+	if block == "" {
+		fmt.Fprintln(app.Stdout, "  (none)")
+		return
 	}
-	b := e.Bounds
-	return fmt.Sprintf("[%s] %q id=%s class=%s clickable=%t center=(%d,%d) bounds=[%d,%d][%d,%d]",
-		e.ID, label, dash(e.ResourceID), shortClass(e.ClassName), e.Clickable, e.Center.X, e.Center.Y, b.Left, b.Top, b.Right, b.Bottom)
+	for _, l := range strings.Split(block, "\n") {
+		fmt.Fprintf(app.Stdout, "  %s\n", l)
+	}
 }
 
-func shortClass(c string) string {
-	if i := strings.LastIndexByte(c, '.'); i >= 0 {
-		return c[i+1:]
+// dumpView is --from-dump --json: what a snapshot of that screen would
+// hold for the model.
+type dumpView struct {
+	Width        int                `json:"width"`
+	Height       int                `json:"height"`
+	ScaledWidth  int                `json:"scaledWidth"`
+	ScaledHeight int                `json:"scaledHeight"`
+	UIElements   []screen.UIElement `json:"uiElements"`
+	UINotes      []string           `json:"uiNotes,omitempty"`
+}
+
+// fromDump selects the elements of a saved dump the way a capture would.
+func (c *SnapshotCmd) fromDump(app *App) error {
+	if c.SOM != "" || c.PNG != "" || c.WithImages {
+		return UsageError{errors.New("--som, --png and --with-images need a device; --from-dump has no screenshot")}
 	}
-	return c
+	data, err := os.ReadFile(c.FromDump)
+	if err != nil {
+		return UsageError{fmt.Errorf("--from-dump: %w", err)}
+	}
+	root, err := screen.ParseHierarchy(data)
+	if err != nil {
+		return UsageError{fmt.Errorf("%s: %w", c.FromDump, err)}
+	}
+	w, h, err := c.screenSize(root)
+	if err != nil {
+		return err
+	}
+	sw, sh := screen.ScaledSize(w, h, app.phoneOptions().ModelStyle)
+	sel := screen.Select(root, screen.ElementOptions{Width: w, Height: h,
+		ScaleX: float64(w) / float64(sw), ScaleY: float64(h) / float64(sh), Budget: c.Budget, KeyboardKeys: c.Keys})
+	if sel.Elements == nil {
+		sel.Elements = []screen.UIElement{}
+	}
+	if c.JSON {
+		enc := json.NewEncoder(app.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(dumpView{Width: w, Height: h, ScaledWidth: sw, ScaledHeight: sh, UIElements: sel.Elements, UINotes: sel.Notes})
+	}
+	fmt.Fprintf(app.Stdout, "dump: %s\nsize: %dx%d (scaled %dx%d)\n", c.FromDump, w, h, sw, sh)
+	fmt.Fprintf(app.Stdout, "elements (%d, as the model reads them, in scaled pixels):\n", len(sel.Elements))
+	printBlock(app, sel.Elements, sel.Notes)
+	return nil
+}
+
+// screenSize is --size, else the extent of the dump's widest window.
+func (c *SnapshotCmd) screenSize(root *screen.Node) (int, int, error) {
+	if c.Size != "" {
+		ws, hs, ok := strings.Cut(strings.ToLower(strings.TrimSpace(c.Size)), "x")
+		w, errW := strconv.Atoi(ws)
+		h, errH := strconv.Atoi(hs)
+		if !ok || errW != nil || errH != nil || w <= 0 || h <= 0 {
+			return 0, 0, UsageError{fmt.Errorf("--size: expected WxH in pixels like 1080x2400, got %q", c.Size)}
+		}
+		return w, h, nil
+	}
+	var widest screen.Rect
+	for _, win := range root.Children {
+		if b := win.Bounds; b.Width() > widest.Width() || (b.Width() == widest.Width() && b.Height() > widest.Height()) {
+			widest = b
+		}
+	}
+	if widest.Right <= 0 || widest.Bottom <= 0 {
+		return 0, 0, UsageError{fmt.Errorf("%s: no window with bounds to infer the screen size from; pass --size WxH", c.FromDump)}
+	}
+	return widest.Right, widest.Bottom, nil
 }

@@ -44,6 +44,10 @@ type HeartbeatOptions struct {
 	Logger    *slog.Logger
 	// OnStuck, if set, is called once per task that runs too long.
 	OnStuck func(HeartbeatStatus, time.Duration)
+	// KeepAwake, if set, is called on every beat while a task runs, so the
+	// gateway can keep the task's device screen on (upstream's gateway does
+	// the same); an error is logged, never fatal.
+	KeepAwake func(HeartbeatStatus) error
 	// MaxBytes rotates heartbeat.log to heartbeat.log.1 when it grows
 	// beyond this size (default 5 MiB).
 	MaxBytes int64
@@ -130,7 +134,16 @@ func (h *Heartbeat) Beat() error {
 	if err != nil {
 		return err
 	}
-	return h.append(append(data, '\n'))
+	if err := h.append(append(data, '\n')); err != nil {
+		return err
+	}
+	// After the line: a slow device never delays the liveness record.
+	if st.Busy && h.opts.KeepAwake != nil {
+		if err := h.opts.KeepAwake(st); err != nil {
+			h.opts.Logger.Warn("keep-awake failed", "device", st.Device, "err", err)
+		}
+	}
+	return nil
 }
 
 func (h *Heartbeat) checkStuck(st HeartbeatStatus, runtime time.Duration) {

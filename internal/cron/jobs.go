@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/openpocket/openpocket/internal/atomicfile"
@@ -507,25 +506,6 @@ func versionFirst(data []byte) []byte {
 	}
 	b.WriteString("}")
 	return b.Bytes()
-}
-
-// updateJobsMu serializes UpdateJobs in this process, so two updates (say
-// two one-shot jobs disabling themselves at once) cannot both load the old
-// file and the later save drop the earlier change.
-var updateJobsMu sync.Mutex
-
-// UpdateJobs loads a jobs file, applies fn and saves it.
-func UpdateJobs(path string, fn func(*JobsFile) error) error {
-	updateJobsMu.Lock()
-	defer updateJobsMu.Unlock()
-	f, _, err := LoadJobs(path)
-	if err != nil {
-		return err
-	}
-	if err := fn(&f); err != nil {
-		return err
-	}
-	return SaveJobs(path, f)
 }
 
 // NewID returns a new random job id ("job-" + 12 hex digits).

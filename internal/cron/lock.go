@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/openpocket/openpocket/internal/atomicfile"
@@ -78,4 +79,40 @@ func releaseLock(path string, pid int) {
 	if l, err := readLock(path); err == nil && l.PID == pid {
 		os.Remove(path)
 	}
+}
+
+// updateJobsMu serializes UpdateJobs in this process, so two updates (say
+// two one-shot jobs disabling themselves at once) cannot both load the old
+// file and the later save drop the earlier change.
+var updateJobsMu sync.Mutex
+
+// JobsLockPath is the lock file every writer of the jobs file at path
+// holds around its read-modify-write: path + ".lock", beside it, so all
+// processes using one workspace (the CLI, the gateway, the cron tool)
+// share it.
+func JobsLockPath(path string) string { return path + ".lock" }
+
+// UpdateJobs loads a jobs file, applies fn and saves it, holding the jobs
+// file's lock (JobsLockPath) across all three: concurrent writers in
+// other processes wait for each other instead of saving over each other's
+// changes.
+func UpdateJobs(path string, fn func(*JobsFile) error) error {
+	updateJobsMu.Lock()
+	defer updateJobsMu.Unlock()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("save jobs: %w", err)
+	}
+	unlock, err := lockFile(JobsLockPath(path))
+	if err != nil {
+		return fmt.Errorf("jobs file: %w", err)
+	}
+	defer unlock()
+	f, _, err := LoadJobs(path)
+	if err != nil {
+		return err
+	}
+	if err := fn(&f); err != nil {
+		return err
+	}
+	return SaveJobs(path, f)
 }

@@ -79,7 +79,9 @@ type Options struct {
 	DefaultDevice string
 }
 
-// ErrBusy is wrapped by RunNow when the job or its device is busy.
+// ErrBusy is wrapped by RunNow when the job or its device is busy. A
+// Runner wraps it too when the device is held by another process (its
+// lease): the run is then skipped, and a one-shot job retried.
 var ErrBusy = errors.New("busy")
 
 // ErrStopped is returned when the scheduler is stopping.
@@ -325,6 +327,9 @@ func (s *Scheduler) reload(refresh bool) error {
 		if err := s.gs.RemoveJob(e.gj.ID()); err != nil && !errors.Is(err, gocron.ErrJobNotFound) {
 			s.log.Warn("cron: remove job", "job", e.c.job.ID, "err", err)
 		}
+		// Pending retries of a one-shot job carry its id as their tag; a
+		// re-registered job schedules its own.
+		s.gs.RemoveByTags(e.c.job.ID)
 	}
 	slices.SortFunc(add, func(a, b compiled) int { return strings.Compare(a.job.ID, b.job.ID) })
 	for _, c := range add {
@@ -359,11 +364,14 @@ func fingerprint(c compiled) string {
 	return string(data)
 }
 
+// atDone reports whether a one-shot job already had its run. An attempt
+// that was skipped because the device was busy is not a run: the job
+// stays scheduled (its retry pending) across reloads and restarts.
 func (s *Scheduler) atDone(c compiled) bool {
 	s.stateMu.Lock()
 	defer s.stateMu.Unlock()
 	st := s.state.Jobs[c.job.ID]
-	return st.LastAttemptAtMs != 0 && st.LastAttemptAtMs >= c.at.UnixMilli()
+	return st.LastAttemptAtMs != 0 && st.LastAttemptAtMs >= c.at.UnixMilli() && st.LastStatus != StatusSkipped
 }
 
 func (s *Scheduler) register(c compiled, now time.Time) (gocron.Job, error) {
@@ -428,23 +436,7 @@ func (s *Scheduler) execute(parent context.Context, job Job, trigger string) (st
 	}
 	if skip != "" {
 		s.mu.Unlock()
-		// A one-shot job runs once: skipped only because another job holds
-		// its device, it is retried shortly instead of being lost.
-		retry := deviceBusy && job.Schedule.Kind == KindAt && trigger == TriggerSchedule && s.retryAt(job.ID, now.Add(AtRetryDelay))
-		if retry {
-			skip += fmt.Sprintf("; retrying in %s", AtRetryDelay)
-		}
-		s.updateState(job.ID, func(st *JobState) {
-			st.LastAttemptAtMs = now.UnixMilli()
-			st.LastStatus = StatusSkipped
-			st.LastMessage = skip
-		})
-		s.log.Info("cron job skipped", "job", job.ID, "reason", skip)
-		s.emit(Event{Kind: EventSkipped, JobID: job.ID, Trigger: trigger, At: now, Status: StatusSkipped, Message: skip})
-		if !retry {
-			s.afterAt(job, trigger)
-		}
-		return StatusSkipped, skip, nil
+		return s.skip(job, trigger, now, skip, deviceBusy)
 	}
 	ctx, cancel := context.WithCancel(parent)
 	stopOnShutdown := context.AfterFunc(s.runCtx, cancel)
@@ -471,6 +463,11 @@ func (s *Scheduler) execute(parent context.Context, job Job, trigger string) (st
 
 	ok, msg, runErr := s.safeRun(ctx, job)
 	release() // the device is free before anyone hears the run ended
+	if errors.Is(runErr, ErrBusy) {
+		// Another process holds the device (its lease): the run did not
+		// start, so it is skipped like a run whose device a job holds.
+		return s.skip(job, trigger, now, runErr.Error(), true)
+	}
 	status = StatusOK
 	if runErr != nil || !ok {
 		status = StatusFail
@@ -492,6 +489,27 @@ func (s *Scheduler) execute(parent context.Context, job Job, trigger string) (st
 	s.emit(Event{Kind: EventFinished, JobID: job.ID, Trigger: trigger, Status: status, Message: msg, Err: runErr})
 	s.afterAt(job, trigger)
 	return status, msg, runErr
+}
+
+// skip records a run that did not happen. A one-shot job runs once:
+// skipped only because its device was busy, it is retried shortly instead
+// of being lost.
+func (s *Scheduler) skip(job Job, trigger string, now time.Time, reason string, deviceBusy bool) (status, message string, err error) {
+	retry := deviceBusy && job.Schedule.Kind == KindAt && trigger == TriggerSchedule && s.retryAt(job.ID, now.Add(AtRetryDelay))
+	if retry {
+		reason += fmt.Sprintf("; retrying in %s", AtRetryDelay)
+	}
+	s.updateState(job.ID, func(st *JobState) {
+		st.LastAttemptAtMs = now.UnixMilli()
+		st.LastStatus = StatusSkipped
+		st.LastMessage = reason
+	})
+	s.log.Info("cron job skipped", "job", job.ID, "reason", reason)
+	s.emit(Event{Kind: EventSkipped, JobID: job.ID, Trigger: trigger, At: now, Status: StatusSkipped, Message: reason})
+	if !retry {
+		s.afterAt(job, trigger)
+	}
+	return StatusSkipped, reason, nil
 }
 
 // AtRetryDelay is how long a one-shot job waits before trying again when

@@ -27,6 +27,9 @@ type fakeRunner struct {
 	calls chan call
 	mu    sync.Mutex
 	hold  map[string]chan struct{}
+	// busy: runs of these jobs report their device held elsewhere, once
+	// per entry.
+	busy map[string]int
 }
 
 func newFakeRunner(clk clockwork.Clock) *fakeRunner {
@@ -45,7 +48,14 @@ func (r *fakeRunner) Run(ctx context.Context, job Job) (bool, string, error) {
 	r.calls <- call{id: job.ID, at: r.clock.Now(), ctx: ctx}
 	r.mu.Lock()
 	ch := r.hold[job.ID]
+	busy := r.busy[job.ID] > 0
+	if busy {
+		r.busy[job.ID]--
+	}
 	r.mu.Unlock()
+	if busy {
+		return false, "", fmt.Errorf("%w: device emu-1 is in use by pid 1 (openpocket agent)", ErrBusy)
+	}
 	if ch != nil {
 		select {
 		case <-ch:
@@ -430,4 +440,75 @@ func TestSchedulerAtJobRetriesWhileDeviceBusy(t *testing.T) {
 		j, _ := f.Find("once")
 		return err == nil && !j.Enabled
 	})
+}
+
+// TestSchedulerAtJobRetrySurvivesReload: a one-shot job skipped because
+// its device was busy is still run after jobs.json is reloaded (edited by
+// another writer) while the device is still busy.
+func TestSchedulerAtJobRetrySurvivesReload(t *testing.T) {
+	start := time.Date(2026, 5, 1, 8, 0, 0, 0, time.UTC)
+	once := `{"id": "once", "enabled": true, "device": "emu-1", "schedule": {"kind": "at", "at": "2026-05-01T08:00:15Z"}, "payload": {"kind": "playbook", "path": "p.yaml"}}`
+	long := everyJob("long", 3600000, `, "device": "emu-1", "runOnStartup": true`)
+	h := newHarness(t, start, jobsJSON(long, once))
+	release := h.runner.holdJob("long")
+	h.start()
+	h.waitCall("long")
+	time.Sleep(20 * time.Millisecond)
+	h.advanceTo(start.Add(15 * time.Second))
+	h.waitEvent(EventSkipped, "once")
+
+	// Another process adds a job; the gateway reloads while "long" still
+	// holds the device.
+	writeFile(t, h.jobsPath, jobsJSON(long, once, everyJob("other", 3600000, `, "device": "emu-2"`)))
+	if err := h.s.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	h.waitEvent(EventReloaded, "")
+	h.s.mu.Lock()
+	_, scheduled := h.s.entries["once"]
+	h.s.mu.Unlock()
+	if !scheduled {
+		t.Fatal("the reload dropped the one-shot job whose retry was pending")
+	}
+
+	close(release)
+	h.waitEvent(EventFinished, "long")
+	time.Sleep(20 * time.Millisecond)
+	h.advanceTo(start.Add(45 * time.Second))
+	h.waitCall("once")
+	h.waitEvent(EventFinished, "once")
+	if st := h.jobState("once"); st.LastStatus != StatusOK {
+		t.Fatalf("once state after the retry = %+v", st)
+	}
+}
+
+// TestSchedulerAtJobRetriesWhileAnotherProcessHoldsTheDevice: a one-shot
+// run refused because another process holds the device's lease is skipped
+// and retried, not failed and disabled.
+func TestSchedulerAtJobRetriesWhileAnotherProcessHoldsTheDevice(t *testing.T) {
+	start := time.Date(2026, 5, 1, 8, 0, 0, 0, time.UTC)
+	h := newHarness(t, start, jobsJSON(
+		`{"id": "once", "enabled": true, "device": "emu-1", "schedule": {"kind": "at", "at": "2026-05-01T08:00:15Z"}, "payload": {"kind": "playbook", "path": "p.yaml"}}`))
+	h.runner.busy = map[string]int{"once": 1}
+	h.start()
+	h.advanceTo(start.Add(15 * time.Second))
+	h.waitCall("once")
+	e := h.waitEvent(EventSkipped, "once")
+	if !strings.Contains(e.Message, "in use by pid 1 (openpocket agent)") || !strings.Contains(e.Message, "retrying in 30s") {
+		t.Fatalf("skip message = %q", e.Message)
+	}
+	f, _, err := LoadJobs(h.jobsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j, _ := f.Find("once"); !j.Enabled {
+		t.Fatal("a one-shot job refused for a busy device was disabled")
+	}
+	time.Sleep(20 * time.Millisecond)
+	h.advanceTo(start.Add(45 * time.Second))
+	h.waitCall("once")
+	h.waitEvent(EventFinished, "once")
+	if st := h.jobState("once"); st.LastStatus != StatusOK {
+		t.Fatalf("once state after the retry = %+v", st)
+	}
 }

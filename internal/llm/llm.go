@@ -131,6 +131,12 @@ type Options struct {
 	Defaults action.Defaults
 	// Logger receives debug lines per attempt and fallbacks (default: discard).
 	Logger *slog.Logger
+	// MaxResponseBytes bounds one HTTP response body (default
+	// DefaultMaxResponseBytes); a larger reply fails the step.
+	MaxResponseBytes int64
+	// MaxMessageBytes bounds a reply's text and tool-call arguments
+	// (default DefaultMaxMessageBytes).
+	MaxMessageBytes int
 }
 
 // Client is an engine.Model backed by an OpenAI-compatible API.
@@ -189,6 +195,12 @@ func New(p Profile, o Options) (*Client, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.MaxResponseBytes <= 0 {
+		o.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	if o.MaxMessageBytes <= 0 {
+		o.MaxMessageBytes = DefaultMaxMessageBytes
+	}
 	log := o.Logger.With("profile", p.Name, "model", p.Model)
 
 	reqOpts := []option.RequestOption{
@@ -196,7 +208,7 @@ func New(p Profile, o Options) (*Client, error) {
 		option.WithAPIKey(key),
 		option.WithMaxRetries(o.MaxRetries),
 		option.WithRequestTimeout(o.Timeout),
-		option.WithMiddleware(attemptLogger(log)),
+		option.WithMiddleware(attemptLogger(log), limitResponses(o.MaxResponseBytes)),
 	}
 	if o.HTTPClient != nil {
 		reqOpts = append(reqOpts, option.WithHTTPClient(o.HTTPClient))
@@ -259,6 +271,9 @@ func (c *Client) Decide(ctx context.Context, req engine.ModelRequest) (engine.Mo
 			if serr := c.opts.Modes.Set(c.profile.Name, mode); serr != nil {
 				c.log.Warn("cannot remember model endpoint mode", "mode", mode, "err", serr)
 			}
+		}
+		if err := checkMessageSize(res, c.opts.MaxMessageBytes); err != nil {
+			return engine.ModelReply{Mode: mode, Latency: time.Since(start), Usage: res.usage}, c.describe(mode, err)
 		}
 		out, perr := c.interpret(res, req)
 		out.Mode = mode

@@ -264,6 +264,10 @@ func ParseConfig(file string, data []byte) (Config, []Warning, error) {
 	}
 	spans, err := scanJSON(data)
 	if err != nil {
+		var dup *duplicateKeyError
+		if errors.As(err, &dup) {
+			return cfg, nil, dup.configError(file, data)
+		}
 		return cfg, nil, positionError(file, data, err, nil)
 	}
 	if len(spans) == 0 || spans[0].kind != '{' {

@@ -74,6 +74,7 @@ func scanJSON(data []byte) ([]span, error) {
 		case json.Delim:
 			spans[idx].kind = byte(t)
 			if t == '{' {
+				seen := map[string]int64{}
 				for dec.More() {
 					ks := skipFiller(data, dec.InputOffset())
 					ktok, err := dec.Token()
@@ -81,6 +82,10 @@ func scanJSON(data []byte) ([]span, error) {
 						return err
 					}
 					key, _ := ktok.(string)
+					if first, dup := seen[key]; dup {
+						return &duplicateKeyError{path: append(slicesClone(path), key), first: first, second: ks}
+					}
+					seen[key] = ks
 					if err := walk(append(slicesClone(path), key), ks); err != nil {
 						return err
 					}
@@ -111,6 +116,25 @@ func scanJSON(data []byte) ([]span, error) {
 		return nil, err
 	}
 	return spans, nil
+}
+
+// duplicateKeyError is a key given twice in one object: encoding/json
+// would silently keep the last, so the file would not mean what it says.
+type duplicateKeyError struct {
+	path          []string
+	first, second int64 // byte offsets of the two keys
+}
+
+func (e *duplicateKeyError) Error() string {
+	return fmt.Sprintf("duplicate key %q", e.path[len(e.path)-1])
+}
+
+// configError places the duplicate in file.
+func (e *duplicateKeyError) configError(file string, data []byte) *ConfigError {
+	line, col := lineCol(data, e.second)
+	fl, fc := lineCol(data, e.first)
+	return &ConfigError{File: file, Line: line, Column: col, Path: strings.Join(e.path, "."),
+		Message: fmt.Sprintf("duplicate key %q (first at line %d, column %d); each key may appear once in an object", e.path[len(e.path)-1], fl, fc)}
 }
 
 func slicesClone(s []string) []string { return append([]string(nil), s...) }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/openpocket/openpocket/internal/atomicfile"
 )
 
 // MaxCompactChars is the length limit of the result in a daily memory line.
@@ -29,7 +31,8 @@ func (h *Home) DailyMemoryPath(at time.Time) string {
 // to the day's memory file, creating it with "# Memory YYYY-MM-DD". The
 // result is whitespace-normalized and cut to 400 characters; the task is
 // whitespace-normalized so the entry stays on one line. Appends are
-// serialized and each is a single O_APPEND write followed by fsync.
+// serialized and each is a single O_APPEND write followed by fsync; a
+// failed one is cut back so the file keeps only whole lines.
 func (h *Home) AppendDailyMemory(at time.Time, ok bool, profile, task, result string) error {
 	status := "FAIL"
 	if ok {
@@ -47,23 +50,15 @@ func (h *Home) AppendDailyMemory(at time.Time, ok bool, profile, task, result st
 	text := line
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
 	if err == nil {
+		f.Close()
 		text = "# Memory " + at.Format("2006-01-02") + "\n\n" + line
-	} else if errors.Is(err, fs.ErrExist) {
-		f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o644)
-	}
-	if err != nil {
+	} else if !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("open daily memory %s: %w", path, err)
 	}
-	if _, err := f.WriteString(text); err != nil {
-		f.Close()
-		return fmt.Errorf("append daily memory %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("sync daily memory %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("close daily memory %s: %w", path, err)
+	// A failed append (a full disk) leaves the file as it was: earlier
+	// lines whole, no torn line.
+	if err := atomicfile.AppendPath(path, []byte(text), 0o644); err != nil {
+		return fmt.Errorf("daily memory line not saved to %s: %w", path, err)
 	}
 	return nil
 }

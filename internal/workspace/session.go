@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/internal/atomicfile"
 )
 
 // SessionsDir is workspace/sessions.
@@ -92,12 +93,11 @@ func (s *Session) ID() string { return s.id }
 // Path is the session file.
 func (s *Session) Path() string { return s.path }
 
+// write appends text and syncs it; on failure (a full disk) the file is
+// cut back to its previous end, so it holds only whole blocks.
 func (s *Session) write(text string) error {
-	if _, err := s.f.WriteString(text); err != nil {
+	if err := atomicfile.Append(s.f, []byte(text)); err != nil {
 		return fmt.Errorf("write session %s: %w", s.path, err)
-	}
-	if err := s.f.Sync(); err != nil {
-		return fmt.Errorf("sync session %s: %w", s.path, err)
 	}
 	return nil
 }

@@ -17,25 +17,48 @@ func TracePath(sessionPath string) string {
 	return strings.TrimSuffix(sessionPath, ".md") + ".trace.jsonl"
 }
 
+// traceFile is what AppendTrace needs of the trace file.
+type traceFile interface {
+	Write([]byte) (int, error)
+	Sync() error
+	Truncate(int64) error
+	Stat() (os.FileInfo, error)
+	Close() error
+}
+
+// openTrace opens a trace file for appending; tests inject failures.
+var openTrace = func(path string) (traceFile, error) {
+	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+}
+
 // AppendTrace appends one step as a JSON line to a trace file (created on
-// first use) and syncs it, so a crash keeps every completed step.
+// first use) and syncs it, so a crash keeps every completed step. A failed
+// write (a full disk) is cut back, so the file keeps only whole lines and
+// the error says the step was not traced.
 func AppendTrace(path string, st engine.TraceStep) error {
 	line, err := json.Marshal(st)
 	if err != nil {
 		return fmt.Errorf("trace step %d: %w", st.Step, err)
 	}
 	line = append(line, '\n')
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := openTrace(path)
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(line); err != nil {
-		f.Close()
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
 		return err
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
+	_, err = f.Write(line)
+	if err == nil {
+		err = f.Sync()
+	}
+	if err != nil {
+		if terr := f.Truncate(info.Size()); terr != nil {
+			return fmt.Errorf("%s: step %d not saved: %w (and its partial line could not be removed: %v)", path, st.Step, err, terr)
+		}
+		return fmt.Errorf("%s: step %d not saved: %w", path, st.Step, err)
 	}
 	return f.Close()
 }

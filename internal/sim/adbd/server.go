@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -76,19 +77,20 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				// Transient (e.g. out of file descriptors): back off like
-				// net/http rather than spinning or giving up.
-				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
-				select {
-				case <-time.After(backoff):
-					continue
-				case <-ctx.Done():
-					return ctx.Err()
-				}
+			if !temporaryAcceptError(err) {
+				return err
 			}
-			return err
+			// Out of file descriptors, a connection aborted before it
+			// was accepted: back off like net/http and go on, so the
+			// phone keeps answering once descriptors free up.
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			s.logger().Warn("adbd: accept failed; retrying", "err", err, "in", backoff)
+			select {
+			case <-time.After(backoff):
+				continue
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 		}
 		backoff = 0
 		c := newConn(s, ctx, nc)
@@ -102,6 +104,22 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 			c.serve()
 		}()
 	}
+}
+
+// temporaryAcceptError reports whether an Accept error is worth waiting
+// out: descriptor exhaustion (EMFILE, ENFILE), kernel memory pressure
+// (ENOBUFS, ENOMEM), a peer that gave up before its connection was
+// accepted (ECONNABORTED, ECONNRESET), an interrupted call and timeouts.
+// Anything else (a closed listener) ends Serve.
+func temporaryAcceptError(err error) bool {
+	for _, errno := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM,
+		syscall.ECONNABORTED, syscall.ECONNRESET, syscall.EINTR, syscall.EAGAIN} {
+		if errors.Is(err, errno) {
+			return true
+		}
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 func (s *Server) isClosed() bool {

@@ -266,9 +266,14 @@ func (p *Phone) buildTreeLocked() *screenTree {
 	}
 	b.dx, b.dy = 0, 0
 	b.pkg = PkgSystemUI
+	if ime := b.imeWindow(); ime != nil {
+		tree.windows = append(tree.windows, ime)
+	}
+	b.pkg = PkgSystemUI
 	tree.windows = append(tree.windows,
 		&window{title: "StatusBar", pkg: PkgSystemUI, root: b.statusBar()},
 		&window{title: "NavigationBar0", pkg: PkgSystemUI, root: b.navBar()})
+	tree.windows = b.withOverlays(tree.windows)
 	screen := image.Rect(0, 0, w, h)
 	for _, win := range tree.windows {
 		win.root.clip(screen)
@@ -309,6 +314,9 @@ func (b *builder) activityView(a *activity) *view {
 	case PkgContacts + "/.ContactDetailActivity":
 		return b.contactDetail(a.contact)
 	}
+	if v := b.showcaseView(a); v != nil {
+		return v
+	}
 	return b.root(colPage)
 }
 
@@ -334,6 +342,7 @@ func (b *builder) launcher() *view {
 		name.look.fg, name.look.center = colWhite, true
 		root.add(cell.add(icon, name))
 	}
+	b.launcherExtras(root, top+cellH)
 	return root
 }
 
@@ -598,7 +607,9 @@ func (b *builder) statusBar() *view {
 		wifi.desc, wifi.look.bg = "Wi-Fi signal full.", colWhite
 		root.add(wifi)
 	}
-	return root.add(clock, battery)
+	root.add(clock, battery)
+	b.notificationIcons(root)
+	return root
 }
 
 func (b *builder) navBar() *view {

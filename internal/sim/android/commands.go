@@ -467,6 +467,8 @@ func cmdCmd(ctx context.Context, p *Phone, c *cmdIO) int {
 		return cmdInput(ctx, p, sub)
 	case "window":
 		return cmdWm(ctx, p, sub)
+	case "statusbar":
+		return statusbarCmd(p, sub)
 	}
 	c.errorf("cmd: Can't find service: %s", c.args[1])
 	return 20
@@ -480,6 +482,14 @@ func clipboardCmd(p *Phone, c *cmdIO) int {
 		p.locked(func() { p.st.clipboard = text })
 		return 0
 	case len(args) >= 2 && args[0] == "get" && args[1] == "text":
+		var denied bool
+		p.locked(func() { denied = p.st.ext.clipboardDenied })
+		if denied {
+			// Android 10+ hides the clip from the shell: ClipboardService
+			// returns no clip, which the command prints as null.
+			fmt.Fprintln(c.stdout, "null")
+			return 0
+		}
 		fmt.Fprintln(c.stdout, p.Clipboard())
 		return 0
 	case len(args) >= 1 && args[0] == "clear":
@@ -616,6 +626,8 @@ func cmdWm(_ context.Context, p *Phone, c *cmdIO) int {
 		st.overW, st.overH = w, h
 		st.contactsScroll = 0
 		p.changed()
+	case args[0] == "dismiss-keyguard":
+		p.dismissKeyguardLocked()
 	case args[0] == "density" && len(args) == 1:
 		out = fmt.Sprintf("Physical density: %d\n", st.physDensity)
 		if st.overDensity > 0 {
@@ -653,8 +665,8 @@ func (p *Phone) props() map[string]string {
 		"ro.product.name":          "openpocket_vphone",
 		"ro.product.device":        "vphone",
 		"ro.product.cpu.abi":       "x86_64",
-		"ro.build.version.release": "14",
-		"ro.build.version.sdk":     "34",
+		"ro.build.version.release": androidRelease(p.st.ext.sdk),
+		"ro.build.version.sdk":     strconv.Itoa(p.st.ext.sdk),
 		"ro.build.id":              buildID,
 		"ro.build.type":            "userdebug",
 		"ro.build.characteristics": "phone",

@@ -14,7 +14,8 @@
 //
 // Launcher com.android.launcher3/.Launcher: a row of icons, each a clickable
 // FrameLayout (content-desc = label, resource-id com.android.launcher3:id/icon)
-// with a TextView child: "Settings", "Notes", "Login", "Contacts".
+// with a TextView child: "Settings", "Notes", "Login", "Contacts"; below
+// them folders and the dock (see Chat and Wallet).
 //
 // Settings com.android.settings/.Settings: rows "Wi-Fi" (Switch
 // com.android.settings:id/wifi_switch, starts on), "Bluetooth" (Switch
@@ -54,10 +55,58 @@
 // swipe distance, clamped at both ends. A row opens .ContactDetailActivity
 // (com.openpocket.contacts:id/contact_name, :id/contact_phone "+1 555-01NN").
 //
+// Chat com.openpocket.chat/.ChatsActivity: a list of conversations whose
+// rows are clickable LinearLayouts without a label of their own (children:
+// avatar ImageView "Open photo", :id/conversation_name, snippet, time, an
+// unread badge), a bottom tab bar whose tabs are described by a child
+// ("Chats, 2 new messages, tab 1 of 3") above a badge grandchild ("2"); a
+// row opens .ConversationActivity (EditText :id/entry "Message", ImageButton
+// "Send"; ChatMessages reads what was sent).
+//
+// Wallet com.openpocket.wallet/.HomeActivity: four round clickable icons
+// (:id/layout_quickBankingMenuCircle, unlabelled) captioned by sibling
+// TextViews under them (Transfer, Top-up, Pay bill, Withdraw), a row
+// labelled with private-use icon glyphs (U+F01F0 alone, "U+E68C Statements"),
+// a Compose-style section (a clickable android.view.View labelled by its
+// child next to an unlabelled, non-clickable android.widget.Button; a
+// FrameLayout wrapper with exactly the bounds of the Button "Cards" in it)
+// and radio buttons in a disabled RadioGroup. Each control opens
+// .ActionActivity titled by it (WalletScreen).
+//
+// The launcher also has folders "Tools" and "Money" (FrameLayout "Folder:
+// NAME" with 26 dp clickable preview thumbnails; a tap opens the folder's
+// panel, BACK closes it) and a dock (:id/hotseat: Chat, Wallet, Contacts,
+// Settings as described TextViews without text).
+//
 // System UI (package com.android.systemui) is two more window roots in the
 // dump: the status bar (24dp, TextView :id/clock "12:00") and the navigation
 // bar (48dp, ImageViews :id/back "Back", :id/home "Home", :id/recent_apps
 // "Overview"; tapping them works like the keys).
+//
+// More windows appear on demand: the notification shade (PostNotification
+// adds a status-bar icon and an entry; a swipe down from the status bar or
+// `cmd statusbar expand-notifications` opens it, with Internet and
+// Bluetooth tiles), a Gboard-like soft keyboard (package
+// com.google.android.inputmethod.latin, keys :id/key_pos_ROW_COL as
+// clickable, focusable FrameLayouts described by their letter, plus
+// key_pos_del, key_pos_ime_action, …) while a field is focused (unless
+// SetSoftKeyboard(false)), and the keyguard.
+//
+// # Lock screen and device quirks
+//
+// SetLockScreen(true, PIN) makes going to sleep (POWER, SLEEP, Sleep) lock
+// the phone: after WAKEUP the keyguard window "NotificationShade" hides the
+// app ("Swipe up to unlock"); a swipe up or `wm dismiss-keyguard` shows the
+// PIN pad (:id/pinEntry, :id/key0…key9, "Delete", "Enter"), where `input
+// text` digits and ENTER unlock. `dumpsys power` prints mWakefulness and
+// mInteractive; `dumpsys window policy` prints the lock-screen lines of the
+// Android version SetSDK chose (mShowingLockscreen ≤ 5.1, isStatusBarKeyguard
+// 6–9, KeyguardServiceDelegate showing= 8+), `dumpsys activity activities`
+// ends with KeyguardController mKeyguardShowing (8+). SetSecureScreen
+// blacks out one activity's window (bars still drawn, fl=… SECURE),
+// SetFocusStyle makes dumps name the app only by a package-titled focus
+// window or only in `dumpsys activity top`, and SetClipboardReadable(false)
+// makes `cmd clipboard get text` print null.
 //
 // # Input
 //

@@ -8,7 +8,8 @@ import (
 
 // UIDumpXML returns the uiautomator dump of the current screen in the real
 // single-line format: one root <node> per window, app window first, then any
-// dialog, the status bar and the navigation bar. The bytes are shared with
+// dialog and the soft keyboard, the status bar, the navigation bar and the
+// notification shade; under the keyguard only the system windows. The bytes are shared with
 // the cache: callers must not modify them.
 func (p *Phone) UIDumpXML() []byte {
 	p.mu.Lock()

@@ -215,6 +215,9 @@ func (p *Phone) swipeLocked(from, to image.Point, ms int) {
 		}
 		return
 	}
+	if p.overlaySwipeLocked(from, delta) {
+		return
+	}
 	if abs(delta.Y) < abs(delta.X) {
 		return // no horizontal scrollers on this phone
 	}
@@ -235,7 +238,7 @@ func abs(n int) int {
 // typeLocked inserts text into the focused field; without focus it is lost,
 // as on a phone with no text field selected.
 func (p *Phone) typeLocked(text string) {
-	if p.st.focused == "" || text == "" || !p.st.awake {
+	if !p.st.awake || p.keyguardTypeLocked(text) || p.st.focused == "" || text == "" {
 		return
 	}
 	p.st.fields[p.st.focused] += text
@@ -246,24 +249,18 @@ func (p *Phone) keyLocked(code int) {
 	if !p.st.awake && code != keyWakeup && code != keyPower {
 		return
 	}
+	if p.keyguardKeyLocked(code) || (code == keyBack || code == keyHome) && p.closeShadeLocked() {
+		return
+	}
 	switch {
 	case code == keyHome:
 		p.goHomeLocked()
 	case code == keyBack:
 		p.backLocked()
-	case code == keyPower:
-		p.st.awake = !p.st.awake
-		p.changed()
-	case code == keySleep:
-		if p.st.awake {
-			p.st.awake = false
-			p.changed()
-		}
-	case code == keyWakeup:
-		if !p.st.awake {
-			p.st.awake = true
-			p.changed()
-		}
+	case code == keyPower && p.st.awake, code == keySleep:
+		p.sleepLocked()
+	case code == keyPower, code == keyWakeup:
+		p.wakeLocked()
 	case code == keyPaste:
 		p.typeLocked(p.st.clipboard)
 	case code == keyDel:

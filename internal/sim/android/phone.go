@@ -93,6 +93,8 @@ type state struct {
 	secure     map[string]bool
 	failMonkey bool
 	settings   map[string]string // "namespace/key" → value, besides wifi_on/bluetooth_on
+
+	ext extState // lock screen, keyboard, shade, build quirks (lock.go)
 }
 
 // task is an Android task: a stack of activities of one app.
@@ -151,6 +153,7 @@ func (p *Phone) bootState() state {
 		otp:        DefaultOTP,
 		secure:     map[string]bool{},
 		settings:   map[string]string{},
+		ext:        newExtState(),
 	}
 	st.tasks = []*task{{id: 1, pkg: PkgLauncher, acts: []*activity{{pkg: PkgLauncher, cls: ".Launcher"}}}}
 	return st
@@ -332,6 +335,7 @@ func (p *Phone) bringToFrontLocked(i int) {
 func (p *Phone) goHomeLocked() {
 	p.bringToFrontLocked(p.findTaskLocked(PkgLauncher))
 	p.st.focused = ""
+	p.st.ext.openFolder = ""
 	p.changed()
 }
 
@@ -412,6 +416,9 @@ func (p *Phone) replaceTopLocked(act *activity) {
 // backLocked handles KEYCODE_BACK: dialogs first, then the activity stack;
 // leaving the root of a task returns to the launcher.
 func (p *Phone) backLocked() {
+	if p.closeFolderLocked() {
+		return
+	}
 	front := p.frontLocked()
 	if front.pkg == PkgLauncher && len(front.acts) == 1 {
 		return

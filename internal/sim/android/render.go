@@ -209,6 +209,12 @@ func (p *Phone) imageLocked() *image.RGBA {
 			if w.scrim {
 				dim(img)
 			}
+			if w.act != nil && p.st.ext.secureScreens[w.act.component()] {
+				// A FLAG_SECURE layer is left out of screenshots: black
+				// where it is, the system bars still drawn over it.
+				fill(img, w.root.bounds, img.Rect, colBlack)
+				continue
+			}
 			p.drawView(img, w.root, tree.density)
 		}
 	}

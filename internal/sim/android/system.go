@@ -406,8 +406,10 @@ func cmdDumpsys(_ context.Context, p *Phone, c *cmdIO) int {
 		switch sub {
 		case "windows", "w":
 			out = p.dumpWindowsLocked()
+		case "policy", "p":
+			out = p.dumpPolicyLocked()
 		case "":
-			out = "WINDOW MANAGER POLICY STATE (dumpsys window policy)\n    mSafeMode=false mSystemReady=true mSystemBooted=true\n\n" + p.dumpWindowsLocked()
+			out = p.dumpPolicyLocked() + "\n" + p.dumpWindowsLocked()
 		case "displays", "d":
 			w, h, d := p.sizeLocked()
 			out = fmt.Sprintf("WINDOW MANAGER DISPLAY CONTENTS (dumpsys window displays)\n  Display: mDisplayId=0 rootTasks=%d\n    init=%dx%d %ddpi cur=%dx%d app=%dx%d rng=%dx%d-%dx%d\n",
@@ -426,6 +428,8 @@ func cmdDumpsys(_ context.Context, p *Phone, c *cmdIO) int {
 		}
 	case "power":
 		out = p.dumpPowerLocked()
+	case "display":
+		out = p.dumpDisplayLocked()
 	default:
 		p.mu.Unlock()
 		c.errorf("Can't find service: %s", args[0])
@@ -444,7 +448,7 @@ func (p *Phone) dumpWindowsLocked() string {
 	for i := len(tree.windows) - 1; i >= 0; i-- {
 		w := tree.windows[i]
 		id := objectID("win", w.title)
-		fmt.Fprintf(&b, "  Window #%d Window{%s u0 %s}:\n", n, id, w.title)
+		fmt.Fprintf(&b, "  Window #%d Window{%s u0 %s}:\n", n, id, p.windowTitleLocked(w))
 		n++
 		r := w.root.bounds
 		uid := 10000
@@ -455,18 +459,27 @@ func (p *Phone) dumpWindowsLocked() string {
 			p.frontLocked().id, objectID("session", w.pkg), 3000+uid%1000, uid%10000, objectID("client", w.title))
 		fmt.Fprintf(&b, "    mOwnerUid=%d showForAllUsers=%t package=%s appop=NONE\n", uid, w.pkg == PkgSystemUI, w.pkg)
 		var ty, fl string
+		switch {
+		case w.ime:
+			ty, fl = "INPUT_METHOD", "NOT_FOCUSABLE LAYOUT_IN_SCREEN SPLIT_TOUCH HARDWARE_ACCELERATED DRAWS_SYSTEM_BAR_BACKGROUNDS"
+		case w.focus:
+			ty, fl = "NOTIFICATION_SHADE", "NOT_TOUCH_MODAL SHOW_WALLPAPER SPLIT_TOUCH HARDWARE_ACCELERATED DRAWS_SYSTEM_BAR_BACKGROUNDS"
+		}
 		switch w.title {
 		case "StatusBar":
 			ty, fl = "STATUS_BAR", "NOT_FOCUSABLE SPLIT_TOUCH HARDWARE_ACCELERATED DRAWS_SYSTEM_BAR_BACKGROUNDS"
 		case "NavigationBar0":
 			ty, fl = "NAVIGATION_BAR", "NOT_FOCUSABLE NOT_TOUCH_MODAL TOUCHABLE_WHEN_WAKING WATCH_OUTSIDE_TOUCH SPLIT_TOUCH HARDWARE_ACCELERATED"
 		default:
+			if ty != "" {
+				break
+			}
 			ty = "BASE_APPLICATION"
 			flags := []string{"LAYOUT_IN_SCREEN"}
 			if w.modal {
 				flags = []string{"DIM_BEHIND"}
 			}
-			if p.st.secure[w.pkg] {
+			if p.st.secure[w.pkg] || w.act != nil && p.st.ext.secureScreens[w.act.component()] {
 				flags = append(flags, "SECURE")
 			}
 			if !w.modal {
@@ -477,7 +490,7 @@ func (p *Phone) dumpWindowsLocked() string {
 		}
 		fmt.Fprintf(&b, "    mAttrs={(%d,%d)(%dx%d) sim={adjust=pan} ty=%s fmt=TRANSLUCENT\n      fl=%s}\n", r.Min.X, r.Min.Y, r.Dx(), r.Dy(), ty, fl)
 		fmt.Fprintf(&b, "    Requested w=%d h=%d mLayoutSeq=%d\n", r.Dx(), r.Dy(), p.version%1000)
-		if w.act != nil {
+		if w.act != nil && p.st.ext.focusStyle != FocusWindowOnly {
 			t := p.taskOfLocked(w.act)
 			if t != nil {
 				fmt.Fprintf(&b, "    mActivityRecord=%s\n", activityRecord(t, w.act))
@@ -488,14 +501,30 @@ func (p *Phone) dumpWindowsLocked() string {
 	}
 	b.WriteString("\n  mGlobalConfiguration={1.0 ?mcc?mnc [en_US] ldltr sw411dp w411dp h842dp 420dpi nrml long port finger -keyb/v/h -nav/h winConfig={}}\n")
 	b.WriteString("  mHasPermanentDpad=false\n  mTopFocusedDisplayId=0\n")
-	top := p.topLocked()
+	b.WriteString(p.focusLinesLocked(tree))
+	return b.String()
+}
+
+// focusLinesLocked prints mCurrentFocus and mFocusedApp in the style the
+// phone imitates.
+func (p *Phone) focusLinesLocked(tree *screenTree) string {
 	focus := tree.windows[0]
 	if len(tree.windows) > 2 && tree.windows[1].modal {
 		focus = tree.windows[1]
 	}
-	fmt.Fprintf(&b, "  mCurrentFocus=Window{%s u0 %s}\n", objectID("win", focus.title), focus.title)
-	fmt.Fprintf(&b, "  mFocusedApp=%s\n", activityRecord(p.frontLocked(), top))
-	return b.String()
+	for _, w := range tree.windows {
+		if w.focus {
+			focus = w // the keyguard or shade takes focus over the app
+		}
+	}
+	switch p.st.ext.focusStyle {
+	case FocusTopOnly:
+		return "  mCurrentFocus=null\n  mFocusedApp=null\n"
+	case FocusWindowOnly:
+		return fmt.Sprintf("  mCurrentFocus=Window{%s u0 %s}\n", objectID("win", focus.title), p.windowTitleLocked(focus))
+	}
+	return fmt.Sprintf("  mCurrentFocus=Window{%s u0 %s}\n  mFocusedApp=%s\n",
+		objectID("win", focus.title), focus.title, activityRecord(p.frontLocked(), p.topLocked()))
 }
 
 func (p *Phone) taskOfLocked(a *activity) *task {
@@ -525,7 +554,7 @@ func (p *Phone) dumpActivitiesLocked() string {
 		fmt.Fprintf(&b, "  * Task{%s #%d type=%s A=%d:%s U=0 visible=%t visibleRequested=%t mode=fullscreen translucent=false sz=%d}\n",
 			objectID("task", t.id), t.id, typ, uid, t.pkg, i == len(p.st.tasks)-1, i == len(p.st.tasks)-1, len(t.acts))
 		fmt.Fprintf(&b, "    mResumedActivity: ")
-		if i == len(p.st.tasks)-1 {
+		if i == len(p.st.tasks)-1 && p.st.ext.focusStyle == FocusModern {
 			fmt.Fprintf(&b, "%s\n", activityRecord(t, t.acts[len(t.acts)-1]))
 		} else {
 			b.WriteString("null\n")
@@ -537,8 +566,11 @@ func (p *Phone) dumpActivitiesLocked() string {
 	}
 	front := p.frontLocked()
 	top := activityRecord(front, front.acts[len(front.acts)-1])
-	fmt.Fprintf(&b, "\n  Resumed activities in task display areas (from top to bottom):\n    ResumedActivity: %s\n", top)
-	fmt.Fprintf(&b, "\n  ResumedActivity: %s\n  topResumedActivity=%s\n", top, top)
+	if p.st.ext.focusStyle == FocusModern {
+		fmt.Fprintf(&b, "\n  Resumed activities in task display areas (from top to bottom):\n    ResumedActivity: %s\n", top)
+		fmt.Fprintf(&b, "\n  ResumedActivity: %s\n  topResumedActivity=%s\n", top, top)
+	}
+	b.WriteString(p.keyguardControllerLocked())
 	return b.String()
 }
 

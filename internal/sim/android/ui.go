@@ -61,6 +61,11 @@ type window struct {
 	scrim bool
 	// act is the activity behind an app or dialog window (nil for system bars).
 	act *activity
+	// focus marks a system window that takes input focus over the app
+	// (keyguard, notification shade); the topmost one is mCurrentFocus.
+	focus bool
+	// ime marks the input method window.
+	ime bool
 }
 
 // screenTree is the whole screen for one state version, bottom window first.
