@@ -129,6 +129,13 @@ func TestResizeKeepsTextReadable(t *testing.T) {
 	if box < 0.995 {
 		t.Errorf("SSIM(Resize, exact area average) = %.4f, want ≥ 0.995", box)
 	}
+	// Fixed-point weights and the shortcuts for repeated rows stay within
+	// one level of the exact average, channel by channel.
+	for i := range got.Pix {
+		if d := int(got.Pix[i]) - int(want.Pix[i]); d < -1 || d > 1 {
+			t.Fatalf("byte %d (pixel %d,%d) = %d, exact area average %d", i, i/4%w, i/4/w, got.Pix[i], want.Pix[i])
+		}
+	}
 	bilinear := ssim(resizeBilinear(src, w, h), want)
 	if bilinear >= box {
 		t.Errorf("bilinear SSIM %.4f ≥ box %.4f: the kernel choice no longer holds", bilinear, box)

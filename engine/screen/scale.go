@@ -185,17 +185,22 @@ func (r *resizer) rows(lo, hi int) {
 	}
 	ring := make([][]uint64, taps+1)
 	ringRow := make([]int, len(ring))
+	// ringRun is, per slot, the first row of the run of identical source
+	// rows its row belongs to (as far as this band has seen).
+	ringRun := make([]int, len(ring))
 	backing := make([]uint64, (len(ring)+1)*w+r.sw)
 	acc := backing[len(ring)*w : (len(ring)+1)*w]
 	scratch := backing[(len(ring)+1)*w:]
 	for i := range ring {
 		ring[i], ringRow[i] = backing[i*w:(i+1)*w:(i+1)*w], -1
 	}
+	prevRun := -1 // the run the previous output row was made of, if one
 	for dy := lo; dy < hi; dy++ {
 		cy := r.ys[dy]
 		out := r.dst.Pix[dy*r.dst.Stride : dy*r.dst.Stride+w*4]
 		var rows [8][]uint64 // enough for any downscale up to 7:1 without spilling
 		srcRows := rows[:0]
+		run := -1
 		for k := range cy.weights {
 			s := cy.start + k
 			slot := s % len(ring)
@@ -205,14 +210,38 @@ func (r *resizer) rows(lo, hi int) {
 					// Screens repeat rows (backgrounds, blank space): the
 					// same pixels shrink to the same output.
 					copy(ring[slot], ring[above])
+					ringRun[slot] = ringRun[above]
 				} else {
 					r.horizontal(ring[slot], s, scratch)
+					ringRun[slot] = s
 				}
 				ringRow[slot] = s
 			}
+			if k == 0 || ringRun[slot] == run {
+				run = ringRun[slot]
+			} else {
+				run = -1 // not all the same row
+			}
 			srcRows = append(srcRows, ring[slot])
 		}
-		verticalRow(out, srcRows, cy.weights, acc)
+		switch {
+		case run >= 0 && run == prevRun:
+			copy(out, r.dst.Pix[(dy-1)*r.dst.Stride:]) // same rows, same output
+		case run >= 0:
+			unpackRow(out, srcRows[0]) // weights sum to one: the row itself
+		default:
+			verticalRow(out, srcRows, cy.weights, acc)
+		}
+		prevRun = run
+	}
+}
+
+// unpackRow writes packed pixels (8 bits per 16-bit lane) as RGBA bytes.
+func unpackRow(out []uint8, row []uint64) {
+	out = out[:4*len(row)]
+	for dx, v := range row {
+		o := out[dx*4 : dx*4+4 : dx*4+4]
+		o[0], o[1], o[2], o[3] = uint8(v), uint8(v>>16), uint8(v>>32), uint8(v>>48)
 	}
 }
 
