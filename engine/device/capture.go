@@ -152,15 +152,12 @@ var memoSeed = maphash.MakeSeed()
 
 // grab fetches a screenshot on the chosen path and turns it into a frame,
 // reusing the last frame when the bytes are the same. took is the fetch
-// time.
-func (p *Phone) grab(ctx context.Context) (fr *frame, took time.Duration, err error) {
+// time, work the time spent decoding, scaling and hashing (zero when the
+// frame was reused).
+func (p *Phone) grab(ctx context.Context) (fr *frame, took, work time.Duration, err error) {
 	path := p.chooser.next()
 	t0 := time.Now()
-	data, err := p.fetch(ctx, path)
-	took = time.Since(t0)
-	if err == nil {
-		fr, err = p.toFrame(data, path)
-	}
+	fr, took, work, err = p.grabOn(ctx, path)
 	if err != nil && ctx.Err() == nil && !errors.Is(err, ErrDeviceLost) && p.opts.Capture == CaptureAuto {
 		// This path does not work on this device: note it, use the other.
 		// (A lost device says nothing about the path.)
@@ -168,22 +165,31 @@ func (p *Phone) grab(ctx context.Context) (fr *frame, took time.Duration, err er
 		first := fmt.Errorf("%s: %w", path, err)
 		path = 1 - path
 		t0 = time.Now()
-		if data, err = p.fetch(ctx, path); err == nil {
-			took = time.Since(t0)
-			fr, err = p.toFrame(data, path)
-		}
-		if err != nil {
+		if fr, took, work, err = p.grabOn(ctx, path); err != nil {
 			err = fmt.Errorf("%w; %s: %w", first, path, err)
 		}
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, took, ctx.Err()
+			return nil, took, work, ctx.Err()
 		}
-		return nil, took, fmt.Errorf("screencap: %w", err)
+		return nil, took, work, fmt.Errorf("screencap: %w", err)
 	}
 	p.chooser.record(path, time.Since(t0), nil)
-	return fr, took, nil
+	return fr, took, work, nil
+}
+
+// grabOn fetches and processes one screenshot on path.
+func (p *Phone) grabOn(ctx context.Context, path capturePath) (fr *frame, took, work time.Duration, err error) {
+	t0 := time.Now()
+	data, err := p.fetch(ctx, path)
+	took = time.Since(t0)
+	if err != nil {
+		return nil, took, 0, err
+	}
+	t1 := time.Now()
+	fr, err = p.toFrame(data, path)
+	return fr, took, time.Since(t1), err
 }
 
 // fetch runs one screencap on path.

@@ -68,14 +68,14 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 
 	// Screenshot, decoded, scaled and hashed while the other round trips
 	// run (or reused whole when the bytes did not change).
-	fr, took, err := p.grab(ctx)
+	fr, took, work, err := p.grab(ctx)
 	if err != nil {
 		return nil, err
 	}
 	m.ScreencapMs = ms(took)
 	t2 := time.Now()
 	w, h := p.useFrame(ctx, snap, fr)
-	m.ScaleMs = ms(time.Since(t2))
+	m.ScaleMs = ms(work + time.Since(t2)) // decode, scale and hash, 0 for a reused frame
 
 	ar := <-appCh
 	m.CurrentAppMs = ms(ar.took)
@@ -329,7 +329,7 @@ func (p *Phone) Observe(ctx context.Context) (Observation, error) {
 // cached, so the next capture of an unchanged screen reuses its decode,
 // scaling and hashes.
 func (p *Phone) look(ctx context.Context) (Look, error) {
-	fr, _, err := p.grab(ctx)
+	fr, _, _, err := p.grab(ctx)
 	if err != nil {
 		return Look{}, err
 	}
