@@ -248,10 +248,14 @@ func (p *Phone) toFrame(data []byte, path capturePath) (*frame, error) {
 		return nil, errors.New("empty screenshot")
 	}
 	p.framesMade.Add(1)
+	// The exact content hash reads the full frame while it is scaled.
+	content := make(chan string, 1)
+	go func() { content <- screen.ContentHash(full) }()
 	sw, sh := screen.ScaledSize(b.Dx(), b.Dy(), p.opts.ModelStyle)
 	scaled := screen.Resize(full, sw, sh)
+	visual := screen.DHash(scaled)
 	fr := &frame{sum: sum, size: len(data), path: path, full: full, scaled: scaled,
-		look: Look{Visual: screen.DHash(scaled), Content: screen.ContentHash(full)}}
+		look: Look{Visual: visual, Content: <-content}}
 	if path == pathPNG {
 		fr.png = data
 	}
