@@ -24,8 +24,9 @@ const maxRawSide = 1 << 14
 // bytes — then height rows of width pixels with no padding. The header size
 // is told apart by the total length, so output from any Android version
 // decodes. RGBA_8888 (what phones and emulators use) is returned without a
-// copy: the image shares b's memory. RGBX_8888 and BGRA_8888 are fixed up in
-// place; RGB_888 and RGB_565 are expanded into a new image.
+// copy: the image shares b's memory. RGBX_8888, BGRA_8888 and RGBA_8888
+// without alpha are fixed up in place (screens are opaque); RGB_888 and
+// RGB_565 are expanded into a new image.
 func DecodeRawScreencap(b []byte) (*image.RGBA, error) {
 	if len(b) < 12 {
 		return nil, fmt.Errorf("screen: raw screencap: %d bytes, expected a 12- or 16-byte header and pixels", len(b))
@@ -61,7 +62,12 @@ func DecodeRawScreencap(b []byte) (*image.RGBA, error) {
 	rect := image.Rect(0, 0, w, h)
 	switch f {
 	case pixelRGBA8888:
-		return &image.RGBA{Pix: px, Stride: 4 * w, Rect: rect}, nil
+		// A screen is opaque; a build that leaves the alpha byte unset
+		// (seen as 0 at the first or middle pixel) gets it set.
+		if mid := len(px) / 8 * 4; px[3] == 0xFF && px[mid+3] == 0xFF {
+			return &image.RGBA{Pix: px, Stride: 4 * w, Rect: rect}, nil
+		}
+		fallthrough
 	case pixelRGBX8888:
 		for i := 3; i < len(px); i += 4 {
 			px[i] = 0xFF

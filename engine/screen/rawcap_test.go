@@ -80,3 +80,13 @@ func TestDecodeRawScreencapErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestDecodeRawScreencapMakesUnsetAlphaOpaque(t *testing.T) {
+	img, err := DecodeRawScreencap(rawCapture(2, 1, 1, 16, []byte{9, 8, 7, 0, 6, 5, 4, 0}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !img.Opaque() || img.RGBAAt(0, 0) != (color.RGBA{9, 8, 7, 255}) {
+		t.Errorf("pixels %v, want opaque with the colours kept", img.Pix)
+	}
+}
