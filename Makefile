@@ -11,7 +11,7 @@ TESTFLAGS ?= -count=1 -timeout 20m -p 2
 
 # Fuzz targets run for a bounded time in `make test` (each FUZZTIME).
 FUZZTIME ?= 10s
-FUZZ    := ./playbooks:FuzzCompile ./internal/workspace:FuzzParseConfig
+FUZZ    := ./playbooks:FuzzCompile ./internal/workspace:FuzzParseConfig ./internal/executor/policy:FuzzCheck
 
 # soak: RUNS runs of the tests while a churn process attaches, uses and
 # detaches phones on the shared adb server (SOAKTIME at most).
@@ -22,7 +22,8 @@ SOAKTIME ?= 60m
 
 all: build
 
-## setup: install the adb server (Debian package `adb`) when it is missing
+## setup: install the adb server (Debian package `adb`) and bubblewrap (Debian
+## package `bubblewrap`, which confines scripts and exec) when missing
 setup:
 	@if command -v adb >/dev/null 2>&1; then \
 		echo "adb: $$(command -v adb)"; \
@@ -34,6 +35,14 @@ setup:
 		exit 1; \
 	fi
 	@adb start-server >/dev/null 2>&1 || adb start-server
+	@if command -v bwrap >/dev/null 2>&1; then \
+		echo "bwrap: $$(command -v bwrap)"; \
+	elif command -v apt-get >/dev/null 2>&1; then \
+		echo "installing bubblewrap (apt-get install -y bubblewrap)"; \
+		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap; \
+	else \
+		echo "bubblewrap is not installed and apt-get is unavailable: scripts and exec will be refused unless config.json sets scriptExecutor.sandbox to \"off\"" >&2; \
+	fi
 
 ## build: compile bin/openpocket
 build:
@@ -44,7 +53,7 @@ test: setup
 	$(GO) test $(TESTFLAGS) $(PKGS)
 	@$(MAKE) --no-print-directory fuzz
 
-## fuzz: run each fuzz target for FUZZTIME (the playbook compiler, the config loader)
+## fuzz: run each fuzz target for FUZZTIME (the playbook compiler, the config loader, the shell checker)
 fuzz:
 	@for t in $(FUZZ); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \

@@ -342,4 +342,11 @@ type Target struct {
 	// Index is the element's position among the nodes matching the same
 	// selector, so "the second Save button" stays the second.
 	Index int `json:"index"`
+	// Near is the label beside the element (its row's title, the caption
+	// under an icon, a dialog's message), recorded so a replay can tell
+	// same-looking elements apart and recognise the dialog it answers.
+	Near string `json:"near,omitempty"`
+	// Password marks a password field: what is typed into it is a secret
+	// a skill must not keep.
+	Password bool `json:"password,omitempty"`
 }

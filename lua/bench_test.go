@@ -3,6 +3,7 @@ package lua
 import (
 	"context"
 	"fmt"
+	glua "github.com/yuin/gopher-lua"
 	"strings"
 	"testing"
 	"time"
@@ -124,4 +125,38 @@ func BenchmarkRunUncached(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkInstructionHook reports the cost of the per-instruction limit
+// hook as a ratio against bare gopher-lua with a plain context (the floor),
+// both running the same loop in this run.
+func BenchmarkInstructionHook(b *testing.B) {
+	const src = `local x, s = 0, "" for i = 1, 20000 do x = x + i if i % 100 == 0 then s = s .. "y" end end`
+	bare := glua.NewState()
+	defer bare.Close()
+	bare.SetContext(context.Background())
+	fn, err := bare.LoadString(src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	for range 20 {
+		bare.Push(fn)
+		if err := bare.PCall(0, 0, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	floor := time.Since(start) / 20
+	vm, err := New(context.Background(), nil, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer vm.Close()
+	b.ResetTimer()
+	for range b.N {
+		if err := vm.Run("hook.lua", []byte(src)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed())/float64(b.N)/float64(floor), "x-floor")
 }

@@ -39,6 +39,18 @@
 // so an infinite loop stops at Options.Timeout or when ctx ends, and pcall
 // cannot swallow that cancellation.
 //
+// # Limits
+//
+// That per-instruction poll is also the VM's instruction hook (limits.go,
+// internals.go): the `..` operator is measured before its string is built
+// and refused past MaxStringBytes, and more than MaxTailCalls chained tail
+// calls stop the call (gopher-lua's traceback would list each one). The
+// pattern functions run on an interruptible Lua 5.1 matcher (pattern.go,
+// strlib.go) that checks the context every few thousand steps. A heap
+// watchdog stops a run whose heap growth passes Options.MaxMemoryBytes
+// (*MemoryError). Limits end the running call, not the VM. An error value
+// whose __tostring raises is described, never a panic.
+//
 // Known limits: the `..` operator cannot be capped (gopher-lua has no
 // allocation hook), so a doubling loop `s = s .. s` can allocate a large
 // string before the next instruction's context check; a linear

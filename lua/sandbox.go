@@ -3,11 +3,9 @@ package lua
 import (
 	"fmt"
 	"log/slog"
-	"strconv"
 	"strings"
 
 	glua "github.com/yuin/gopher-lua"
-	"github.com/yuin/gopher-lua/pm"
 )
 
 // removedGlobals are base functions a run must not have: file and chunk
@@ -33,6 +31,7 @@ func (vm *VM) setup() error {
 		}
 	}
 	g := L.G.Global
+	vm.tostring = g.RawGetString("tostring")
 	for _, name := range removedGlobals {
 		g.RawSetString(name, LNil)
 	}
@@ -53,7 +52,10 @@ func (vm *VM) setup() error {
 	origFormat := str.RawGetString("format").(*LFunction).GFunction
 	str.RawSetString("rep", L.NewFunction(vm.capRep(origRep)))
 	str.RawSetString("format", L.NewFunction(vm.capFormat(origFormat)))
-	str.RawSetString("gsub", L.NewFunction(vm.gsub))
+	str.RawSetString("gsub", L.NewFunction(vm.strGsub))
+	str.RawSetString("find", L.NewFunction(vm.strFind))
+	str.RawSetString("match", L.NewFunction(vm.strMatch))
+	str.RawSetString("gmatch", L.NewFunction(vm.strGmatch))
 	tbl := L.GetGlobal("table").(*LTable)
 	origConcat := tbl.RawGetString("concat").(*LFunction).GFunction
 	tbl.RawSetString("concat", L.NewFunction(vm.capConcat(origConcat)))
@@ -317,109 +319,4 @@ func (vm *VM) capConcat(orig LGFunction) LGFunction {
 		}
 		return orig(L)
 	}
-}
-
-// gsub reimplements string.gsub with gopher-lua's semantics but linear
-// time (the library version copies the whole string per match) and a cap
-// on the result size.
-func (vm *VM) gsub(L *LState) int {
-	str := L.CheckString(1)
-	pat := L.CheckString(2)
-	L.CheckTypes(3, glua.LTString, glua.LTNumber, glua.LTTable, glua.LTFunction)
-	repl := L.Get(3)
-	limit := L.OptInt(4, -1)
-	mds, err := pm.Find(pat, []byte(str), 0, limit)
-	if err != nil {
-		L.RaiseError("%s", err.Error())
-	}
-	if len(mds) == 0 {
-		L.SetTop(1)
-		L.Push(LNumber(0))
-		return 2
-	}
-	max := vm.opts.MaxStringBytes
-	var b strings.Builder
-	prev := 0
-	capture := func(m *pm.MatchData, idx int) string {
-		if idx > 2 && idx >= m.CaptureLength() {
-			L.RaiseError("invalid capture index")
-		}
-		if idx >= m.CaptureLength() && idx == 2 {
-			idx = 0
-		}
-		if m.IsPosCapture(idx) {
-			return strconv.Itoa(m.Capture(idx))
-		}
-		return str[m.Capture(idx):m.Capture(idx+1)]
-	}
-	for _, m := range mds {
-		start, end := m.Capture(0), m.Capture(1)
-		b.WriteString(str[prev:start])
-		prev = end
-		switch r := repl.(type) {
-		case LString, LNumber:
-			rs := r.String()
-			for k := 0; k < len(rs); k++ {
-				c := rs[k]
-				if c != '%' || k == len(rs)-1 {
-					b.WriteByte(c)
-					continue
-				}
-				k++
-				switch n := rs[k]; {
-				case n == '%':
-					b.WriteByte('%')
-				case n >= '0' && n <= '9':
-					b.WriteString(capture(m, 2*int(n-'0')))
-				default:
-					b.WriteByte('%')
-					b.WriteByte(n)
-				}
-			}
-		case *LTable, *LFunction:
-			idx := 0
-			if m.CaptureLength() > 2 {
-				idx = 2
-			}
-			var v LValue
-			if t, ok := r.(*LTable); ok {
-				if m.IsPosCapture(idx) {
-					v = L.GetTable(t, LNumber(m.Capture(idx)))
-				} else {
-					v = L.GetField(t, str[m.Capture(idx):m.Capture(idx+1)])
-				}
-			} else {
-				L.Push(r)
-				nargs := 0
-				if m.CaptureLength() > 2 {
-					for c := 2; c < m.CaptureLength(); c += 2 {
-						if m.IsPosCapture(c) {
-							L.Push(LNumber(m.Capture(c)))
-						} else {
-							L.Push(LString(capture(m, c)))
-						}
-						nargs++
-					}
-				} else {
-					L.Push(LString(capture(m, 0)))
-					nargs++
-				}
-				L.Call(nargs, 1)
-				v = L.Get(-1)
-				L.Pop(1)
-			}
-			if glua.LVIsFalse(v) {
-				b.WriteString(str[start:end])
-			} else {
-				b.WriteString(glua.LVAsString(v))
-			}
-		}
-		if b.Len()+len(str)-prev > max {
-			vm.tooBig(L, "string.gsub", int64(b.Len()+len(str)-prev))
-		}
-	}
-	b.WriteString(str[prev:])
-	L.Push(LString(b.String()))
-	L.Push(LNumber(len(mds)))
-	return 2
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	glua "github.com/yuin/gopher-lua"
@@ -32,6 +33,10 @@ type Options struct {
 	// MaxStringBytes caps strings built by string.rep, string.format,
 	// string.gsub and table.concat (default 16 MiB).
 	MaxStringBytes int
+	// MaxMemoryBytes stops the run (a *MemoryError cause) when the heap has
+	// grown by more than this since the VM started (default 64 MiB; < 0
+	// disables the check).
+	MaxMemoryBytes int64
 	// CallStackSize bounds Lua call depth (default 512): deeper recursion
 	// fails with "stack overflow".
 	CallStackSize int
@@ -77,6 +82,14 @@ type VM struct {
 	raised  map[string]error
 	onClose []func()
 	closed  bool
+	unwatch func()
+	stop    context.CancelCauseFunc
+	// stopCalls ends the running call with a cause (limits); guarded by mu
+	// because the memory watchdog calls it from its own goroutine.
+	mu        sync.Mutex
+	stopCalls context.CancelCauseFunc
+	// tostring is the base library's, kept from before any script runs.
+	tostring LValue
 }
 
 const vmRegistryKey = "openpocket.vm"
@@ -111,10 +124,22 @@ func New(ctx context.Context, reg *Registry, opts Options) (*VM, error) {
 	if vm.cache == nil {
 		vm.cache = DefaultProtoCache
 	}
+	if opts.MaxMemoryBytes == 0 {
+		opts.MaxMemoryBytes = DefaultMaxMemoryBytes
+		vm.opts.MaxMemoryBytes = opts.MaxMemoryBytes
+	}
+	base, stop := context.WithCancelCause(ctx)
+	vm.stop = stop
 	if opts.Timeout > 0 {
-		vm.ctx, vm.cancel = context.WithTimeoutCause(ctx, opts.Timeout, &TimeoutError{Timeout: opts.Timeout})
+		var cancel context.CancelFunc
+		vm.ctx, cancel = context.WithTimeoutCause(base, opts.Timeout, &TimeoutError{Timeout: opts.Timeout})
+		vm.cancel = func() { cancel(); stop(nil) }
 	} else {
-		vm.ctx, vm.cancel = context.WithCancel(ctx)
+		vm.ctx, vm.cancel = base, func() { stop(nil) }
+	}
+	vm.unwatch = func() {}
+	if opts.MaxMemoryBytes > 0 {
+		vm.unwatch = watchMemory(opts.MaxMemoryBytes, vm.stopCall)
 	}
 	vm.callCtx = vm.ctx
 	vm.L = glua.NewState(glua.Options{
@@ -130,7 +155,7 @@ func New(ctx context.Context, reg *Registry, opts Options) (*VM, error) {
 		vm.Close()
 		return nil, err
 	}
-	vm.L.SetContext(vm.ctx)
+	vm.L.SetContext(&stepContext{Context: vm.ctx, vm: vm})
 	return vm, nil
 }
 
@@ -159,6 +184,7 @@ func (vm *VM) Close() {
 		return
 	}
 	vm.closed = true
+	vm.unwatch()
 	vm.cancel()
 	for i := len(vm.onClose) - 1; i >= 0; i-- {
 		vm.onClose[i]()
@@ -289,13 +315,22 @@ func toGoSlice(vs []LValue) []any {
 
 // pcall runs fn under callCtx (vm.ctx, narrowed by ctx if given).
 func (vm *VM) pcall(ctx context.Context, chunk string, fn LValue, args []LValue) ([]LValue, error) {
-	callCtx, stop := vm.ctx, func() {}
+	callCtx, cancel := context.WithCancelCause(vm.ctx)
+	stop := func() { cancel(nil) }
 	if ctx != nil {
-		c, cancel := context.WithCancelCause(vm.ctx)
 		stopAfter := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
-		callCtx, stop = c, func() { stopAfter(); cancel(nil) }
+		stop = func() { stopAfter(); cancel(nil) }
 	}
 	defer stop()
+	vm.mu.Lock()
+	prevStop := vm.stopCalls
+	vm.stopCalls = cancel
+	vm.mu.Unlock()
+	defer func() {
+		vm.mu.Lock()
+		vm.stopCalls = prevStop
+		vm.mu.Unlock()
+	}()
 	if callCtx.Err() != nil {
 		cause := context.Cause(callCtx)
 		return nil, &ScriptError{Kind: KindCanceled, Chunk: chunk, LuaChunk: chunk, Message: cause.Error(), Cause: cause}
@@ -303,10 +338,10 @@ func (vm *VM) pcall(ctx context.Context, chunk string, fn LValue, args []LValue)
 	L := vm.L
 	prevCtx := vm.callCtx
 	vm.callCtx = callCtx
-	L.SetContext(callCtx)
+	L.SetContext(&stepContext{Context: callCtx, vm: vm})
 	defer func() {
 		vm.callCtx = prevCtx
-		L.SetContext(prevCtx)
+		L.SetContext(&stepContext{Context: prevCtx, vm: vm})
 	}()
 	clear(vm.raised)
 
@@ -368,7 +403,7 @@ func (vm *VM) mapError(err error, chunk string, callCtx context.Context) error {
 			}
 		} else if ae.Object != nil {
 			se.Value = ToGo(ae.Object)
-			se.Message = "error object: " + vm.L.ToStringMeta(ae.Object).String()
+			se.Message = "error object: " + vm.safeString(ae.Object)
 		} else {
 			se.Message = err.Error()
 		}
@@ -388,6 +423,32 @@ func (vm *VM) mapError(err error, chunk string, callCtx context.Context) error {
 	}
 	remap(se, vm.opts.SourceMap)
 	return se
+}
+
+// stopCall ends the running call (and the calls it nests in) with cause;
+// without a running call it does nothing.
+func (vm *VM) stopCall(cause error) {
+	vm.mu.Lock()
+	stop := vm.stopCalls
+	vm.mu.Unlock()
+	if stop != nil {
+		stop(cause)
+	}
+}
+
+// safeString is tostring(v) run in protected mode: a __tostring that
+// raises (or returns a non-string) gives a placeholder instead of a Go
+// panic outside any Lua call.
+func (vm *VM) safeString(v LValue) string {
+	L := vm.L
+	top := L.GetTop()
+	defer L.SetTop(top)
+	L.Push(vm.tostring)
+	L.Push(v)
+	if err := L.PCall(1, 1, nil); err != nil {
+		return fmt.Sprintf("(a %s whose __tostring failed)", v.Type())
+	}
+	return L.Get(-1).String()
 }
 
 func firstTracebackPos(tb string) (string, int, bool) {

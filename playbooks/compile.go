@@ -41,6 +41,23 @@ type Result struct {
 	// ".lua"), so Map.VMFunc(Chunk) can tell generated lines from YAML
 	// positions in messages.
 	Chunk string
+	// Secrets are the -e values of secret parameters, converted to their
+	// types. They are not in Lua: pass Globals() to the VM that runs it.
+	Secrets map[string]any
+}
+
+// SecretsGlobal is the Lua global through which a run receives its secret
+// parameter values; the flow runtime takes the table out of _G on first
+// use.
+const SecretsGlobal = "__OPENPOCKET_SECRET_PARAMS"
+
+// Globals are the Lua globals the run of this result needs (lua.Options
+// Globals): the secret parameter values, or nil when there are none.
+func (r *Result) Globals() map[string]any {
+	if len(r.Secrets) == 0 {
+		return nil
+	}
+	return map[string]any{SecretsGlobal: r.Secrets}
 }
 
 // Meta describes the compiled playbook.
@@ -127,7 +144,22 @@ func CompileWithMap(src []byte, opts Options) (*Result, error) {
 	res.Warnings = c.warns
 	res.Meta = c.meta(main)
 	res.Plan = plan(main)
+	res.Secrets = c.secrets(main)
 	return res, nil
+}
+
+// secrets collects the typed -e values of secret parameters.
+func (c *compiler) secrets(pb *Playbook) map[string]any {
+	var out map[string]any
+	for _, p := range pb.Params {
+		if v, ok := c.overrideValue(p); ok && p.Secret {
+			if out == nil {
+				out = map[string]any{}
+			}
+			out[p.Name] = valueToGo(v)
+		}
+	}
+	return out
 }
 
 // Plan returns the dry-run listing of a playbook without compiling it to

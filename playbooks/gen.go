@@ -178,6 +178,10 @@ func (g *gen) overrides() string {
 	var parts []string
 	for _, p := range g.main.Params {
 		if v, ok := g.c.overrideValue(p); ok {
+			if p.Secret { // the value reaches the run at run time (Result.Globals), never this text
+				parts = append(parts, luaKey(p.Name)+" = flow.runtime_secret("+luasrc.Quote(p.Name)+")")
+				continue
+			}
 			parts = append(parts, luaKey(p.Name)+" = "+g.literal(v))
 		}
 	}

@@ -191,7 +191,7 @@ func run(t *testing.T, files map[string]string, setup string, params map[string]
 	if err != nil {
 		t.Fatalf("compile: %v", err)
 	}
-	vm, err := lua.New(context.Background(), fakeRegistry(t), lua.Options{SourceMap: res.Map.VMFunc(res.Chunk)})
+	vm, err := lua.New(context.Background(), fakeRegistry(t), lua.Options{SourceMap: res.Map.VMFunc(res.Chunk), Globals: res.Globals()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,6 +461,35 @@ end`, nil)
 	}
 	if !strings.Contains(strings.Join(r.calls, "|"), "tap Flaky") {
 		t.Errorf("retry did not reach the tap: %q", r.calls)
+	}
+}
+
+// TestSecretParamNotInGeneratedLua: a secret value given with -e reaches
+// the run but not the Lua text (which the run saves as playbook.lua).
+func TestSecretParamNotInGeneratedLua(t *testing.T) {
+	src := `params:
+  user: {type: string}
+  pin: {type: string, secret: true, required: true}
+steps:
+  - input: {text: "${pin}", into: {text: PIN}, secret: true}
+  - assert: {expr: "false", message: "user ${user} pin ${pin}"}
+`
+	res, err := CompileWithMap([]byte(src), Options{File: "main.yaml", Params: map[string]string{"user": "ann", "pin": "8642-SECRET"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(res.Lua), "8642-SECRET") {
+		t.Fatalf("the secret is in the generated Lua:\n%s", res.Lua)
+	}
+	if !strings.Contains(string(res.Lua), `pin = flow.runtime_secret("pin")`) || !strings.Contains(string(res.Lua), `user = "ann"`) {
+		t.Errorf("overrides: want the secret looked up at run time and the plain value inline:\n%s", res.Lua)
+	}
+	r := run(t, map[string]string{"main.yaml": src}, `table.insert(fake.screen, {text = "PIN"})`, map[string]string{"user": "ann", "pin": "8642-SECRET"})
+	if r.err == nil || !strings.Contains(r.err.Error(), "user ann pin •••") || strings.Contains(r.err.Error(), "8642") {
+		t.Errorf("want the failure with the secret masked, got %v", r.err)
+	}
+	if !strings.Contains(strings.Join(r.calls, "|"), "8642-SECRET") {
+		t.Errorf("the secret did not reach the input step: %q", r.calls)
 	}
 }
 

@@ -21,7 +21,7 @@ func openJSON(vm *lua.VM) (lua.LValue, error) {
 			o := lua.CheckOptions(L, 2)
 			indent := o.Bool("indent", false)
 			o.Check()
-			b, err := EncodeJSON(v, indent)
+			b, err := encodeJSON(v, indent, lua.VMOf(L).MaxStringBytes())
 			if err != nil {
 				return lua.ReturnErr(L, err)
 			}
@@ -40,10 +40,19 @@ func openJSON(vm *lua.VM) (lua.LValue, error) {
 	}), nil
 }
 
+// MaxJSONDepth bounds the nesting json.encode follows.
+const MaxJSONDepth = 200
+
 // EncodeJSON encodes a Lua value as JSON; errors name the path of the
-// value that cannot be encoded ($.items[2].f).
+// value that cannot be encoded ($.items[2].f). The output is capped at
+// lua.DefaultMaxStringBytes.
 func EncodeJSON(v lua.LValue, indent bool) ([]byte, error) {
-	g, err := jsonValue(v, "$", map[*lua.LTable]bool{})
+	return encodeJSON(v, indent, lua.DefaultMaxStringBytes)
+}
+
+func encodeJSON(v lua.LValue, indent bool, maxBytes int) ([]byte, error) {
+	st := &jsonState{seen: map[*lua.LTable]bool{}, max: maxBytes}
+	g, err := st.value(v, nil, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -56,66 +65,112 @@ func EncodeJSON(v lua.LValue, indent bool) ([]byte, error) {
 	if err := enc.Encode(g); err != nil {
 		return nil, fmt.Errorf("json.encode: %v", err)
 	}
+	if buf.Len() > maxBytes+1 {
+		return nil, fmt.Errorf("json.encode: result of %d bytes exceeds the string size limit of %d bytes", buf.Len()-1, maxBytes)
+	}
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
-func jsonValue(v lua.LValue, path string, seen map[*lua.LTable]bool) (any, error) {
+// jsonPath is the way to a value, built into text only for a message (a
+// string per level would cost depth² memory on deep nesting).
+type jsonPath struct {
+	parent *jsonPath
+	key    string // ".name" or "[3]"
+}
+
+func (p *jsonPath) String() string {
+	if p == nil {
+		return "$"
+	}
+	return p.parent.String() + p.key
+}
+
+// jsonState accounts one encode: cycles, and the size of the strings and
+// numbers it will write (a table repeating one large string many times
+// would otherwise encode to gigabytes).
+type jsonState struct {
+	seen map[*lua.LTable]bool
+	size int
+	max  int
+}
+
+func (st *jsonState) grow(n int, path *jsonPath) error {
+	st.size += n
+	if st.size > st.max {
+		return fmt.Errorf("json.encode: result exceeds the string size limit of %d bytes (at %s)", st.max, path)
+	}
+	return nil
+}
+
+func (st *jsonState) value(v lua.LValue, path *jsonPath, depth int) (any, error) {
 	switch x := v.(type) {
 	case lua.LBool:
-		return bool(x), nil
+		return bool(x), st.grow(5, path)
 	case lua.LNumber:
 		f := float64(x)
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return nil, fmt.Errorf("json.encode: %s is %v, which JSON cannot represent", path, f)
 		}
-		return f, nil
+		return f, st.grow(24, path)
 	case lua.LString:
-		return string(x), nil
+		return string(x), st.grow(len(x)+2, path)
 	case *lua.LTable:
-		if seen[x] {
+		if depth >= MaxJSONDepth {
+			return nil, fmt.Errorf("json.encode: %s nests deeper than %d levels", path, MaxJSONDepth)
+		}
+		if st.seen[x] {
 			return nil, fmt.Errorf("json.encode: %s refers back to a table that contains it (cycle)", path)
 		}
-		seen[x] = true
-		defer delete(seen, x)
-		n := x.Len()
-		count := 0
-		x.ForEach(func(_, _ lua.LValue) { count++ })
-		if n > 0 && count == n {
-			arr := make([]any, n)
-			for i := 1; i <= n; i++ {
-				e, err := jsonValue(x.RawGetInt(i), fmt.Sprintf("%s[%d]", path, i), seen)
-				if err != nil {
-					return nil, err
-				}
-				arr[i-1] = e
-			}
-			return arr, nil
-		}
-		obj := make(map[string]any, count)
-		var err error
-		x.ForEach(func(k, val lua.LValue) {
-			if err != nil {
-				return
-			}
-			var key string
-			switch kk := k.(type) {
-			case lua.LString:
-				key = string(kk)
-			case lua.LNumber:
-				key = strconv.FormatFloat(float64(kk), 'f', -1, 64)
-			default:
-				err = fmt.Errorf("json.encode: %s has a %s key; object keys must be strings or numbers", path, k.Type())
-				return
-			}
-			obj[key], err = jsonValue(val, path+"."+key, seen)
-		})
-		return obj, err
+		st.seen[x] = true
+		defer delete(st.seen, x)
+		return st.table(x, path, depth)
 	default:
 		if v == lua.LNil {
-			return nil, nil
+			return nil, st.grow(4, path)
 		}
 		return nil, fmt.Errorf("json.encode: cannot encode a %s at %s", v.Type(), path)
 	}
+}
+
+func (st *jsonState) table(x *lua.LTable, path *jsonPath, depth int) (any, error) {
+	n := x.Len()
+	count := 0
+	x.ForEach(func(_, _ lua.LValue) { count++ })
+	if err := st.grow(count+2, path); err != nil {
+		return nil, err
+	}
+	if n > 0 && count == n {
+		arr := make([]any, n)
+		for i := 1; i <= n; i++ {
+			e, err := st.value(x.RawGetInt(i), &jsonPath{path, "[" + strconv.Itoa(i) + "]"}, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			arr[i-1] = e
+		}
+		return arr, nil
+	}
+	obj := make(map[string]any, count)
+	var err error
+	x.ForEach(func(k, val lua.LValue) {
+		if err != nil {
+			return
+		}
+		var key string
+		switch kk := k.(type) {
+		case lua.LString:
+			key = string(kk)
+		case lua.LNumber:
+			key = strconv.FormatFloat(float64(kk), 'f', -1, 64)
+		default:
+			err = fmt.Errorf("json.encode: %s has a %s key; object keys must be strings or numbers", path, k.Type())
+			return
+		}
+		if err = st.grow(len(key)+3, path); err == nil {
+			obj[key], err = st.value(val, &jsonPath{path, "." + key}, depth+1)
+		}
+	})
+	return obj, err
 }
 
 // DecodeJSON decodes one JSON value into Lua (null → nil, numbers →

@@ -2,15 +2,14 @@ package stdlib
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/engine/screen"
-	"github.com/openpocket/openpocket/internal/atomicfile"
 	"github.com/openpocket/openpocket/lua"
 )
 
@@ -177,21 +176,12 @@ func snapSave(L *lua.LState, s *Snap) int {
 	if err != nil {
 		return fail(L, "snap:save", err)
 	}
-	dst := name
-	if !filepath.IsAbs(name) {
-		if root := s.env.workspaceRoot(); root != "" {
-			clean := filepath.Clean(name)
-			if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
-				return lua.Raisef(L, "snap:save: path %q leaves the artifacts directory", name)
-			}
-			dst = filepath.Join(root, clean)
-		}
+	dst, err := writeArtifact(s.env.workspaceRoot(), name, png)
+	if errors.Is(err, errLeavesRoot) {
+		return lua.Raisef(L, "snap:save: %v", err)
 	}
-	if err := atomicfile.WriteFile(dst, png, 0o644); err != nil {
+	if err != nil {
 		return fail(L, "snap:save", err)
-	}
-	if abs, err := filepath.Abs(dst); err == nil {
-		dst = abs
 	}
 	return pushStr(L, dst)
 }

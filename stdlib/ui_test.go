@@ -3,6 +3,7 @@ package stdlib_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -50,14 +51,24 @@ func TestScreenCapture(t *testing.T) {
 	assert.Nil(t, out[2])
 
 	// save writes the PNG (relative paths under the current directory
-	// without a workspace).
-	dir := t.TempDir()
-	path := filepath.Join(dir, "shot.png")
-	out = r.eval(`screen.capture():save(%q)`, path)
+	// without a session), never outside it.
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	t.Chdir(dir)
+	path := filepath.Join(dir, "shots", "shot.png")
+	out = r.eval(`screen.capture():save("shots/shot.png")`)
 	assert.Equal(t, path, out[0])
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Equal(t, "\x89PNG", string(b[:4]))
+	outside := t.TempDir()
+	require.NoError(t, os.Symlink(outside, filepath.Join(dir, "link")))
+	for _, p := range []string{"/etc/x.png", "../x.png", "shots/../../x.png", "link/x.png"} {
+		err := r.evalErr(fmt.Sprintf(`screen.capture():save(%q)`, p))
+		require.Error(t, err, p)
+		assert.Contains(t, err.Error(), "snap:save: path \""+p+"\" leaves the artifacts directory", p)
+	}
+	entries, _ := os.ReadDir(outside)
+	assert.Empty(t, entries, "nothing written through the symlink")
 }
 
 func TestUIFindWaitTap(t *testing.T) {

@@ -1,14 +1,21 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/internal/adb"
+	"github.com/openpocket/openpocket/internal/skills"
 )
 
 // TestAgentRunBecomesAReplayableSkill is the learn-and-replay promise end
@@ -68,4 +75,79 @@ func TestAgentRunBecomesAReplayableSkill(t *testing.T) {
 	assert.True(t, jr.Success, jr.Message)
 	assert.False(t, s.Phone().WifiOn(), "the scheduled replay turned Wi-Fi off")
 	assert.Equal(t, modelCalls, len(srv.Requests()), "replays make no model calls")
+}
+
+// TestReplayStopsOnUnknownDialog: a dialog the recorded run never saw
+// stops the replay with a message naming it, exit code 1 and a session
+// whose final block says why; with --fallback-agent the model takes over.
+func TestReplayStopsOnUnknownDialog(t *testing.T) {
+	app, srv, out, s := agentAppWithSim(t)
+	h, err := app.home()
+	require.NoError(t, err)
+	art, err := skills.Write(skills.ArtifactOptions{Workspace: h.Workspace(), Task: "Turn off Wi-Fi",
+		Steps: wifiTrace(t, "com.android.settings:id/wifi_switch"), Now: time.Now()})
+	require.NoError(t, err)
+
+	dialogOverSettings := func() {
+		s.Phone().Reset()
+		d, err := adb.NewClient("").Open(context.Background(), adb.Target{Serial: s.Serial()})
+		require.NoError(t, err)
+		_, err = device.NewPhone(d, device.Options{}).LaunchApp(context.Background(), "com.android.settings")
+		require.NoError(t, err)
+		s.Phone().ShowPermissionDialog("Camera")
+	}
+	dialogOverSettings()
+	stderr := app.Stderr.(*bytes.Buffer)
+	err = (&SkillsRunCmd{Name: art.Name}).Run(app)
+	require.Error(t, err)
+	assert.Equal(t, ExitFailed, ExitCode(err))
+	msg := stderr.String()
+	assert.Contains(t, msg, `a com.android.permissioncontroller dialog ("Allow Camera to send you notifications?"`, msg)
+	assert.True(t, s.Phone().WifiOn(), "the replay acted under an unknown dialog")
+	assert.Equal(t, "com.android.permissioncontroller", s.Phone().CurrentPackage(), "the replay answered a dialog it did not know")
+
+	m := regexp.MustCompile(`session: (\S+)`).FindStringSubmatch(msg)
+	require.NotNil(t, m, msg)
+	body, err := os.ReadFile(m[1])
+	require.NoError(t, err)
+	final := string(body)[strings.Index(string(body), "## Final"):]
+	assert.Contains(t, final, "- status: FAILED")
+	assert.Contains(t, final, "Allow Camera to send you notifications?", final)
+	assert.Empty(t, srv.Requests(), "the replay called the model")
+
+	dialogOverSettings()
+	srv.ReplyTool("keyevent", map[string]any{"keycode": "KEYCODE_BACK"})
+	srv.ReplyTool("finish", map[string]any{"message": "dismissed the dialog"})
+	out.Reset()
+	err = (&SkillsRunCmd{Name: art.Name, FallbackAgent: true, Params: map[string]string{"timeout_ms": "1000"}}).Run(app)
+	require.NoError(t, err, out.String())
+	assert.Contains(t, out.String(), "handing the rest of the task to the model")
+	assert.NotEmpty(t, srv.Requests(), "--fallback-agent handed over to the model")
+}
+
+// TestSkillsListSaysWhyHidden: a skill whose metadata requires a missing
+// environment variable or binary is listed with the reason it is hidden
+// from the model; once the variable is set it is not.
+func TestSkillsListSaysWhyHidden(t *testing.T) {
+	app, stdout, _ := skillsApp(t, "")
+	h, err := app.home()
+	require.NoError(t, err)
+	dir := filepath.Join(h.Workspace(), "skills")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pay.md"), []byte("---\nname: pay-parking\ndescription: Pay for parking\n"+
+		`metadata: {"openclaw":{"requires":{"env":["OP_TEST_PAY_TOKEN"],"bins":["op-test-no-such-binary"]},"triggers":{"any":["parking"]}}}`+"\n---\n# Pay\n"), 0o644))
+	t.Setenv("OP_TEST_PAY_TOKEN", "")
+
+	require.NoError(t, (&SkillsListCmd{}).Run(app))
+	assert.Regexp(t, `pay-parking .*hidden from the model: env OP_TEST_PAY_TOKEN not set; binary op-test-no-such-binary not on PATH`, stdout.String())
+	stdout.Reset()
+	require.NoError(t, (&SkillsListCmd{JSON: true}).Run(app))
+	assert.Contains(t, stdout.String(), `"missing": [`)
+	assert.Contains(t, stdout.String(), `"triggers": [`)
+
+	t.Setenv("OP_TEST_PAY_TOKEN", "set")
+	stdout.Reset()
+	require.NoError(t, (&SkillsListCmd{}).Run(app))
+	assert.Contains(t, stdout.String(), "hidden from the model: binary op-test-no-such-binary not on PATH")
+	assert.NotContains(t, stdout.String(), "env OP_TEST_PAY_TOKEN")
 }

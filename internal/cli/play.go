@@ -199,6 +199,7 @@ func (a *App) playCompiled(ctx context.Context, file string, res *playbooks.Resu
 		Timeout:   timeout,
 		Print:     func(s string) { logf("print: %s", s) },
 		SourceMap: res.Map.VMFunc(res.Chunk),
+		Globals:   res.Globals(), // secret parameters, kept out of playbook.lua
 	})
 	if err != nil {
 		sess.Finish(false, err.Error())

@@ -43,6 +43,10 @@ type skillListEntry struct {
 	Auto        bool     `json:"auto,omitempty"`
 	Runnable    bool     `json:"runnable"`
 	Shadows     []string `json:"shadows,omitempty"`
+	// Missing says why the model does not see the skill (a required env
+	// var or binary is missing).
+	Missing  []string `json:"missing,omitempty"`
+	Triggers []string `json:"triggers,omitempty"`
 }
 
 // Run prints one line per skill (name, source, runnable, description).
@@ -56,7 +60,7 @@ func (c *SkillsListCmd) Run(app *App) error {
 	for _, s := range all {
 		_, _, serr := l.Script(s)
 		out = append(out, skillListEntry{Name: s.Name, Description: s.Description, Source: s.Source.String(), Location: s.Location,
-			Auto: s.Auto, Runnable: serr == nil, Shadows: s.Shadows})
+			Auto: s.Auto, Runnable: serr == nil, Shadows: s.Shadows, Missing: skills.Missing(s, l.Env), Triggers: skills.Triggers(s)})
 	}
 	for _, p := range problems {
 		fmt.Fprintf(app.Stderr, "warning: %v\n", p)
@@ -84,7 +88,11 @@ func (c *SkillsListCmd) Run(app *App) error {
 		if e.Runnable {
 			run = "yes"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Name, src, run, oneLine(e.Description))
+		desc := oneLine(e.Description)
+		if len(e.Missing) > 0 {
+			desc = "hidden from the model: " + strings.Join(e.Missing, "; ") + " — " + desc
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Name, src, run, desc)
 	}
 	return tw.Flush()
 }
@@ -260,7 +268,9 @@ func (c *SkillsRunCmd) Run(app *App) error {
 	if errors.As(runErr, &se) {
 		report = fmt.Sprintf("step %d (%s) failed\n  expected: %s\n  screen:   %s", se.Step, se.Label, orText(se.Expected, se.Message), orText(strings.TrimPrefix(se.Saw, "app "), "-"))
 	}
-	r := sess.Finish(false, "Replay of skill "+name+" stopped: "+oneLine(runErr.Error()))
+	// The final block says why in full (a dialog's name, what the screen
+	// showed); the terminal gets the structured report below.
+	r := sess.Finish(false, "Replay of skill "+name+" stopped: "+runErr.Error())
 	fmt.Fprintf(app.Stderr, "✗ %s\n", report)
 	if r.SessionPath != "" {
 		fmt.Fprintf(app.Stderr, "session: %s\n", r.SessionPath)

@@ -69,7 +69,9 @@ type Profile struct {
 	BaseURL string
 	// Model is the model name sent with each request (required).
 	Model string
-	// APIKey, else the environment variable APIKeyEnv names, else
+	// APIKey, else the environment variable APIKeyEnv names (never
+	// another one: a key meant for one provider must not reach a profile
+	// pointing elsewhere), else, only when APIKeyEnv is empty,
 	// OPENAI_API_KEY.
 	APIKey    string
 	APIKeyEnv string
@@ -173,7 +175,7 @@ func New(p Profile, o Options) (*Client, error) {
 		if !isLocalHost(u.Hostname()) {
 			env := "OPENAI_API_KEY"
 			if p.APIKeyEnv != "" {
-				env = p.APIKeyEnv + " (named by apiKeyEnv)"
+				env = p.APIKeyEnv + " (named by apiKeyEnv; OPENAI_API_KEY is not used in its place)"
 			}
 			return nil, fmt.Errorf("model profile %q: no API key for %s: set apiKey in the profile or the environment variable %s",
 				p.Name, p.BaseURL, env)
@@ -368,9 +370,7 @@ func resolveKey(p Profile) string {
 		return k
 	}
 	if p.APIKeyEnv != "" {
-		if k := strings.TrimSpace(os.Getenv(p.APIKeyEnv)); k != "" {
-			return k
-		}
+		return strings.TrimSpace(os.Getenv(p.APIKeyEnv))
 	}
 	return strings.TrimSpace(os.Getenv("OPENAI_API_KEY"))
 }

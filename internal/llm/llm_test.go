@@ -520,6 +520,23 @@ func TestNewValidation(t *testing.T) {
 	require.NoError(t, err)
 }
 
+// TestAPIKeyEnvUnsetNeverFallsBack: a profile naming an unset variable gets
+// a clear error, not the OpenAI key sent to another provider.
+func TestAPIKeyEnvUnsetNeverFallsBack(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-openai-SECRET")
+	t.Setenv("OTHER_PROVIDER_KEY", "")
+	_, err := llm.New(llm.Profile{Name: "other", Model: "m", BaseURL: "https://api.other.example/v1", APIKeyEnv: "OTHER_PROVIDER_KEY"}, llm.Options{})
+	require.Error(t, err)
+	assert.Equal(t, `model profile "other": no API key for https://api.other.example/v1: set apiKey in the profile or the environment variable OTHER_PROVIDER_KEY (named by apiKeyEnv; OPENAI_API_KEY is not used in its place)`, err.Error())
+
+	s := llmtest.NewServer(t) // a local server: no key needed, and none of OpenAI's sent
+	c, err := llm.New(llm.Profile{Name: "local", Model: "m", BaseURL: s.BaseURL(), APIKeyEnv: "OTHER_PROVIDER_KEY"}, llm.Options{})
+	require.NoError(t, err)
+	_, err = c.Decide(context.Background(), engine.ModelRequest{Text: "x"})
+	require.NoError(t, err)
+	assert.NotContains(t, s.Requests()[0].Header.Get("Authorization"), "sk-openai")
+}
+
 func TestKeyFromEnv(t *testing.T) {
 	s := llmtest.NewServer(t)
 	t.Setenv("MY_KEY", "sk-env")

@@ -12,6 +12,17 @@
 //   - scripts/auto/<timestamp>-<slug>.lua: a replay script for the Lua
 //     runtime (docs/lua-api.md).
 //
+// [Learn] first reads the trace as a [Plan] of what the task needs: the
+// start app (the first app the task used, not what was in front), the kept
+// steps, system-dialog answers as [Handler]s (permission controller, "isn't
+// responding", "Open with", keyboard picker) and the dropped steps (detours
+// undone by BACK/HOME, attempts with state_delta changed=false), which the
+// script and the markdown show as comments / "Left out". The replay brings
+// the start app up from any state, answers recorded or known-safe dialogs
+// wherever they show up and stops naming any other dialog. Same-looking
+// elements are told apart by the recorded neighbouring label
+// (engine.Target.Near, [NearLabel]).
+//
 // Unlike upstream's replay (raw taps in the model's scaled coordinate space),
 // the replay finds every element again by the selector recorded for it
 // (resource-id, text, content-desc, with class and index among matches),
@@ -39,6 +50,9 @@
 // home over bundled. A skill is markdown with optional frontmatter (name,
 // description, metadata as JSON); without it the name is the first "# "
 // heading or the file name and the description the first non-heading line.
+// Skills whose metadata requires an environment variable or binary that is
+// missing are hidden from the model ([Missing], [Available]); trigger
+// phrases ([Triggers]) are shown with the index.
 // [Loader.Index] is the index for the agent's system prompt (bundled and
 // home skills are copied to workspace/.openpocket/skills/ first, because
 // the model's read tool only reaches the workspace); [Loader.Script]

@@ -61,6 +61,9 @@ type Skill struct {
 	Auto bool
 	// Shadows lists less specific skills with the same name this one hides.
 	Shadows []string
+	// Missing lists the requirements of its metadata this machine lacks
+	// (filled by [Available]); such a skill is hidden from the model.
+	Missing []string
 }
 
 // Loader finds skills in the bundled set, OPENPOCKET_HOME/skills and
@@ -74,6 +77,9 @@ type Loader struct {
 	// its "bundled" directory. NoBundled skips them.
 	Bundled   fs.FS
 	NoBundled bool
+	// Env checks the skills' required environment variables and binaries
+	// (the process's when zero).
+	Env Env
 }
 
 // Load reads every skill. For the same name the more specific source wins
@@ -310,7 +316,8 @@ func unquote(v string) string {
 const DefaultIndexBudget = 8000
 
 // Index is the skills index for the agent's system prompt: name,
-// description and location of each skill, as many as fit in budget
+// description (with the metadata's trigger phrases) and location of each
+// skill, as many as fit in budget
 // characters (DefaultIndexBudget when ≤ 0), workspace skills first, then
 // home, then bundled; by name within a source.
 func Index(skills []Skill, budget int) []prompt.Skill {
@@ -322,7 +329,7 @@ func Index(skills []Skill, budget int) []prompt.Skill {
 	var out []prompt.Skill
 	used := 0
 	for _, s := range sorted {
-		desc := oneLine(s.Description, 200)
+		desc := indexDescription(s)
 		n := len(s.Name) + len(desc) + len(s.Location) + 20
 		if used+n > budget {
 			break
@@ -333,12 +340,15 @@ func Index(skills []Skill, budget int) []prompt.Skill {
 	return out
 }
 
-// Index loads the skills and returns [Index] of them (problems ignored).
+// Index loads the skills and returns [Index] of those whose requirements
+// are met (problems ignored; skills missing an environment variable or a
+// binary their metadata requires are hidden, see [Available]).
 // The model reads a skill with the read tool, which only reaches the
 // workspace; so with a WorkspaceDir, bundled and home skills are copied to
 // ReadableDir and the index points there.
 func (l *Loader) Index(budget int) []prompt.Skill {
 	all, _ := l.Load()
+	all, _ = Available(all, l.Env)
 	for i := range all {
 		if loc, err := l.readableCopy(all[i]); err == nil && loc != "" {
 			all[i].Location = loc
@@ -437,11 +447,12 @@ var ErrNoScript = errors.New("skill has no replay script (no scripts/auto/<name>
 func (l *Loader) Script(s Skill) (src []byte, from string, err error) {
 	var tries []string
 	if m, ok := s.Metadata["openpocket"].(map[string]any); ok {
-		if p, ok := m["script"].(string); ok && p != "" {
-			if filepath.IsAbs(p) {
-				tries = append(tries, p)
-			} else if l.WorkspaceDir != "" {
-				tries = append(tries, filepath.Join(l.WorkspaceDir, filepath.FromSlash(p)))
+		if p, ok := m["script"].(string); ok && p != "" && l.WorkspaceDir != "" {
+			// A skill file may be model-written: its script path is read
+			// through an os.Root at the workspace, so neither an absolute
+			// path, "..", nor a symlink can point it at config.json or keys.
+			if b, err := readInWorkspace(l.WorkspaceDir, p); err == nil {
+				return b, filepath.Join(l.WorkspaceDir, filepath.FromSlash(p)), nil
 			}
 		}
 	}
@@ -461,6 +472,16 @@ func (l *Loader) Script(s Skill) (src []byte, from string, err error) {
 		return []byte(block), s.Location + " (```lua block)", nil
 	}
 	return nil, "", fmt.Errorf("%s: %w", s.Name, ErrNoScript)
+}
+
+// readInWorkspace reads the workspace-relative file rel through an os.Root.
+func readInWorkspace(ws, rel string) ([]byte, error) {
+	root, err := os.OpenRoot(ws)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return root.ReadFile(filepath.FromSlash(rel))
 }
 
 // FencedLua returns the first ```lua fenced block of markdown.

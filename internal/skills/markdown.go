@@ -3,6 +3,7 @@ package skills
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -61,43 +62,43 @@ func RenderSkill(steps []engine.TraceStep, d SkillDoc) string {
 		}
 	}
 
+	plan := Learn(steps)
 	b.WriteString("\n## Preconditions\n\n")
-	apps := appsOf(steps)
+	apps := appsOf(steps, plan)
 	if len(apps) > 0 {
 		fmt.Fprintf(&b, "- Installed apps: %s\n", strings.Join(apps, ", "))
 	}
-	if len(steps) > 0 && steps[0].AppBefore != "" {
-		fmt.Fprintf(&b, "- Start in: %s (the replay brings it up when another app is in front)\n", steps[0].AppBefore)
+	if plan.Start != "" {
+		fmt.Fprintf(&b, "- Start app: %s, the first app the task used. Any state will do: the replay brings it up from the home screen, another app, a dialog, the keyboard or a deeper screen of the same app.\n", plan.Start)
 	}
-	b.WriteString("- The device is awake and unlocked; no dialog covers the app.\n")
+	for _, h := range plan.Handlers {
+		if !h.Replayed() {
+			continue
+		}
+		what := h.Package
+		if h.Message != "" {
+			what += " " + strconv.Quote(h.Message)
+		}
+		fmt.Fprintf(&b, "- May show up (answered with %s whenever it does, never required): the %s dialog %s\n", h.Label, h.Kind, what)
+	}
+	b.WriteString("- The device is awake and unlocked. A dialog the recorded run never saw stops the replay (unless it is a known one with a safe answer: \"Wait\" when an app is not responding).\n")
 
 	b.WriteString("\n## Procedure\n\n")
-	n := 0
-	for _, st := range steps {
-		n++
-		fmt.Fprintf(&b, "%d. %s\n", n, Summary(st))
-		app := st.AppBefore
-		if st.AppAfter != "" && st.AppAfter != st.AppBefore {
-			app = orDash(st.AppBefore) + " → " + st.AppAfter
-		}
-		if app != "" {
-			fmt.Fprintf(&b, "   - app: %s\n", app)
-		}
-		if th := oneLine(st.Thought, 240); th != "" {
-			fmt.Fprintf(&b, "   - intent: %s\n", th)
-		}
-		if t := st.Target; t != nil {
-			fmt.Fprintf(&b, "   - ui_target: text=%q resource-id=%q content-desc=%q class=%q", t.Text, t.ResourceID, t.ContentDesc, t.ClassName)
-			if t.Index > 0 {
-				fmt.Fprintf(&b, " index=%d", t.Index)
-			}
-			fmt.Fprintf(&b, " bounds=[%d,%d][%d,%d]\n", t.Bounds.Left, t.Bounds.Top, t.Bounds.Right, t.Bounds.Bottom)
-		}
-		if r := oneLine(st.Result, 240); r != "" {
-			fmt.Fprintf(&b, "   - result: %s\n", r)
+	writeProcedure(&b, steps, plan)
+	if len(plan.Dropped) > 0 {
+		b.WriteString("\n## Left out\n\nSteps of the recorded run the task did not need; the replay skips them.\n\n")
+		for _, d := range plan.Dropped {
+			fmt.Fprintf(&b, "- step %d: %s — %s\n", d.Step, plan.summaryOf(steps, d.Index), d.Why)
 		}
 	}
 
+	writeCompletion(&b, steps)
+	return b.String()
+}
+
+// writeCompletion writes the completion criteria: the app in front at the
+// end and the run's final message.
+func writeCompletion(b *strings.Builder, steps []engine.TraceStep) {
 	b.WriteString("\n## Completion criteria\n\n")
 	last := lastStep(steps)
 	if last != nil {
@@ -106,14 +107,13 @@ func RenderSkill(steps []engine.TraceStep, d SkillDoc) string {
 			final = last.AppBefore
 		}
 		if final != "" {
-			fmt.Fprintf(&b, "- The app in front is %s.\n", final)
+			fmt.Fprintf(b, "- The app in front is %s.\n", final)
 		}
 		if last.Action.Type == "finish" {
-			fmt.Fprintf(&b, "- The recorded run finished with: %s\n", oneLine(last.Action.Str("message"), 300))
+			fmt.Fprintf(b, "- The recorded run finished with: %s\n", oneLine(last.Action.Str("message"), 300))
 		}
 	}
 	b.WriteString("- Every step's check passed (the replay stops at the first failed one).\n")
-	return b.String()
 }
 
 func lastStep(steps []engine.TraceStep) *engine.TraceStep {
@@ -123,7 +123,51 @@ func lastStep(steps []engine.TraceStep) *engine.TraceStep {
 	return &steps[len(steps)-1]
 }
 
-func appsOf(steps []engine.TraceStep) []string {
+// writeProcedure lists the kept steps of the plan, numbered.
+func writeProcedure(b *strings.Builder, steps []engine.TraceStep, plan Plan) {
+	n := 0
+	for k, i := range plan.Kept {
+		st := steps[i]
+		n++
+		summary := plan.summaryOf(steps, i)
+		if pkg := plan.IconLaunch[i]; pkg != "" {
+			summary += " (replayed as: launch " + pkg + ")"
+		}
+		if st.Action.Type == "launch_app" {
+			summary += " (skipped when it is already in front on the screen the next step needs)"
+		}
+		fmt.Fprintf(b, "%d. %s\n", n, summary)
+		app := st.AppBefore
+		after := st.AppAfter
+		if DialogPackage(after) && k+1 < len(plan.Kept) && steps[plan.Kept[k+1]].AppBefore != "" {
+			after = steps[plan.Kept[k+1]].AppBefore + " (a system dialog may pop up over it)"
+		}
+		if after != "" && after != st.AppBefore {
+			app = orDash(st.AppBefore) + " → " + after
+		}
+		if app != "" {
+			fmt.Fprintf(b, "   - app: %s\n", app)
+		}
+		if th := oneLine(st.Thought, 240); th != "" && !plan.Secret[i] {
+			fmt.Fprintf(b, "   - intent: %s\n", th)
+		}
+		if t := st.Target; t != nil {
+			fmt.Fprintf(b, "   - ui_target: text=%q resource-id=%q content-desc=%q class=%q", t.Text, t.ResourceID, t.ContentDesc, t.ClassName)
+			if t.Index > 0 {
+				fmt.Fprintf(b, " index=%d", t.Index)
+			}
+			if t.Near != "" {
+				fmt.Fprintf(b, " near=%q", t.Near)
+			}
+			fmt.Fprintf(b, " bounds=[%d,%d][%d,%d]\n", t.Bounds.Left, t.Bounds.Top, t.Bounds.Right, t.Bounds.Bottom)
+		}
+		if r := oneLine(st.Result, 240); r != "" {
+			fmt.Fprintf(b, "   - result: %s\n", r)
+		}
+	}
+}
+
+func appsOf(steps []engine.TraceStep, plan Plan) []string {
 	var out []string
 	seen := map[string]bool{}
 	add := func(p string) {
@@ -132,9 +176,13 @@ func appsOf(steps []engine.TraceStep) []string {
 			out = append(out, p)
 		}
 	}
-	for _, st := range steps {
-		add(st.AppBefore)
-		add(st.AppAfter)
+	for _, i := range plan.Kept {
+		st := steps[i]
+		for _, p := range []string{st.AppBefore, st.AppAfter, plan.IconLaunch[i]} {
+			if !DialogPackage(p) {
+				add(p)
+			}
+		}
 		if st.Action.Type == "launch_app" {
 			add(st.Action.Str("packageName"))
 		}

@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"github.com/openpocket/openpocket/engine"
-	"github.com/openpocket/openpocket/engine/action"
-	"github.com/openpocket/openpocket/engine/screen"
 	"github.com/openpocket/openpocket/lua/luasrc"
 )
 
@@ -50,10 +48,13 @@ type Param struct {
 }
 
 // GenerateReplay writes the Lua replay script of a run and lists its
-// parameters. Steps that are not device actions (scripts, coding and
-// memory tools) are left out with a comment.
+// parameters. It replays the cleaned path of [Learn]: the start app is
+// brought up from any state, system dialogs answered in the run become
+// handlers active throughout, detours and attempts without effect are left
+// out (shown as comments). Steps that are not device actions (scripts,
+// coding and memory tools) are left out with a comment.
 func GenerateReplay(steps []engine.TraceStep, o ReplayOptions) (string, []Param) {
-	g := &gen{o: o, steps: steps}
+	g := &gen{o: o, steps: steps, plan: Learn(steps)}
 	if g.o.StepTimeoutMs <= 0 {
 		g.o.StepTimeoutMs = DefaultStepTimeoutMs
 	}
@@ -64,40 +65,51 @@ func GenerateReplay(steps []engine.TraceStep, o ReplayOptions) (string, []Param)
 type gen struct {
 	o      ReplayOptions
 	steps  []engine.TraceStep
+	plan   Plan
 	params []Param
 	body   strings.Builder
-	first  bool // the next emitted step is the first one
 	human  string
 	nSteps int
+	// started is set once the start app has been brought up.
+	started bool
+	// done marks trace indexes already written (kept or commented).
+	done map[int]bool
 }
 
+// run writes the kept steps in order, with the left-out steps before them
+// as comments.
 func (g *gen) run() {
-	g.first = true
-	for i := 0; i < len(g.steps); i++ {
+	g.done = map[int]bool{}
+	kept := g.plan.Kept
+	for k := 0; k < len(kept); k++ {
+		i := kept[k]
+		g.comments(i)
 		st := g.steps[i]
 		id := stepNumber(st, i)
+		if !g.started && g.plan.Start != "" && st.Action.Type != "finish" && st.Action.Type != "request_human_auth" {
+			g.started = true
+			if pkg := g.launchTarget(i); pkg != "" {
+				g.launch(id, st, pkg, g.anchor(k+1, pkg))
+				continue
+			}
+			g.start(id, g.plan.Start, g.anchor(k, g.plan.Start))
+		}
 		switch st.Action.Type {
 		case "tap", "tap_element":
-			g.tap(id, st)
+			if pkg := g.launchTarget(i); pkg != "" {
+				g.launch(id, st, pkg, g.anchor(k+1, pkg))
+				continue
+			}
+			g.tap(id, i)
 		case "type":
 			g.typeText(id, st, i)
 		case "swipe", "drag", "long_press_drag":
-			j := i
-			for j+1 < len(g.steps) && g.steps[j+1].Action.Type == st.Action.Type && st.Action.Type == "swipe" {
-				j++
-			}
-			if !g.o.CoordinatesOnly && st.Action.Type == "swipe" && j+1 < len(g.steps) && isTap(g.steps[j+1]) {
-				if identifiable(g.steps[j+1].Target) {
-					g.scroll(id, g.steps[i:j+1], g.steps[j+1])
-					i = j
-					continue
-				}
-			}
-			g.gesture(id, st)
+			k = g.swipes(k)
 		case "keyevent":
-			g.key(id, st)
+			g.key(id, i)
 		case "launch_app":
-			g.launch(id, st)
+			pkg := st.Action.Str("packageName")
+			g.launch(id, st, pkg, g.anchor(k+1, pkg))
 		case "shell":
 			g.shell(id, st)
 		case "wait":
@@ -112,17 +124,104 @@ func (g *gen) run() {
 			fmt.Fprintf(&g.body, "-- Step %d: %s is not replayed (not a device action).\n\n", id, st.Action.Type)
 		}
 	}
+	g.comments(len(g.steps))
 }
 
-// dialogPackage reports system dialog packages (runtime permission
-// prompts) that may or may not show up on a replay.
-func dialogPackage(pkg string) bool {
-	switch pkg {
-	case "com.android.permissioncontroller", "com.google.android.permissioncontroller",
-		"com.android.packageinstaller", "com.google.android.packageinstaller":
-		return true
+// swipes writes the swipe at kept[k] — a run of swipes followed by a tap on
+// an identifiable element becomes one scroll — and returns the last kept
+// position it consumed.
+func (g *gen) swipes(k int) int {
+	kept := g.plan.Kept
+	i := kept[k]
+	st := g.steps[i]
+	j := k
+	for j+1 < len(kept) && st.Action.Type == "swipe" && g.steps[kept[j+1]].Action.Type == "swipe" {
+		j++
 	}
-	return false
+	if !g.o.CoordinatesOnly && st.Action.Type == "swipe" && j+1 < len(kept) && isTap(g.steps[kept[j+1]]) && identifiable(g.steps[kept[j+1]].Target) {
+		var run []engine.TraceStep
+		for _, x := range kept[k : j+1] {
+			run = append(run, g.steps[x])
+			g.done[x] = true
+		}
+		g.scroll(stepNumber(st, i), run, g.steps[kept[j+1]])
+		return j
+	}
+	g.gesture(stepNumber(st, i), i)
+	return k
+}
+
+// comments writes the left-out steps before trace index upto as comments:
+// handlers (answered dialogs) and dropped steps.
+func (g *gen) comments(upto int) {
+	for i := 0; i < upto; i++ {
+		if g.done[i] {
+			continue
+		}
+		st := g.steps[i]
+		id := stepNumber(st, i)
+		if h, ok := g.plan.handlerAt(i); ok && !h.Replayed() {
+			g.done[i] = true
+			fmt.Fprintf(&g.body, "-- Step %d: %s — answered a %s dialog (%s) whose message was not recorded;\n--   not repeated (which permission it asked for is unknown).\n\n", id, Summary(st), h.Kind, st.AppBefore)
+			continue
+		} else if ok {
+			g.done[i] = true
+			fmt.Fprintf(&g.body, "-- Step %d: %s — answered a %s dialog (%s); not a step: HANDLERS answers it\n--   whenever it shows up during the replay, and nothing fails when it does not.\n\n",
+				id, Summary(st), h.Kind, st.AppBefore)
+			continue
+		}
+		if why := g.plan.dropped(i); why != "" {
+			g.done[i] = true
+			fmt.Fprintf(&g.body, "-- Step %d dropped: %s — %s.\n\n", id, g.plan.summaryOf(g.steps, i), why)
+		}
+	}
+	if upto < len(g.steps) {
+		g.done[upto] = true
+	}
+}
+
+// launchTarget is the app a kept step opens as the task's launch: a
+// launch_app, or a launcher icon tap (replayed as a launch).
+func (g *gen) launchTarget(i int) string {
+	st := g.steps[i]
+	if st.Action.Type == "launch_app" {
+		return st.Action.Str("packageName")
+	}
+	return g.plan.IconLaunch[i]
+}
+
+// anchor is the element that shows the start screen of pkg: the target of
+// the kept step at position k when it acts in pkg (a scrollable list when
+// that step scrolls); nil (Lua) when unknown.
+func (g *gen) anchor(k int, pkg string) string {
+	for ; k < len(g.plan.Kept); k++ {
+		st := g.steps[g.plan.Kept[k]]
+		if st.Action.Type != "wait" {
+			break
+		}
+	}
+	if k >= len(g.plan.Kept) || g.o.CoordinatesOnly {
+		return "nil"
+	}
+	i := g.plan.Kept[k]
+	st := g.steps[i]
+	if st.AppBefore != "" && st.AppBefore != pkg {
+		return "nil"
+	}
+	switch st.Action.Type {
+	case "tap", "tap_element":
+		if s, ok := engine.PrimarySelector(st.Target); ok && identifiable(st.Target) {
+			return luaSel(s)
+		}
+	case "type":
+		if s, _ := g.fieldFor(st, i); s.Focused == nil {
+			s.Index = nil
+			return luaSel(s)
+		}
+	case "swipe":
+		return "{scrollable = true}"
+	}
+	return "nil"
 }
 
 func stepNumber(st engine.TraceStep, i int) int {
@@ -151,247 +250,69 @@ func (g *gen) open(id int, st engine.TraceStep, label string) {
 		fmt.Fprintf(&g.body, "-- recorded: %s\n", oneLine(res, 160))
 	}
 	fmt.Fprintf(&g.body, "step({id = %d, label = %s}, function()\n", id, luasrc.Quote(label))
-	if dialogPackage(st.AppBefore) {
-		fmt.Fprintf(&g.body, "  -- a system dialog was answered here; answer it again only if it shows up\n")
-		fmt.Fprintf(&g.body, "  if not dialog_shown(%s) then return \"skipped\" end\n", luasrc.Quote(st.AppBefore))
-	} else if st.AppBefore != "" && st.Action.Type != "launch_app" {
-		if g.first {
-			fmt.Fprintf(&g.body, "  expect_app(%s, true)\n", luasrc.Quote(st.AppBefore))
-		} else {
-			fmt.Fprintf(&g.body, "  expect_app(%s)\n", luasrc.Quote(st.AppBefore))
-		}
+	if app := st.AppBefore; app != "" && !DialogPackage(app) && st.Action.Type != "launch_app" && st.Action.Type != "finish" {
+		fmt.Fprintf(&g.body, "  enter(%s)\n", luasrc.Quote(app))
 	}
-	g.first = false
 }
 
 func (g *gen) close() { g.body.WriteString("end)\n\n") }
 
-// needsSig reports whether the effect check compares the screen before and
-// after (same app, and the recorded action changed the screen).
-func needsSig(st engine.TraceStep) bool {
-	return st.Changed && (st.AppAfter == "" || st.AppAfter == st.AppBefore)
+// start writes the block that brings the start app up before the first
+// step acting in it.
+func (g *gen) start(id int, pkg, anchor string) {
+	g.nSteps++
+	if launcherPackage(pkg) {
+		fmt.Fprintf(&g.body, "-- Start: the home screen (the task starts there).\nstep({id = %d, label = \"Go to the home screen\"}, function()\n  go_home()\nend)\n\n", id)
+		return
+	}
+	label := "Bring up " + pkg
+	fmt.Fprintf(&g.body, "-- Start: %s, the first app the task used, from whatever is in front.\n", pkg)
+	fmt.Fprintf(&g.body, "step({id = %d, label = %s}, function()\n  return start_app(%s, %s)\nend)\n\n", id, luasrc.Quote(label), luasrc.Quote(pkg), anchor)
 }
 
-func (g *gen) before(st engine.TraceStep) {
-	if needsSig(st) {
+// appAfter is the app a kept step leaves in front: its recorded AppAfter,
+// except that a system dialog that popped up is looked through (it is
+// answered by a handler, or not there at all) to the app the next kept step
+// starts in.
+func (g *gen) appAfter(i int) string {
+	st := g.steps[i]
+	if !DialogPackage(st.AppAfter) {
+		return st.AppAfter
+	}
+	for _, k := range g.plan.Kept {
+		if k > i && g.steps[k].AppBefore != "" && !DialogPackage(g.steps[k].AppBefore) {
+			return g.steps[k].AppBefore
+		}
+	}
+	return st.AppBefore
+}
+
+// needsSig reports whether the effect check compares the screen before and
+// after (same app, and the recorded action changed the screen).
+func (g *gen) needsSig(i int) bool {
+	after := g.appAfter(i)
+	return g.steps[i].Changed && (after == "" || after == g.steps[i].AppBefore)
+}
+
+func (g *gen) before(i int) {
+	if g.needsSig(i) {
 		g.body.WriteString("  local before = signature()\n")
 	}
 }
 
 // after writes the effect check.
-func (g *gen) after(st engine.TraceStep, what string) {
-	switch {
-	case st.AppAfter != "" && st.AppAfter != st.AppBefore:
-		fmt.Fprintf(&g.body, "  wait_app(%s, %s)\n", luasrc.Quote(st.AppAfter), luasrc.Quote("app "+st.AppAfter+" in front after "+what))
-	case needsSig(st):
+func (g *gen) after(i int, what string) {
+	st := g.steps[i]
+	switch after := g.appAfter(i); {
+	case after != "" && after != st.AppBefore:
+		fmt.Fprintf(&g.body, "  wait_app(%s, %s)\n", luasrc.Quote(after), luasrc.Quote("app "+after+" in front after "+what))
+	case g.needsSig(i):
 		app := "nil"
 		if st.AppBefore != "" {
 			app = luasrc.Quote(st.AppBefore)
 		}
 		fmt.Fprintf(&g.body, "  wait_changed(before, %s, %s)\n", luasrc.Quote("the screen to change after "+what+" (it did in the recorded run)"), app)
 	}
-}
-
-func (g *gen) targetTable(st engine.TraceStep) string {
-	var b strings.Builder
-	b.WriteString("{\n")
-	if cands := Candidates(st.Target); len(cands) > 0 {
-		b.WriteString("    cands = {\n")
-		for _, c := range cands {
-			fmt.Fprintf(&b, "      {sel = %s, why = %s},\n", luaSel(c.Sel), luasrc.Quote(c.Why))
-		}
-		b.WriteString("    },\n")
-		prim, _ := engine.PrimarySelector(st.Target)
-		fmt.Fprintf(&b, "    target = %s,\n", luasrc.Quote(targetDesc(st.Target, prim)))
-	} else {
-		b.WriteString("    target = \"the recorded point\",\n")
-	}
-	if x, y, ok := devicePoint(st); ok {
-		fmt.Fprintf(&b, "    point = {%d, %d},\n", x, y)
-	}
-	b.WriteString("  }")
-	return b.String()
-}
-
-func targetDesc(t *engine.Target, prim screen.Selector) string {
-	if t.Index > 0 {
-		prim.Index = screen.Int(t.Index)
-	}
-	return prim.String()
-}
-
-// devicePoint is the recorded tap point in device pixels.
-func devicePoint(st engine.TraceStep) (int, int, bool) {
-	d := st.DeviceAction
-	if d.Type == "tap" && d.Has("x") && d.Has("y") {
-		return int(d.Float("x")), int(d.Float("y")), true
-	}
-	if st.Target != nil && !st.Target.Bounds.Empty() {
-		c := st.Target.Bounds.Center()
-		return c.X, c.Y, true
-	}
-	return 0, 0, false
-}
-
-func (g *gen) tap(id int, st engine.TraceStep) {
-	label := Summary(st)
-	_, hasSel := engine.PrimarySelector(st.Target)
-	_, _, hasPoint := devicePoint(st)
-	if !hasSel && !hasPoint {
-		fmt.Fprintf(&g.body, "-- Step %d: %s is not replayed (no element and no point recorded).\n\n", id, label)
-		return
-	}
-	g.open(id, st, label)
-	g.before(st)
-	switch {
-	case g.o.CoordinatesOnly || !hasSel:
-		fmt.Fprintf(&g.body, "  tap_point(%s)\n", g.targetTable(st))
-	default:
-		fmt.Fprintf(&g.body, "  tap_target(%s)\n", g.targetTable(st))
-	}
-	g.after(st, "the tap")
-	g.close()
-}
-
-// fieldFor is the selector of the field a type step types into: its own
-// target, else the field the previous step tapped, else the focused field.
-func (g *gen) fieldFor(st engine.TraceStep, i int) (screen.Selector, string) {
-	t := st.Target
-	if t == nil && i > 0 && isTap(g.steps[i-1]) && g.steps[i-1].Target != nil && engine.EditableClass(g.steps[i-1].Target.ClassName) {
-		t = g.steps[i-1].Target
-	}
-	if t != nil && engine.EditableClass(t.ClassName) {
-		if s, ok := engine.PrimarySelector(t); ok {
-			if t.Index > 0 {
-				s.Index = screen.Int(t.Index)
-			}
-			return s, s.String()
-		}
-	}
-	return screen.Selector{Focused: screen.Bool(true)}, "the focused field"
-}
-
-func (g *gen) typeText(id int, st engine.TraceStep, i int) {
-	text := st.Action.Str("text")
-	p := Param{Name: fmt.Sprintf("text_%d", len(g.params)+1), Default: text, Step: id}
-	sel, field := g.fieldFor(st, i)
-	p.About = "typed into " + field + " at step " + strconv.Itoa(id)
-	if g.human != "" {
-		p.Required, p.Default = true, ""
-		p.About = "the human's " + g.human + " answer, " + p.About
-		g.human = ""
-	}
-	g.params = append(g.params, p)
-	label := "Type " + p.Name + " into " + field
-	g.open(id, st, label)
-	if p.Required {
-		fmt.Fprintf(&g.body, "  local text = params.%s\n", p.Name)
-	} else {
-		fmt.Fprintf(&g.body, "  local text = params.%s or %s\n", p.Name, luasrc.Quote(p.Default))
-	}
-	what := fmt.Sprintf("%s to read back after typing it into %s", p.Name, field)
-	if g.o.CoordinatesOnly {
-		fmt.Fprintf(&g.body, "  type_into(nil, text, %s)\n", luasrc.Quote(what))
-	} else {
-		fmt.Fprintf(&g.body, "  type_into(%s, text, %s)\n", luaSel(sel), luasrc.Quote(what))
-	}
-	g.close()
-}
-
-// scroll replaces a run of swipes before a tap by scrolling until the tap's
-// target is visible (in the recorded direction).
-func (g *gen) scroll(id int, swipes []engine.TraceStep, next engine.TraceStep) {
-	st := swipes[0]
-	sel, _ := engine.PrimarySelector(next.Target)
-	dir := swipeDirection(st.DeviceAction)
-	label := fmt.Sprintf("Scroll %s until %s is visible", dir, sel.String())
-	g.open(id, st, label)
-	fmt.Fprintf(&g.body, "  -- replaces %d recorded swipe(s): the list may be longer or shorter now\n", len(swipes))
-	fmt.Fprintf(&g.body, "  scroll_to(%s, %s, %d)\n", luaSel(sel), luasrc.Quote(dir), max(10, 3*len(swipes)))
-	g.close()
-}
-
-// swipeDirection is the scroll direction of a swipe: a finger moving up
-// scrolls the content down.
-func swipeDirection(a action.Action) string {
-	dx, dy := a.Float("x2")-a.Float("x1"), a.Float("y2")-a.Float("y1")
-	if abs(dx) > abs(dy) {
-		if dx < 0 {
-			return "right"
-		}
-		return "left"
-	}
-	if dy < 0 {
-		return "down"
-	}
-	return "up"
-}
-
-func abs(f float64) float64 {
-	if f < 0 {
-		return -f
-	}
-	return f
-}
-
-func (g *gen) gesture(id int, st engine.TraceStep) {
-	d := st.DeviceAction
-	g.open(id, st, Summary(st))
-	g.before(st)
-	fmt.Fprintf(&g.body, "  local x1, y1 = scale(%d, %d)\n  local x2, y2 = scale(%d, %d)\n",
-		int(d.Float("x1")), int(d.Float("y1")), int(d.Float("x2")), int(d.Float("y2")))
-	fn := map[string]string{"swipe": "swipe", "drag": "drag", "long_press_drag": "long_press_drag"}[st.Action.Type]
-	opts := fmt.Sprintf("{duration_ms = %d}", max(d.Int("durationMs"), 100))
-	if st.Action.Type == "long_press_drag" {
-		opts = fmt.Sprintf("{hold_ms = %d, duration_ms = %d}", max(d.Int("holdMs"), 120), max(d.Int("durationMs"), 100))
-	}
-	fmt.Fprintf(&g.body, "  local ok, err = device.%s(x1, y1, x2, y2, %s)\n", fn, opts)
-	fmt.Fprintf(&g.body, "  if not ok then fail(\"the %s to run (\" .. tostring(err) .. \")\") end\n", fn)
-	g.after(st, "the "+fn)
-	g.close()
-}
-
-func (g *gen) key(id int, st engine.TraceStep) {
-	code := st.Action.Str("keycode")
-	g.open(id, st, Summary(st))
-	g.before(st)
-	fmt.Fprintf(&g.body, "  local ok, err = device.keyevent(%s)\n", luasrc.Quote(code))
-	fmt.Fprintf(&g.body, "  if not ok then fail(%s .. \" (\" .. tostring(err) .. \")\") end\n", luasrc.Quote("key "+code+" to be sent"))
-	g.after(st, "key "+code)
-	g.close()
-}
-
-func (g *gen) launch(id int, st engine.TraceStep) {
-	pkg := st.Action.Str("packageName")
-	want := st.AppAfter
-	if want == "" {
-		want = pkg
-	}
-	g.open(id, st, Summary(st))
-	fmt.Fprintf(&g.body, "  local ok, err = app.launch(%s)\n", luasrc.Quote(pkg))
-	fmt.Fprintf(&g.body, "  if not ok then fail(%s .. \" (\" .. tostring(err) .. \")\") end\n", luasrc.Quote("to launch "+pkg))
-	fmt.Fprintf(&g.body, "  wait_app(%s)\n", luasrc.Quote(want))
-	g.close()
-}
-
-func (g *gen) shell(id int, st engine.TraceStep) {
-	g.open(id, st, Summary(st))
-	fmt.Fprintf(&g.body, "  local out, code = device.shell(%s)\n", luasrc.Quote(st.Action.Str("command")))
-	fmt.Fprintf(&g.body, "  if out == nil then fail(\"the shell command to run (\" .. tostring(code) .. \")\") end\n")
-	g.close()
-}
-
-func (g *gen) wait(id int, st engine.TraceStep) {
-	ms := min(max(st.Action.Int("durationMs"), 100), 10000)
-	g.open(id, st, Summary(st))
-	fmt.Fprintf(&g.body, "  wait.ms(%d)\n", ms)
-	g.close()
-}
-
-func (g *gen) finish(id int, st engine.TraceStep) {
-	g.open(id, st, Summary(st))
-	fmt.Fprintf(&g.body, "  log.info(%s)\n", luasrc.Quote("replay finished: "+oneLine(st.Action.Str("message"), 200)))
-	g.close()
 }
 
 func (g *gen) render() string {
@@ -437,6 +358,7 @@ func (g *gen) render() string {
 	if o.CoordinatesOnly {
 		b.WriteString("--\n-- COORDINATE-ONLY replay: taps go to the recorded points, like upstream's\n-- replay; it breaks when the layout moves. Checks still run.\n")
 	} else {
+		b.WriteString("--\n-- The replay starts from anywhere: it brings up the first app the task used\n-- (from the home screen, another app, a dialog, the keyboard, a deeper screen\n-- of that app). System dialogs the run answered are HANDLERS, answered\n-- whenever they show up; a dialog the run never saw stops the replay naming\n-- it. Steps the task did not need (detours, attempts without effect) are\n-- comments below, not steps.\n")
 		b.WriteString("--\n-- Each step finds its element again by the recorded selector (resource-id,\n-- text, content-desc, with class and index) and taps where it is now; the\n-- recorded point is only a last resort. Each step checks the app it starts in\n-- and the effect it should have; a failed check stops the replay naming the\n-- step, what was expected and what the screen showed.\n")
 	}
 	b.WriteString("\n")
@@ -444,6 +366,7 @@ func (g *gen) render() string {
 	if o.ScreenWidth > 0 && o.ScreenHeight > 0 {
 		fmt.Fprintf(&b, "REC_W, REC_H = %d, %d\n", o.ScreenWidth, o.ScreenHeight)
 	}
+	b.WriteString(g.handlersTable())
 	var req []string
 	for _, p := range g.params {
 		if p.Required {
@@ -458,103 +381,30 @@ func (g *gen) render() string {
 	return b.String()
 }
 
-// Summary is a one-line description of a step's action ("Tap \"Wi-Fi\"",
-// "Launch com.android.settings", "Type \"hello\"").
-func Summary(st engine.TraceStep) string {
-	a := st.Action
-	switch a.Type {
-	case "tap", "tap_element":
-		if l := targetLabel(st.Target); l != "" {
-			return "Tap " + l
-		}
-		if x, y, ok := devicePoint(st); ok {
-			return fmt.Sprintf("Tap at (%d, %d)", x, y)
-		}
-		return "Tap"
-	case "type":
-		return "Type " + strconv.Quote(oneLine(a.Str("text"), 60))
-	case "swipe", "drag", "long_press_drag":
-		d := st.DeviceAction
-		return fmt.Sprintf("%s from (%d, %d) to (%d, %d)", strings.ToUpper(a.Type[:1])+strings.ReplaceAll(a.Type[1:], "_", " "),
-			int(d.Float("x1")), int(d.Float("y1")), int(d.Float("x2")), int(d.Float("y2")))
-	case "keyevent":
-		return "Press " + strings.TrimPrefix(a.Str("keycode"), "KEYCODE_")
-	case "launch_app":
-		return "Launch " + a.Str("packageName")
-	case "shell":
-		return "Shell: " + oneLine(a.Str("command"), 60)
-	case "wait":
-		return fmt.Sprintf("Wait %d ms", a.Int("durationMs"))
-	case "finish":
-		return "Finish: " + oneLine(a.Str("message"), 80)
-	case "request_human_auth":
-		return "Ask the human (" + a.Str("capability") + ")"
-	}
-	return a.Type
-}
-
-func targetLabel(t *engine.Target) string {
-	if t == nil {
+// handlersTable declares the recorded dialog answers the replay gives
+// whenever such a dialog shows up (the prelude reads HANDLERS).
+func (g *gen) handlersTable() string {
+	if len(g.plan.Handlers) == 0 {
 		return ""
 	}
-	kind := engine.SimpleClass(t.ClassName)
-	switch {
-	case strings.TrimSpace(t.Text) != "" && !engine.EditableClass(t.ClassName):
-		return strconv.Quote(oneLine(t.Text, 60)) + " " + kind
-	case strings.TrimSpace(t.ContentDesc) != "":
-		return strconv.Quote(oneLine(t.ContentDesc, 60)) + " " + kind
-	case t.ResourceID != "":
-		id := t.ResourceID
-		if i := strings.Index(id, ":id/"); i >= 0 {
-			id = id[i+4:]
+	var b strings.Builder
+	b.WriteString("\n-- System dialogs answered in the recorded run: answered again whenever they\n-- show up (the same dialog, with the same message), never required.\nHANDLERS = {\n")
+	for _, h := range g.plan.Handlers {
+		if !h.Replayed() {
+			fmt.Fprintf(&b, "  -- step %d answered a permission prompt (%s) without a recorded message: not repeated\n", h.Step, h.Label)
+			continue
 		}
-		return id + " " + kind
-	}
-	return ""
-}
-
-// luaSel renders a selector (fields used by replay) as a Lua table.
-func luaSel(s screen.Selector) string {
-	var f []string
-	add := func(k, v string) {
-		if v != "" {
-			f = append(f, k+" = "+luasrc.Quote(v))
+		fmt.Fprintf(&b, "  {step = %d, kind = %s, pkg = %s", h.Step, luasrc.Quote(h.Kind), luasrc.Quote(h.Package))
+		if h.Message != "" {
+			fmt.Fprintf(&b, ", message = %s", luasrc.Quote(h.Message))
 		}
+		if h.Back {
+			b.WriteString(", back = true")
+		} else {
+			fmt.Fprintf(&b, ", answer = %s", luaSel(h.Answer))
+		}
+		fmt.Fprintf(&b, ", label = %s},\n", luasrc.Quote(h.Label))
 	}
-	add("id", s.ID)
-	add("text", s.Text)
-	add("desc", s.Desc)
-	add("class", s.Class)
-	if s.Focused != nil {
-		f = append(f, "focused = "+strconv.FormatBool(*s.Focused))
-	}
-	if s.Index != nil {
-		f = append(f, "index = "+strconv.Itoa(*s.Index))
-	}
-	return "{" + strings.Join(f, ", ") + "}"
-}
-
-func shellArg(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.,:/@+=", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > max {
-		return string(r[:max-1]) + "…"
-	}
-	return s
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
+	b.WriteString("}\n")
+	return b.String()
 }

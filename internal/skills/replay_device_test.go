@@ -12,6 +12,7 @@ import (
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/screen"
+	"github.com/openpocket/openpocket/internal/sim"
 	"github.com/openpocket/openpocket/internal/sim/android"
 	"github.com/openpocket/openpocket/internal/skills"
 )
@@ -93,7 +94,7 @@ func flows() []flow {
 				r.tap("Verify", byText("Verify"))
 				r.finish("Logged in")
 			},
-			params: map[string]string{"text_3": android.DefaultOTP},
+			params: map[string]string{"text_2": android.LoginPassword, "text_3": android.DefaultOTP},
 			check: func(p *android.Phone) error {
 				if !p.LoggedIn() || p.LoggedInUser() != "alice" {
 					return fmt.Errorf("logged in=%t user=%q", p.LoggedIn(), p.LoggedInUser())
@@ -124,10 +125,11 @@ func flows() []flow {
 }
 
 // TestReplayRobustness records four tasks the way the agent loop runs them
-// and replays them unchanged, on a shifted layout, on another screen size
-// and with a permission dialog popping up. The selector replay passes the
-// first three and stops cleanly on the dialog; the coordinate-only replay
-// fails on the moved layouts.
+// and replays them unchanged, on a shifted layout, on another screen size,
+// with a permission dialog the recording never saw popping up and with an
+// "isn't responding" dialog popping up. The selector replay passes the
+// first three, stops cleanly naming the unknown dialog and answers the ANR
+// dialog with Wait; the coordinate-only replay fails on the moved layouts.
 func TestReplayRobustness(t *testing.T) {
 	s := takePhone(t)
 	for _, f := range flows() {
@@ -201,28 +203,100 @@ func TestReplayRobustness(t *testing.T) {
 				})
 			}
 
-			t.Run("permission dialog", func(t *testing.T) {
-				s.Phone().Reset()
-				phone, _ := openPhone(t, s)
-				seen, at := 0, max(f.dialogAt, 2)
-				_, err := replay(t, phone, string(src), f.params, func(e engine.Event) {
-					if e.Kind == "step_start" {
-						if seen++; seen == at {
-							s.Phone().ShowPermissionDialog("Settings")
-						}
-					}
-				})
-				var se *skills.StepError
-				if !errors.As(err, &se) {
-					t.Fatalf("replay with a dialog: want a *StepError, got %v", err)
-				}
-				if !strings.Contains(se.Saw, "Allow") || se.Expected == "" || se.Step == 0 {
-					t.Fatalf("step error does not say what the screen showed: %+v", se)
-				}
-				t.Logf("dialog: %v", err)
-			})
+			dialogVariants(t, s, f, string(src))
 		})
 	}
+}
+
+// dialogVariants replays src with dialogs popping up mid-replay: one the
+// recording never saw (the replay stops naming it), the one it answered
+// (answered again), the keyboard picker (closed with BACK) and an "isn't
+// responding" one (answered with Wait).
+func dialogVariants(t *testing.T, s *sim.Sim, f flow, src string) {
+	t.Run("permission dialog", func(t *testing.T) {
+		s.Phone().Reset()
+		phone, _ := openPhone(t, s)
+		seen, at := 0, max(f.dialogAt, 2)
+		_, err := replay(t, phone, src, f.params, func(e engine.Event) {
+			if e.Kind == "step_start" {
+				if seen++; seen == at {
+					s.Phone().ShowPermissionDialog("Settings")
+				}
+			}
+		})
+		var se *skills.StepError
+		if !errors.As(err, &se) {
+			t.Fatalf("replay with a dialog: want a *StepError, got %v", err)
+		}
+		if !strings.Contains(se.Saw, "Allow") || se.Expected == "" || se.Step == 0 {
+			t.Fatalf("step error does not say what the screen showed: %+v", se)
+		}
+		t.Logf("dialog: %v", err)
+	})
+
+	if f.name == "note" {
+		// The dialog the run answered pops up again in the middle
+		// of the replay: its handler answers it there too.
+		t.Run("recorded dialog again mid-replay", func(t *testing.T) {
+			s.Phone().Reset()
+			phone, _ := openPhone(t, s)
+			seen := 0
+			res, err := replay(t, phone, src, f.params, func(e engine.Event) {
+				if e.Kind == "step_start" {
+					if seen++; seen == 3 {
+						s.Phone().ShowPermissionDialog("Notes")
+					}
+				}
+			})
+			if err != nil {
+				t.Fatalf("the recorded answer was not given mid-replay: %v", err)
+			}
+			if err := f.check(s.Phone()); err != nil {
+				t.Fatalf("replay passed but: %v (%+v)", err, res.Steps)
+			}
+		})
+	}
+
+	t.Run("keyboard picker", func(t *testing.T) {
+		s.Phone().Reset()
+		phone, _ := openPhone(t, s)
+		seen, at := 0, max(f.dialogAt, 2)
+		_, err := replay(t, phone, src, f.params, func(e engine.Event) {
+			if e.Kind == "step_start" {
+				if seen++; seen == at {
+					s.Phone().ShowInputMethodPicker()
+				}
+			}
+		})
+		if err != nil {
+			t.Fatalf("the keyboard picker is closed with BACK, yet: %v", err)
+		}
+		if err := f.check(s.Phone()); err != nil {
+			t.Fatalf("replay over the keyboard picker passed but: %v", err)
+		}
+	})
+
+	t.Run("app not responding", func(t *testing.T) {
+		s.Phone().Reset()
+		phone, _ := openPhone(t, s)
+		seen, at := 0, max(f.dialogAt, 2)
+		_, err := replay(t, phone, src, f.params, func(e engine.Event) {
+			if e.Kind == "step_start" {
+				if seen++; seen == at {
+					s.Phone().ShowANRDialog("Settings")
+				}
+			}
+		})
+		if err != nil {
+			t.Fatalf("an \"isn't responding\" dialog is answered with Wait, yet: %v", err)
+		}
+		if err := f.check(s.Phone()); err != nil {
+			t.Fatalf("replay over an ANR dialog passed but: %v", err)
+		}
+		if s.Phone().CurrentPackage() == android.PkgAndroid {
+			t.Fatal("the ANR dialog is still up")
+		}
+	})
 }
 
 // TestReplayRequiresHumanParam: a value the human gave (after
@@ -237,10 +311,18 @@ func TestReplayRequiresHumanParam(t *testing.T) {
 	if len(params) != 3 || !params[2].Required || params[2].Default != "" || params[0].Default != "alice" {
 		t.Fatalf("params = %+v", params)
 	}
+	// The password is a secret: a required parameter, never in the script.
+	if !params[1].Required || params[1].Default != "" || strings.Contains(src, android.LoginPassword) {
+		t.Fatalf("the password leaks into the skill: params %+v", params)
+	}
+	md := skills.RenderSkill(r.steps, skills.SkillDoc{Name: "login", Task: "log in"})
+	if strings.Contains(md, android.LoginPassword) || !strings.Contains(md, "Type a secret into the password field (not recorded)") {
+		t.Fatalf("the password leaks into the skill markdown:\n%s", md)
+	}
 	s.Phone().Reset()
 	phone, _ = openPhone(t, s)
 	_, err := replay(t, phone, src, nil, nil)
-	if err == nil || !strings.Contains(err.Error(), "parameter text_3 is required") {
+	if err == nil || !strings.Contains(err.Error(), "parameter text_2 is required") {
 		t.Fatalf("err = %v", err)
 	}
 	if s.Phone().CurrentPackage() != android.PkgLauncher {

@@ -70,7 +70,7 @@ func TestGenerateReplay(t *testing.T) {
 		`{sel = {id = "com.android.settings:id/wifi_switch", class = "android.widget.Switch"}, why = "recorded selector"}`,
 		"point = {964, 304}",
 		`local text = params.text_1 or "say \"hi\"\\n"`,
-		"wait_app(\"com.android.settings\")",
+		`return start_app("com.android.settings", {id = "com.android.settings:id/wifi_switch", class = "android.widget.Switch"})`,
 		"REC_W, REC_H = 1080, 2400",
 		"behavior_fingerprint abc",
 	} {
@@ -257,5 +257,41 @@ func TestClassOnlyTarget(t *testing.T) {
 	row := &engine.Target{Text: "Wi-Fi", ClassName: "android.widget.LinearLayout"}
 	if s, _ := engine.PrimarySelector(row); s.Text != "Wi-Fi" || s.Class != "" {
 		t.Fatalf("a row with its label is found by the label, got %+v", s)
+	}
+}
+
+// TestSkillScriptPathStaysInWorkspace: a (possibly model-written) skill
+// whose metadata points its script at a file outside the workspace gets no
+// script from there: absolute paths, .. and symlinks are refused.
+func TestSkillScriptPathStaysInWorkspace(t *testing.T) {
+	home, ws, outside := t.TempDir(), t.TempDir(), t.TempDir()
+	secret := filepath.Join(outside, "config.json")
+	write(t, secret, `{"apiKey":"sk-SECRET"}`)
+	if err := os.Symlink(outside, filepath.Join(ws, "link")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(ws, "scripts", "ok.lua"), "return 1")
+	rel, _ := filepath.Rel(ws, secret)
+	l := &skills.Loader{HomeDir: home, WorkspaceDir: ws}
+	for _, p := range []string{secret, filepath.ToSlash(rel), "link/config.json", "scripts/ok.lua"} {
+		md := "---\nname: s\nmetadata: {\"openpocket\":{\"script\":\"" + p + "\"}}\n---\nbody\n"
+		write(t, filepath.Join(ws, "skills", "s.md"), md)
+		all, _ := l.Load()
+		var s skills.Skill
+		for _, x := range all {
+			if x.Name == "s" {
+				s = x
+			}
+		}
+		src, _, err := l.Script(s)
+		if p == "scripts/ok.lua" {
+			if err != nil || string(src) != "return 1" {
+				t.Errorf("a script inside the workspace: %q %v", src, err)
+			}
+			continue
+		}
+		if strings.Contains(string(src), "SECRET") || !errors.Is(err, skills.ErrNoScript) {
+			t.Errorf("script %q: got %q, %v; want ErrNoScript", p, src, err)
+		}
 	}
 }

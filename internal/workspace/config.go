@@ -77,11 +77,26 @@ type ScreenshotsConfig struct {
 	MaxCount int `json:"maxCount"`
 }
 
-// ScriptExecutorConfig tunes run_script.
+// ScriptExecutorConfig tunes run_script; Sandbox and Limits also apply to
+// the coding tools' exec.
 type ScriptExecutorConfig struct {
 	AllowedCommands []string `json:"allowedCommands"`
 	TimeoutSec      int      `json:"timeoutSec"`
 	MaxOutputChars  int      `json:"maxOutputChars"`
+	// Sandbox is "auto" (confine with bubblewrap; refuse when it is
+	// unavailable) or "off" (run unconfined, logged on every start).
+	Sandbox string        `json:"sandbox"`
+	Limits  SandboxLimits `json:"limits"`
+}
+
+// SandboxLimits are the resource limits of confined processes; 0 keeps the
+// built-in default.
+type SandboxLimits struct {
+	CPUSec     int `json:"cpuSec"`
+	MemoryMB   int `json:"memoryMb"`
+	Processes  int `json:"processes"`
+	FileSizeMB int `json:"fileSizeMb"`
+	OpenFiles  int `json:"openFiles"`
 }
 
 // CodingToolsConfig tunes read/write/edit/apply_patch/exec/process.
@@ -136,7 +151,9 @@ type DeviceConfig struct {
 }
 
 // DefaultScriptAllowedCommands is the default run_script allowlist.
-var DefaultScriptAllowedCommands = []string{"adb", "am", "pm", "input", "echo", "pwd", "ls", "cat", "grep", "rg", "sed", "awk"}
+// Programs that run other programs (awk, sed, find, env, xargs, shells)
+// are deliberately absent.
+var DefaultScriptAllowedCommands = []string{"adb", "echo", "pwd", "ls", "cat", "grep", "rg", "head", "tail", "wc", "sort", "uniq", "cut", "tr", "date", "sleep"}
 
 // DefaultModels returns the default model profiles.
 func DefaultModels() map[string]ModelProfile {
@@ -174,6 +191,7 @@ func DefaultConfig() Config {
 			AllowedCommands: slices.Clone(DefaultScriptAllowedCommands),
 			TimeoutSec:      60,
 			MaxOutputChars:  6000,
+			Sandbox:         "auto",
 		},
 		CodingTools: CodingToolsConfig{
 			Enabled:           true,
@@ -316,6 +334,9 @@ func (c Config) Validate() error {
 	if err := oneOf("agent.systemPromptMode", c.Agent.SystemPromptMode, "full", "minimal", "none"); err != nil {
 		return err
 	}
+	if err := oneOf("scriptExecutor.sandbox", c.ScriptExecutor.Sandbox, "auto", "off"); err != nil {
+		return err
+	}
 	positive := []struct {
 		path string
 		v    int
@@ -338,6 +359,11 @@ func (c Config) Validate() error {
 		{"agent.loopDelayMs", c.Agent.LoopDelayMs},
 		{"agent.contextBudgetChars", c.Agent.ContextBudgetChars},
 		{"scriptExecutor.maxOutputChars", c.ScriptExecutor.MaxOutputChars},
+		{"scriptExecutor.limits.cpuSec", c.ScriptExecutor.Limits.CPUSec},
+		{"scriptExecutor.limits.memoryMb", c.ScriptExecutor.Limits.MemoryMB},
+		{"scriptExecutor.limits.processes", c.ScriptExecutor.Limits.Processes},
+		{"scriptExecutor.limits.fileSizeMb", c.ScriptExecutor.Limits.FileSizeMB},
+		{"scriptExecutor.limits.openFiles", c.ScriptExecutor.Limits.OpenFiles},
 		{"codingTools.maxOutputChars", c.CodingTools.MaxOutputChars},
 		{"memoryTools.maxResults", c.MemoryTools.MaxResults},
 		{"memoryTools.maxSnippetChars", c.MemoryTools.MaxSnippetChars},

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -165,6 +166,26 @@ func TestLoadConfigValidationNamesPathAndLine(t *testing.T) {
 	want := "config.json:2:33: agent.systemPromptMode: expected one of full, minimal, none, got \"fancy\""
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("error = %v, want %q", err, want)
+	}
+}
+
+func TestLoadConfigSandboxKeys(t *testing.T) {
+	path := writeConfig(t, "{\n  \"scriptExecutor\": {\"sandbox\": \"maybe\"}\n}")
+	_, err := LoadConfig(path)
+	want := `config.json:2:33: scriptExecutor.sandbox: expected one of auto, off, got "maybe"`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error = %v, want %q", err, want)
+	}
+	path = writeConfig(t, "{\"scriptExecutor\": {\"sandbox\": \"off\", \"limits\": {\"processes\": 64, \"fileSizeMb\": 10}}}")
+	cfg, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.ScriptExecutor.Sandbox != "off" || cfg.ScriptExecutor.Limits.Processes != 64 || cfg.ScriptExecutor.Limits.FileSizeMB != 10 {
+		t.Errorf("sandbox config: %+v", cfg.ScriptExecutor)
+	}
+	if d := DefaultConfig().ScriptExecutor; d.Sandbox != "auto" || slices.Contains(d.AllowedCommands, "awk") || slices.Contains(d.AllowedCommands, "sed") {
+		t.Errorf("defaults: %+v", d)
 	}
 }
 

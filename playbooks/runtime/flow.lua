@@ -400,6 +400,21 @@ local function coerce(v, p, file)
   return tostring(v)
 end
 
+-- Secret parameter values reach the run as a host global (never as text
+-- in the generated Lua); the table leaves _G on first use.
+local secret_params
+function flow.runtime_secret(name)
+  if secret_params == nil then
+    secret_params = rawget(_G, "__OPENPOCKET_SECRET_PARAMS") or {}
+    rawset(_G, "__OPENPOCKET_SECRET_PARAMS", nil)
+  end
+  local v = secret_params[name]
+  if v == nil then
+    error("secret parameter " .. tostring(name) .. " was not passed to this run (run it with the playbook's compile result globals)", 0)
+  end
+  return v
+end
+
 -- flow.params(meta, given) binds declared parameters: given values, then
 -- defaults; required ones must be present.
 function flow.params(meta, given)

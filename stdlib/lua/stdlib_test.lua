@@ -47,6 +47,23 @@ function TestJSON(t)
   t:ok(err:find("empty input", 1, true), err)
 end
 
+-- Hostile inputs end with an error naming the limit, at bounded cost: deep
+-- nesting used to cost depth² memory, a repeated large string gigabytes.
+function TestJSONLimits(t)
+  local deep = {}
+  local cur = deep
+  for _ = 1, 5000 do cur.a = {} cur = cur.a end
+  local s, err = json.encode(deep)
+  t:eq(s, nil)
+  t:ok(err:find("nests deeper than 200 levels", 1, true), err)
+  local big = string.rep("x", 1000000)
+  local many = {}
+  for i = 1, 100 do many[i] = big end
+  s, err = json.encode(many)
+  t:eq(s, nil)
+  t:ok(err:find("json.encode: result exceeds the string size limit of 16777216 bytes", 1, true), err)
+end
+
 function TestRe(t)
   t:eq(re.match([[^\d+$]], "123"), true)
   t:eq(re.match([[^\d+$]], "12a"), false)

@@ -29,11 +29,15 @@ import (
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/action"
 	"github.com/openpocket/openpocket/internal/executor/policy"
+	"github.com/openpocket/openpocket/internal/sandbox"
 )
 
 // DefaultAllowedCommands is the exec allowlist used when
 // Config.AllowedCommands is empty.
-var DefaultAllowedCommands = []string{"ls", "cat", "grep", "rg", "sed", "awk", "head", "tail", "wc", "find", "echo", "pwd", "mkdir", "cp", "mv", "touch", "diff", "sort", "uniq", "git", "go", "python3", "node", "adb"}
+//
+// Interpreters (go, python3, node, git) run code by design: exec is
+// confined by the OS sandbox, which is what holds them.
+var DefaultAllowedCommands = []string{"ls", "cat", "grep", "rg", "head", "tail", "wc", "echo", "pwd", "mkdir", "cp", "mv", "touch", "diff", "sort", "uniq", "git", "go", "python3", "node"}
 
 // Config is the codingTools configuration. Use DefaultConfig for the
 // defaults: the booleans default to true, which a zero Config cannot say.
@@ -51,6 +55,10 @@ type Config struct {
 	// AllowedCommands is the exec allowlist; "*" allows all. Default
 	// DefaultAllowedCommands.
 	AllowedCommands []string
+	// Sandbox confines exec (default: bubblewrap, refusing to run when it
+	// is unavailable); Limits are its resource limits.
+	Sandbox *sandbox.Sandbox
+	Limits  sandbox.Limits
 }
 
 // DefaultConfig returns the upstream defaults.
@@ -98,6 +106,9 @@ func New(workspaceDir string, cfg Config) *Executor {
 	}
 	if len(cfg.AllowedCommands) == 0 {
 		cfg.AllowedCommands = DefaultAllowedCommands
+	}
+	if cfg.Sandbox == nil {
+		cfg.Sandbox = sandbox.New(sandbox.ModeAuto, nil)
 	}
 	return &Executor{
 		workspace:   workspaceDir,

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/openpocket/openpocket/internal/executor/policy"
+	"github.com/openpocket/openpocket/internal/sandbox"
 )
 
 // ExecRequest is one exec action.
@@ -97,12 +98,12 @@ func (e *Executor) Exec(ctx context.Context, req ExecRequest) (ExecResult, error
 		return ExecResult{}, errors.New("background sessions are disabled (codingTools.allowBackground=false)")
 	}
 	args := []string{"bash", "--noprofile", "--norc", "-c", req.Command}
-	env := policy.ScrubEnv(os.Environ())
+	env := sandbox.Environment(os.Environ(), e.workspace)
 
 	if !req.Background && (req.YieldMs <= 0 || !e.cfg.AllowBackground) {
 		out := policy.NewCapWriter(e.cfg.MaxOutputChars)
 		start := time.Now()
-		p, err := policy.Spawn(policy.SpawnOptions{Args: args, Dir: wd.abs, Env: env, Stdout: out})
+		p, err := policy.Spawn(policy.SpawnOptions{Args: args, Dir: wd.abs, Env: env, Stdout: out, Sandbox: e.cfg.Sandbox, Workspace: e.workspace, Limits: e.cfg.Limits})
 		if err != nil {
 			return ExecResult{}, err
 		}
@@ -243,7 +244,7 @@ func (e *Executor) startSession(command string, wd target, args, env []string, t
 		}
 	}
 	log := newTailBuffer(sessionLogBytes)
-	p, err := policy.Spawn(policy.SpawnOptions{Args: args, Dir: wd.abs, Env: env, Stdout: log, Stdin: true})
+	p, err := policy.Spawn(policy.SpawnOptions{Args: args, Dir: wd.abs, Env: env, Stdout: log, Stdin: true, Sandbox: e.cfg.Sandbox, Workspace: e.workspace, Limits: e.cfg.Limits})
 	if err != nil {
 		return nil, err
 	}

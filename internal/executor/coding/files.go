@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
-	"github.com/openpocket/openpocket/internal/atomicfile"
 	"github.com/openpocket/openpocket/internal/executor/policy"
 )
 
@@ -66,14 +64,14 @@ func (e *Executor) Read(path string, from, lines int) (ReadResult, error) {
 		lines = defaultReadLines
 	}
 	lines = min(lines, maxReadLines)
-	fi, err := os.Stat(t.abs)
+	fi, err := e.stat(t)
 	if err != nil {
 		return ReadResult{}, friendly(t.show, err)
 	}
 	if fi.IsDir() {
 		return ReadResult{}, fmt.Errorf("%s is a directory (list it with exec \"ls\")", t.show)
 	}
-	data, err := os.ReadFile(t.abs)
+	data, err := e.readFile(t)
 	if err != nil {
 		return ReadResult{}, friendly(t.show, err)
 	}
@@ -119,7 +117,7 @@ func (e *Executor) Write(path, content string, appendMode bool) (WriteResult, er
 		return WriteResult{}, err
 	}
 	r := WriteResult{Path: t.show, Bytes: len(content), Appended: appendMode}
-	fi, err := os.Stat(t.abs)
+	fi, err := e.stat(t)
 	switch {
 	case err == nil && fi.IsDir():
 		return WriteResult{}, fmt.Errorf("%s is a directory", t.show)
@@ -129,20 +127,12 @@ func (e *Executor) Write(path, content string, appendMode bool) (WriteResult, er
 		return WriteResult{}, err
 	}
 	if !appendMode {
-		return r, atomicfile.WriteFile(t.abs, []byte(content), fileMode(fi))
+		return r, e.writeAtomic(t, []byte(content), fileMode(fi))
 	}
-	if err := os.MkdirAll(filepath.Dir(t.abs), 0o755); err != nil {
+	if err := e.appendFile(t, []byte(content)); err != nil {
 		return WriteResult{}, err
 	}
-	f, err := os.OpenFile(t.abs, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return WriteResult{}, err
-	}
-	if _, err := f.WriteString(content); err != nil {
-		f.Close()
-		return WriteResult{}, err
-	}
-	return r, f.Close()
+	return r, nil
 }
 
 // fileMode keeps an existing file's permissions (0644 for new files).
@@ -175,11 +165,11 @@ func (e *Executor) Edit(path, find, replace string, all bool) (EditResult, error
 	if find == "" {
 		return EditResult{}, fmt.Errorf("edit %s: find is empty", t.show)
 	}
-	fi, err := os.Stat(t.abs)
+	fi, err := e.stat(t)
 	if err != nil {
 		return EditResult{}, friendly(t.show, err)
 	}
-	data, err := os.ReadFile(t.abs)
+	data, err := e.readFile(t)
 	if err != nil {
 		return EditResult{}, friendly(t.show, err)
 	}
@@ -194,7 +184,7 @@ func (e *Executor) Edit(path, find, replace string, all bool) (EditResult, error
 		text = strings.Replace(text, find, replace, 1)
 		n = 1
 	}
-	if err := atomicfile.WriteFile(t.abs, []byte(text), fi.Mode().Perm()); err != nil {
+	if err := e.writeAtomic(t, []byte(text), fi.Mode().Perm()); err != nil {
 		return EditResult{}, err
 	}
 	return EditResult{Path: t.show, Replacements: n}, nil

@@ -6,8 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"strings"
-
-	"github.com/openpocket/openpocket/internal/atomicfile"
 )
 
 // Patch is a parsed apply_patch input:
@@ -265,7 +263,7 @@ func (e *Executor) ApplyPatch(input string) (PatchResult, error) {
 			return fileState{}, &PatchError{File: path, Reason: "file is touched twice in one patch"}
 		}
 		st := fileState{t: t, mode: 0o644}
-		fi, err := os.Stat(t.abs)
+		fi, err := e.stat(t)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
@@ -273,7 +271,7 @@ func (e *Executor) ApplyPatch(input string) (PatchResult, error) {
 		case fi.IsDir():
 			return fileState{}, &PatchError{File: path, Reason: "is a directory"}
 		default:
-			data, err := os.ReadFile(t.abs)
+			data, err := e.readFile(t)
 			if err != nil {
 				return fileState{}, &PatchError{File: path, Reason: err.Error()}
 			}
@@ -329,9 +327,9 @@ func (e *Executor) ApplyPatch(input string) (PatchResult, error) {
 	}
 	// Everything validated: write, restoring on failure.
 	for i, abs := range order {
-		if err := commit(planned[abs]); err != nil {
+		if err := e.commit(planned[abs]); err != nil {
 			for _, done := range order[:i+1] {
-				commit(orig[done])
+				e.commit(orig[done])
 			}
 			return PatchResult{}, fmt.Errorf("apply_patch: writing %s failed, changes rolled back: %w", planned[abs].t.show, err)
 		}
@@ -340,14 +338,11 @@ func (e *Executor) ApplyPatch(input string) (PatchResult, error) {
 }
 
 // commit makes a path match a state: written atomically, or removed.
-func commit(st fileState) error {
+func (e *Executor) commit(st fileState) error {
 	if st.exists {
-		return atomicfile.WriteFile(st.t.abs, []byte(st.content), st.mode)
+		return e.writeAtomic(st.t, []byte(st.content), st.mode)
 	}
-	if err := os.Remove(st.t.abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return nil
+	return e.remove(st.t)
 }
 
 // applyHunks applies hunks in order to content. Each hunk is searched from

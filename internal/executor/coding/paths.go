@@ -14,11 +14,13 @@ import (
 // workspace while WorkspaceOnly is set.
 var ErrOutsideWorkspace = errors.New("outside the workspace")
 
-// target is a checked path: abs is what operations use (symlinks resolved
-// when confined), show is how results name it (relative to the workspace
-// when inside it, with forward slashes).
+// target is a checked path: abs is the host path (symlinks resolved when
+// confined), name the path relative to the workspace that confined
+// operations open through the os.Root, show how results name it (relative
+// to the workspace when inside it, with forward slashes).
 type target struct {
 	abs  string
+	name string
 	show string
 }
 
@@ -56,7 +58,11 @@ func (e *Executor) resolve(p string) (target, error) {
 	if !within(rootReal, real) {
 		return target{}, fmt.Errorf("path %q resolves through a symlink to %s, %w", p, real, ErrOutsideWorkspace)
 	}
-	return target{abs: real, show: e.show(rootReal, real)}, nil
+	name, err := filepath.Rel(rootReal, real)
+	if err != nil {
+		return target{}, fmt.Errorf("path %q: %w", p, err)
+	}
+	return target{abs: real, name: name, show: e.show(rootReal, real)}, nil
 }
 
 func (e *Executor) show(root, abs string) string {

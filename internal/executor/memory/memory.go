@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -30,6 +31,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"unicode"
 	"unicode/utf8"
 
@@ -128,8 +130,9 @@ func (e *Executor) Search(query string, maxResults int, minScore float64) (Searc
 	phrase := strings.ToLower(strings.TrimSpace(query))
 	tokens := Tokens(query)
 	var hits []Hit
+	root := e.scope().root
 	for _, f := range files {
-		data, err := os.ReadFile(f.abs)
+		data, err := readInRoot(root, f.abs)
 		if err != nil {
 			return res, fmt.Errorf("memory_search: %w", err)
 		}
@@ -350,7 +353,7 @@ func (e *Executor) GetWindow(p string, from, lines int) (GetResult, error) {
 	if !ok {
 		return GetResult{}, fmt.Errorf("%s resolves outside the memory files: %w", rel, ErrOutOfScope)
 	}
-	data, err := os.ReadFile(real)
+	data, err := readInRoot(e.scope().root, real)
 	if err != nil {
 		return GetResult{}, err
 	}
@@ -361,6 +364,38 @@ func (e *Executor) GetWindow(p string, from, lines int) (GetResult, error) {
 		r.Text = strings.Join(all[from-1:r.To], "\n")
 	}
 	return r, nil
+}
+
+// maxMemoryFileBytes caps what one memory file read loads.
+const maxMemoryFileBytes = 16 << 20
+
+// readInRoot reads real (a path below root, resolved by memScope.contains)
+// through an os.Root: a symlink swapped in after the check cannot lead the
+// read out of the workspace. FIFOs and devices are refused without
+// blocking; files are capped at maxMemoryFileBytes.
+func readInRoot(root, real string) ([]byte, error) {
+	rel, err := filepath.Rel(root, real)
+	if err != nil || !filepath.IsLocal(rel) {
+		return nil, fmt.Errorf("%s is outside the workspace: %w", real, ErrOutOfScope)
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	f, err := r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file: %w", rel, ErrOutOfScope)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxMemoryFileBytes+1))
+	if err == nil && len(data) > maxMemoryFileBytes {
+		return nil, fmt.Errorf("%s is larger than %d bytes", rel, maxMemoryFileBytes)
+	}
+	return data, err
 }
 
 // checkGetPath accepts "MEMORY.md" and "memory/…/*.md" (relative, no "..").

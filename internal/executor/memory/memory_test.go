@@ -200,3 +200,52 @@ func TestGetScopeRefusals(t *testing.T) {
 	_, err := e.Get("memory/none.md", 1, 10)
 	assert.EqualError(t, err, "memory/none.md does not exist")
 }
+
+// TestGetSymlinkSwapRace turns memory/sub into a real directory and a link
+// to one outside the workspace, in turn, while memory_get reads
+// memory/sub/note.md: the check resolves the path, the read must not
+// follow a link swapped in after it.
+func TestGetSymlinkSwapRace(t *testing.T) {
+	ws, outside := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "note.md"), []byte("TOP-SECRET"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mem := filepath.Join(ws, "memory")
+	realDir := filepath.Join(mem, "real")
+	if err := os.MkdirAll(realDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(realDir, "note.md"), []byte("fine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := New(ws, Config{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		// memory/sub is the real directory, then a link out, in turn: the
+		// check may resolve it as the directory and the read meet the link.
+		sub := filepath.Join(mem, "sub")
+		for range 5000 {
+			os.Rename(realDir, sub)
+			os.Rename(sub, realDir)
+			os.Symlink(outside, sub)
+			os.Remove(sub)
+		}
+	}()
+	reads := 0
+	for {
+		select {
+		case <-done:
+			t.Logf("%d reads during 20000 swaps", reads)
+			return
+		default:
+		}
+		text, err := e.Get("memory/sub/note.md", 1, 10)
+		if err == nil {
+			reads++
+		}
+		if strings.Contains(text, "SECRET") {
+			t.Fatal("memory_get read the secret through a swapped symlink")
+		}
+	}
+}

@@ -1,27 +1,28 @@
 // Package policy holds the rules shared by the script and coding executors
-// before and while they run shell code: deny patterns, the per-segment
-// command allowlist with a quote-aware segment splitter, environment
-// scrubbing, output capping, and process-group handling for bash children.
+// for shell code written by a model: the command allowlist, a static check
+// over the parsed script (mvdan.cc/sh/v3's bash parser), a shell runner
+// whose call and exec hooks check every command actually executed after
+// expansion, environment reduction, output capping, and process-group
+// handling for confined children.
 //
-// The checks are a guard rail for model-written shell, not a sandbox: allowed
-// commands such as awk, sed, git, python3 or node can still run arbitrary
-// code. What the rules guarantee is that the obvious escape hatches (shells,
-// command substitution, eval/source, privilege and power commands, network
-// fetchers, recursive force deletes) are refused with a reason the model can
-// read.
+// The allowlist is not the security boundary on its own: every external
+// command runs inside the OS sandbox (package sandbox). What the allowlist
+// adds is that the model can only start the programs it was given, and
+// never one that runs other programs (shells, env, xargs, awk, sed, find
+// -exec, setsid, nohup, timeout) unless the allowlist is "*".
 package policy
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
 )
 
 // Violation is a rejected script or command. Rule is a short stable name of
-// the rule broken ("deny:sudo", "allowlist", "max-length", "empty",
-// "syntax"); Reason is the sentence shown to the model.
+// the rule broken ("allowlist", "non-literal", "deny:rm -rf", "builtin",
+// "max-length", "empty", "syntax"); Reason is the sentence shown to the
+// model.
 type Violation struct {
 	Rule   string
 	Reason string
@@ -29,51 +30,32 @@ type Violation struct {
 
 func (v *Violation) Error() string { return v.Reason }
 
-// denyRule is one regular-expression deny pattern over the raw script.
-type denyRule struct {
-	name string
-	re   *regexp.Regexp
+// NeverImplicit are shells and wrappers whose whole job is to run another
+// command. Allowing any of them would make the allowlist meaningless, so
+// they are removed from every allowlist unless the allowlist is "*".
+var NeverImplicit = []string{
+	"bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "busybox", "env", "xargs", "exec", "nohup", "timeout",
+	"nice", "ionice", "chroot", "unshare", "nsenter", "setsid", "su", "sudo", "doas", "runuser", "stdbuf",
+	"strace", "gdb", "script", "watch", "flock", "parallel", "ssh",
 }
 
-// Deny patterns, checked over the whole raw script text (case-insensitive
-// for words). They deliberately also match inside quotes and comments: a
-// false refusal is cheap, a false acceptance is not.
-var denyRules = []denyRule{
-	{"sudo", regexp.MustCompile(`(?i)\bsudo\b`)},
-	{"shutdown", regexp.MustCompile(`(?i)\bshutdown\b`)},
-	{"reboot", regexp.MustCompile(`(?i)\breboot\b`)},
-	{"poweroff", regexp.MustCompile(`(?i)\bpoweroff\b`)},
-	{"halt", regexp.MustCompile(`(?i)\bhalt\b`)},
-	{"mkfs", regexp.MustCompile(`(?i)\bmkfs\b`)},
-	{"dd if=", regexp.MustCompile(`(?i)\bdd\b[^\n;&|]*\bif=`)},
-	{"curl", regexp.MustCompile(`(?i)\bcurl\b`)},
-	{"wget", regexp.MustCompile(`(?i)\bwget\b`)},
-	{"eval", regexp.MustCompile(`(?i)\beval\b`)},
-	{"source", regexp.MustCompile(`(?i)\bsource\b`)},
-	{"backticks", regexp.MustCompile("`")},
-	{"$(", regexp.MustCompile(`\$\(`)},
-	{"process substitution", regexp.MustCompile(`[<>]\(`)},
+// ProgramRunners can run other programs through a feature of their own
+// (awk's system(), sed's e command, find -exec, an interpreter). They are in
+// no default allowlist; a user who lists one accepts that its programs run
+// (still inside the sandbox).
+var ProgramRunners = []string{"awk", "gawk", "mawk", "nawk", "sed", "find", "perl", "python", "python3", "ruby", "node", "lua", "tclsh", "expect", "vi", "vim", "less", "more", "man", "git"}
+
+// DeniedBuiltins are shell builtins that run code given as data or replace
+// the shell, so they are refused whatever the allowlist says.
+var DeniedBuiltins = []string{"eval", "source", ".", "exec", "command", "builtin", "trap", "alias", "unalias", "enable", "coproc", "fg", "bg"}
+
+// SafeBuiltins are shell builtins that cannot run other code; they are
+// always allowed.
+var SafeBuiltins = []string{
+	"cd", "exit", "return", "true", "false", "test", "[", ":", "echo", "printf", "pwd", "shift", "set", "unset",
+	"local", "export", "declare", "readonly", "typeset", "read", "wait", "let", "getopts", "shopt", "break",
+	"continue", "type", "dirs", "pushd", "popd", "umask", "mapfile", "readarray",
 }
-
-// DenyPatterns lists the names of the deny rules, in checking order. Besides
-// these, "rm -rf" (recursive plus force in any spelling) and ". file" (the
-// source builtin) are checked per segment.
-func DenyPatterns() []string {
-	names := make([]string, 0, len(denyRules)+2)
-	for _, r := range denyRules {
-		names = append(names, r.name)
-	}
-	return append(names, "rm -rf", ". (source)")
-}
-
-// NeverImplicit are commands that run other commands (shells and wrappers).
-// Allowing any of them would make the allowlist meaningless, so they are
-// removed from every allowlist unless the allowlist is "*".
-var NeverImplicit = []string{"bash", "sh", "zsh", "dash", "ksh", "fish", "env", "xargs", "exec", "nohup", "timeout", "nice", "command", "builtin", "setsid", "su", "doas"}
-
-// ImplicitBuiltins are bash builtins that cannot run other code and are
-// always allowed as command words: cd, exit, true, false, test, [ and :.
-var ImplicitBuiltins = []string{"cd", "exit", "true", "false", "test", "[", ":"}
 
 // Allowlist is a set of permitted command words.
 type Allowlist struct {
@@ -100,9 +82,28 @@ func NewAllowlist(cmds []string) Allowlist {
 // AllowsAll reports whether the allowlist is "*".
 func (a Allowlist) AllowsAll() bool { return a.all }
 
-// Allows reports whether cmd may be the command word of a segment.
+// Allows reports whether cmd may be run as a command: a safe builtin or an
+// allowed program name. Denied builtins are allowed only by "*" (which
+// trusts the script entirely; the sandbox still holds).
 func (a Allowlist) Allows(cmd string) bool {
-	return a.all || a.cmds[cmd] || slices.Contains(ImplicitBuiltins, cmd)
+	if a.all {
+		return true
+	}
+	return !slices.Contains(DeniedBuiltins, cmd) && (a.cmds[cmd] || slices.Contains(SafeBuiltins, cmd))
+}
+
+// AllowsProgram reports whether cmd may be started as an external program.
+func (a Allowlist) AllowsProgram(cmd string) bool {
+	return a.all || a.cmds[cmd]
+}
+
+// checkProgram is the last check before a program starts: functions and
+// builtins never get here, so only allowlisted bare names pass.
+func (a Allowlist) checkProgram(name string, line uint) *Violation {
+	if !a.AllowsProgram(name) || strings.Contains(name, "/") {
+		return a.refusal(name, line)
+	}
+	return nil
 }
 
 // Commands returns the allowed command words, sorted ("*" when all).
@@ -118,71 +119,71 @@ func (a Allowlist) Commands() []string {
 	return out
 }
 
-// Check applies, in order: the length limit (maxChars > 0, counted in
-// characters), emptiness, the deny patterns, the segment split, the per
-// segment rm -rf and ". file" rules, and the allowlist on every segment's
-// command word. It returns nil when the script may run.
-func Check(script string, maxChars int, allow Allowlist) *Violation {
+// refusal is the Violation for a command the allowlist does not hold.
+func (a Allowlist) refusal(cmd string, line uint) *Violation {
+	where := ""
+	if line > 0 {
+		where = fmt.Sprintf(" (line %d)", line)
+	}
+	switch {
+	case slices.Contains(DeniedBuiltins, cmd):
+		return &Violation{"builtin", fmt.Sprintf("%q%s runs code given as data and is never allowed", cmd, where)}
+	case strings.Contains(cmd, "/"):
+		return &Violation{"allowlist", fmt.Sprintf("command %q%s: name programs without a directory; only allowed commands found on the sandbox's PATH run", cmd, where)}
+	case slices.Contains(NeverImplicit, cmd):
+		return &Violation{"allowlist", fmt.Sprintf("command %q%s runs other programs and is only allowed when the allowlist is \"*\"", cmd, where)}
+	case slices.Contains(ProgramRunners, cmd):
+		return &Violation{"allowlist", fmt.Sprintf("command %q%s can run other programs and is not in the allowlist", cmd, where)}
+	}
+	return &Violation{"allowlist", fmt.Sprintf("command %q%s is not in the allowlist (allowed: %s)", cmd, where, strings.Join(a.Commands(), " "))}
+}
+
+// CheckCall checks one command as it is about to run, after expansion:
+// args[0] must be allowed, and rm must not be both recursive and forced.
+func (a Allowlist) CheckCall(args []string, line uint) *Violation {
+	if len(args) == 0 {
+		return nil
+	}
+	if !a.Allows(args[0]) {
+		return a.refusal(args[0], line)
+	}
+	if rmRecursiveForce(args) {
+		return &Violation{"deny:rm -rf", fmt.Sprintf("deny pattern \"rm -rf\" matched %q", strings.Join(args, " "))}
+	}
+	return nil
+}
+
+// checkLength applies the length limit (maxChars > 0, in characters) and
+// refuses an empty script.
+func checkLength(script string, maxChars int) *Violation {
 	if n := utf8.RuneCountInString(script); maxChars > 0 && n > maxChars {
 		return &Violation{"max-length", fmt.Sprintf("script is %d chars, the limit is %d", n, maxChars)}
 	}
 	if strings.TrimSpace(script) == "" {
 		return &Violation{"empty", "script is empty"}
 	}
-	for _, r := range denyRules {
-		if loc := r.re.FindStringIndex(script); loc != nil {
-			return &Violation{"deny:" + r.name, fmt.Sprintf("deny pattern %q matched %q on line %d", r.name, script[loc[0]:loc[1]], 1+strings.Count(script[:loc[0]], "\n"))}
-		}
-	}
-	segs, err := Segments(script)
-	if err != nil {
-		return &Violation{"syntax", err.Error()}
-	}
-	for _, s := range segs {
-		if rmRecursiveForce(s.Words) {
-			return &Violation{"deny:rm -rf", fmt.Sprintf("deny pattern \"rm -rf\" matched %q", strings.Join(s.Words, " "))}
-		}
-		cmd := s.Command()
-		if cmd == "" {
-			continue
-		}
-		if cmd == "." {
-			return &Violation{"deny:source", fmt.Sprintf("deny pattern \"source\" matched %q", strings.Join(s.Words, " "))}
-		}
-		if !allow.Allows(cmd) {
-			reason := fmt.Sprintf("command %q is not in the allowlist (allowed: %s)", cmd, strings.Join(allow.Commands(), " "))
-			if slices.Contains(NeverImplicit, cmd) {
-				reason = fmt.Sprintf("command %q runs other commands and is only allowed when the allowlist is \"*\"", cmd)
-			}
-			return &Violation{"allowlist", reason}
-		}
-	}
 	return nil
 }
 
-// rmRecursiveForce reports whether words contain an rm invocation with both
-// a recursive (-r, -R, --recursive) and a force (-f, --force) option, in any
-// order or grouping (rm -rf, rm -fr, rm -r -f, rm -Rf, rm x --force -r).
-// GNU long options may be abbreviated (--rec, --f), so prefixes count too.
+// rmRecursiveForce reports whether words are an rm invocation with both a
+// recursive (-r, -R, --recursive) and a force (-f, --force) option, in any
+// order or grouping. GNU long options may be abbreviated (--rec, --f).
 func rmRecursiveForce(words []string) bool {
-	for i, w := range words {
-		if w != "rm" && !strings.HasSuffix(w, "/rm") {
-			continue
-		}
-		var rec, force bool
-		for _, o := range words[i+1:] {
-			switch {
-			case strings.HasPrefix(o, "--") && len(o) > 2:
-				rec = rec || strings.HasPrefix("recursive", o[2:])
-				force = force || strings.HasPrefix("force", o[2:])
-			case strings.HasPrefix(o, "-") && len(o) > 1:
-				rec = rec || strings.ContainsAny(o[1:], "rR")
-				force = force || strings.Contains(o[1:], "f")
-			}
-		}
-		if rec && force {
-			return true
+	if len(words) == 0 || (words[0] != "rm" && !strings.HasSuffix(words[0], "/rm")) {
+		return false
+	}
+	var rec, force bool
+	for _, o := range words[1:] {
+		switch {
+		case o == "--":
+			return rec && force
+		case strings.HasPrefix(o, "--") && len(o) > 2:
+			rec = rec || strings.HasPrefix("recursive", o[2:])
+			force = force || strings.HasPrefix("force", o[2:])
+		case strings.HasPrefix(o, "-") && len(o) > 1:
+			rec = rec || strings.ContainsAny(o[1:], "rR")
+			force = force || strings.Contains(o[1:], "f")
 		}
 	}
-	return false
+	return rec && force
 }

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -10,211 +11,129 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var scriptDefaults = []string{"adb", "am", "pm", "input", "echo", "pwd", "ls", "cat", "grep", "rg", "sed", "awk"}
+var scriptDefaults = []string{"adb", "echo", "pwd", "ls", "cat", "grep", "rg", "head", "sleep"}
 
-func TestDenyPatterns(t *testing.T) {
-	allow := NewAllowlist([]string{"*"})
-	cases := []struct {
-		script, rule string
-	}{
-		{"sudo ls", "deny:sudo"},
-		{"echo hi; SUDO ls", "deny:sudo"},
-		{"shutdown -h now", "deny:shutdown"},
-		{"reboot", "deny:reboot"},
-		{"poweroff", "deny:poweroff"},
-		{"halt", "deny:halt"},
-		{"mkfs.ext4 /dev/sda1", "deny:mkfs"},
-		{"dd if=/dev/zero of=/tmp/x", "deny:dd if="},
-		{"dd bs=1 if=/dev/zero", "deny:dd if="},
-		{"rm -rf /tmp/x", "deny:rm -rf"},
-		{"rm -fr /tmp/x", "deny:rm -rf"},
-		{"rm -r -f /tmp/x", "deny:rm -rf"},
-		{"rm -Rf x", "deny:rm -rf"},
-		{"rm x --force --recursive", "deny:rm -rf"},
-		{"/bin/rm -f -R x", "deny:rm -rf"},
-		{"rm --rec --f x", "deny:rm -rf"},
-		{"echo a && rm -v -rf x", "deny:rm -rf"},
-		{"curl http://x", "deny:curl"},
-		{"wget http://x", "deny:wget"},
-		{"eval ls", "deny:eval"},
-		{"source ./env.sh", "deny:source"},
-		{". ./env.sh", "deny:source"},
-		{"echo a; . env.sh", "deny:source"},
-		{"echo `id`", "deny:backticks"},
-		{"echo $(id)", "deny:$("},
-		{"cat <(ls)", "deny:process substitution"},
+func TestCheckRefuses(t *testing.T) {
+	allow := NewAllowlist(scriptDefaults)
+	cases := []struct{ script, rule, reason string }{
+		{"sudo ls", "allowlist", `command "sudo" (line 1) runs other programs`},
+		{"echo a\nwhoami", "allowlist", `command "whoami" (line 2) is not in the allowlist (allowed: adb cat echo grep head ls pwd rg sleep)`},
+		{"echo $(id)", "allowlist", `command "id" (line 1)`},
+		{"echo `id`", "allowlist", `command "id" (line 1)`},
+		{"cat <(id)", "allowlist", `command "id" (line 1)`},
+		{"$X", "non-literal", `command name "$X" (line 1) is not a plain word`},
+		{"'ls'", "non-literal", `command name "'ls'"`},
+		{`l\s`, "non-literal", `command name "l\\s"`},
+		{"l*", "non-literal", `command name "l*"`},
+		{"eval ls", "builtin", `"eval" (line 1) runs code given as data`},
+		{". ./x", "builtin", `"." (line 1)`},
+		{"exec ls", "builtin", `"exec"`},
+		{"command ls", "builtin", `"command"`},
+		{"trap 'id' EXIT", "builtin", `"trap"`},
+		{"/bin/ls", "allowlist", `name programs without a directory`},
+		{"echo 'x", "syntax", "shell syntax error"},
+		{" \n ", "empty", "script is empty"},
 	}
 	for _, c := range cases {
-		t.Run(c.script, func(t *testing.T) {
-			v := Check(c.script, 0, allow)
-			require.NotNil(t, v, "script %q must be rejected", c.script)
-			assert.Equal(t, c.rule, v.Rule, "reason: %s", v.Reason)
-		})
+		v := Check(c.script, 0, allow)
+		require.NotNil(t, v, "script %q must be rejected", c.script)
+		assert.Equal(t, c.rule, v.Rule, "%q: %s", c.script, v.Reason)
+		assert.Contains(t, v.Reason, c.reason, c.script)
 	}
+	v := Check("echo 12345", 5, allow)
+	require.NotNil(t, v)
+	assert.Equal(t, "script is 10 chars, the limit is 5", v.Reason)
 }
 
-func TestDenyDoesNotOverreach(t *testing.T) {
+func TestCheckAccepts(t *testing.T) {
 	allow := NewAllowlist(scriptDefaults)
 	for _, s := range []string{
-		"rm -r x",           // recursive without force
-		"rm -f x",           // force without recursive
-		"ls -rf",            // flags on another command
-		"echo ${HOME}",      // parameter expansion is fine
-		"ls ./dir",          // ./ is not the source builtin
-		"echo sourcecode",   // word boundary
-		"echo addd if=1",    // no dd word
-		"echo a > out.txt",  // redirection
-		"ls 2>&1 | grep x",  // fd duplication stays in the word
-		"ls &>/dev/null",    // &> is a redirection, not background
-		"grep -c x <<< abc", // here-string
+		"ls -la | grep foo && echo ok || echo no",
+		"for f in *.txt; do cat \"$f\"; done",
+		"x=$(ls); echo \"$x\"",
+		"f() { ls; }; f",
+		"if [ -f x ]; then echo y; fi",
+		"cat <<EOF\n$(echo hi)\nEOF",
+		"adb shell input tap 1 2",
+		"# comment with sudo and `id`\nls",
 	} {
-		if s == "rm -r x" || s == "rm -f x" {
-			// rm is not in the script allowlist; check with "*".
-			assert.Nil(t, Check(s, 0, NewAllowlist([]string{"*"})), s)
-			continue
-		}
 		assert.Nil(t, Check(s, 0, allow), s)
 	}
 }
 
-func TestAllowlist(t *testing.T) {
-	allow := NewAllowlist(scriptDefaults)
-	cases := []struct {
-		script string
-		ok     bool
-		cmd    string // the refused command, when !ok
-	}{
-		{"ls -la", true, ""},
-		{"echo a && ls | grep b", true, ""},
-		{"echo a && id | grep b", false, `"id"`},
-		{"echo a && ls | whoami", false, `"whoami"`},
-		{"echo a || whoami", false, `"whoami"`},
-		{"echo a; whoami", false, `"whoami"`},
-		{"echo a\nwhoami", false, `"whoami"`},
-		{"echo a & whoami", false, `"whoami"`},
-		{"echo a |& whoami", false, `"whoami"`},
-		{"echo 'a; whoami'", true, ""},
-		{`echo "a && whoami | x"`, true, ""},
-		{`echo a\; whoami`, true, ""},
-		{"echo 'multi\nline; whoami'", true, ""},
-		{"FOO=1 BAR='x y' ls", true, ""},
-		{"FOO=1 whoami", false, `"whoami"`},
-		{"FOO=1", true, ""},
-		{"/usr/bin/ls -la", true, ""},
-		{"/bin/ls", true, ""},
-		{"/usr/bin/whoami", false, `"whoami"`},
-		{"'ba'sh -c ls", false, `"bash"`},
-		{"bash -c 'ls'", false, `"bash"`},
-		{"sh -c ls", false, `"sh"`},
-		{"ls | xargs cat", false, `"xargs"`},
-		{"echo xargs bash | cat", true, ""}, // only command words count
-		{"ls | xargs", false, `"xargs"`},
-		{"env ls", false, `"env"`},
-		{"nohup ls", false, `"nohup"`},
-		{"timeout 5 ls", false, `"timeout"`},
-		{"nice ls", false, `"nice"`},
-		{"exec ls", false, `"exec"`},
-		{"zsh", false, `"zsh"`},
-		{"#!/bin/bash\n# list files; whoami\nls # trailing; comment\n", true, ""},
-		{"echo $'a\\' ; whoami'", true, ""},
-		{"echo $'a\\'' ; whoami", false, `"whoami"`},
-		{"cat <<EOF\nit's\nwhoami\nEOF\nls", true, ""},
-		{"cat <<'EOF' | grep x\nwhoami; it's\nEOF\nwhoami", false, `"whoami"`},
-		{"cat <<-EOF\n\twhoami\n\tEOF\nls", true, ""},
-		{"echo a \\\n && whoami", false, `"whoami"`},
-		{"(whoami)", false, `"(whoami)"`},
-		{"cd /tmp && ls; test -f x || exit 3; true", true, ""},
-		{"/usr/bin/cd x", true, ""}, // cd stays harmless with a path
-		{"echo 'unterminated", false, ""},
-	}
-	for _, c := range cases {
-		t.Run(c.script, func(t *testing.T) {
-			v := Check(c.script, 0, allow)
-			if c.ok {
-				assert.Nil(t, v, "script %q must pass, got %v", c.script, v)
-				return
-			}
-			require.NotNil(t, v, "script %q must be rejected", c.script)
-			if c.cmd != "" {
-				assert.Equal(t, "allowlist", v.Rule)
-				assert.Contains(t, v.Reason, c.cmd)
-			} else {
-				assert.Equal(t, "syntax", v.Rule)
-			}
-		})
-	}
-}
-
 func TestWrappersOnlyWithStar(t *testing.T) {
-	// Listing bash explicitly is not enough: only "*" allows shells.
-	v := Check("bash -c ls", 0, NewAllowlist([]string{"ls", "bash"}))
-	require.NotNil(t, v)
-	assert.Contains(t, v.Reason, `only allowed when the allowlist is "*"`)
-	assert.Nil(t, Check("bash -c ls", 0, NewAllowlist([]string{"*"})))
-	// Deny patterns still apply under "*".
-	assert.NotNil(t, Check("sudo ls", 0, NewAllowlist([]string{"*"})))
-}
-
-func TestMaxLengthAndEmpty(t *testing.T) {
-	allow := NewAllowlist(scriptDefaults)
-	v := Check(strings.Repeat("é", 11), 10, allow)
-	require.NotNil(t, v)
-	assert.Equal(t, "max-length", v.Rule)
-	assert.Equal(t, "script is 11 chars, the limit is 10", v.Reason)
-	assert.Nil(t, Check("echo "+strings.Repeat("é", 5), 10, allow))
-	v = Check(" \n\t", 10, allow)
-	require.NotNil(t, v)
-	assert.Equal(t, "empty", v.Rule)
-}
-
-func TestSegments(t *testing.T) {
-	segs, err := Segments(`A=1 /usr/bin/ls "x y" && echo 'a|b' | grep -c z 2>&1; cat<<E
-body; whoami
-E
-pwd`)
-	require.NoError(t, err)
-	var got [][]string
-	for _, s := range segs {
-		got = append(got, s.Words)
+	for _, w := range []string{"bash", "env", "xargs", "setsid", "nohup", "timeout"} {
+		a := NewAllowlist([]string{w, "ls"})
+		assert.False(t, a.Allows(w), w)
+		assert.True(t, NewAllowlist([]string{"*"}).Allows(w), w)
 	}
-	assert.Equal(t, [][]string{
-		{"A=1", "/usr/bin/ls", "x y"},
-		{"echo", "a|b"},
-		{"grep", "-c", "z", "2>&1"},
-		{"cat", "<<", "E"},
-		{"pwd"},
-	}, got)
-	assert.Equal(t, "ls", segs[0].Command())
+	assert.False(t, NewAllowlist([]string{"ls", "eval"}).Allows("eval"), "denied builtins are only allowed by *")
+	v := NewAllowlist(scriptDefaults).CheckCall([]string{"awk", "BEGIN{system(\"id\")}"}, 3)
+	require.NotNil(t, v)
+	assert.Equal(t, `command "awk" (line 3) can run other programs and is not in the allowlist`, v.Reason)
 }
 
-func TestScrubEnv(t *testing.T) {
-	in := []string{"PATH=/bin", "MY_API_KEY=1", "GITHUB_TOKEN=2", "db_password=3", "SSH_AUTH_SOCK=4",
-		"AWS_SECRET_ACCESS_KEY=5", "PASSWD=6", "GOOGLE_CREDENTIALS=7", "HOME=/h", "BASH_ENV=/x", "BASH_FUNC_ls%%=() { id; }", "LANG=C"}
-	assert.Equal(t, []string{"PATH=/bin", "HOME=/h", "LANG=C"}, ScrubEnv(in))
+func TestRmRecursiveForce(t *testing.T) {
+	allow := NewAllowlist([]string{"rm"})
+	for _, args := range [][]string{{"rm", "-rf", "x"}, {"rm", "-r", "-f", "x"}, {"rm", "x", "--force", "--rec"}, {"rm", "-Rf"}} {
+		v := allow.CheckCall(args, 1)
+		require.NotNil(t, v, args)
+		assert.Equal(t, "deny:rm -rf", v.Rule)
+	}
+	assert.Nil(t, allow.CheckCall([]string{"rm", "-r", "x"}, 1))
+	assert.Nil(t, allow.CheckCall([]string{"rm", "--", "-rf"}, 1))
 }
 
 func TestCap(t *testing.T) {
 	assert.Equal(t, "abc", Cap("abc", 3))
-	assert.Equal(t, "ab...[truncated]", Cap("abc", 2))
-	assert.Equal(t, "éé...[truncated]", Cap("ééé", 2))
-	w := NewCapWriter(5)
-	for i := 0; i < 100; i++ {
-		w.Write([]byte("0123456789"))
-	}
-	assert.Equal(t, "01234...[truncated]", w.String())
-	assert.EqualValues(t, 1000, w.Total())
+	assert.Equal(t, "ab"+TruncatedMarker, Cap("abc", 2))
+	w := NewCapWriter(4)
+	w.Write([]byte("héllo wörld"))
+	assert.Equal(t, "héll"+TruncatedMarker, w.String())
+	assert.Equal(t, int64(len("héllo wörld")), w.Total())
 }
 
 func TestSpawnKillsGroupAndDrains(t *testing.T) {
 	var out bytes.Buffer
-	// The background sleep keeps the stdout pipe open; Done must not wait for it.
-	p, err := Spawn(SpawnOptions{Args: []string{"bash", "--noprofile", "--norc", "-c", "echo hi; sleep 30 & exit 3"}, Stdout: &out})
+	p, err := Spawn(SpawnOptions{Args: []string{"sh", "-c", "sleep 30 & echo started; wait"}, Stdout: &out})
 	require.NoError(t, err)
-	select {
-	case <-p.Done():
-	case <-time.After(10 * time.Second):
-		t.Fatal("process did not finish: stray child kept it open")
+	time.Sleep(200 * time.Millisecond)
+	start := time.Now()
+	p.Kill()
+	assert.Less(t, time.Since(start), 5*time.Second)
+	assert.Equal(t, 137, p.ExitCode())
+	assert.True(t, strings.HasPrefix(out.String(), "started"))
+}
+
+// FuzzCheck: the parser, the static check and the run-time hooks never
+// panic, and a script that passes the check starts no program outside the
+// allowlist however it expands (the allowlist here holds only builtins, so
+// any program reaching the exec hook is a failure; none is started).
+func FuzzCheck(f *testing.F) {
+	for _, s := range []string{
+		"echo hi", "bash${IFS}-c${IFS}id${IFS}/ls", "echo $'\\x00'; id", "y='$(id)'; echo ${y@P}",
+		"echo $[1<<2] <<EOF\nx\nEOF\nid", "f() { id; }; f", "a=ec; b=ho; $a$b x", "echo `id`",
+		"x=(id); ${x[0]}", "cat <<'E'\n$(id)\nE", "for c in id; do $c; done", "echo {id,x}",
+	} {
+		f.Add(s)
 	}
-	assert.Equal(t, 3, p.ExitCode())
-	assert.Equal(t, "hi\n", out.String())
+	allow := NewAllowlist([]string{"echo", "printf", "true"})
+	f.Fuzz(func(t *testing.T, script string) {
+		if len(script) > 2000 {
+			return
+		}
+		v := Check(script, 0, allow)
+		if v != nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		var ran []string
+		err := runBuiltinsOnly(ctx, script, allow, func(args []string) { ran = append(ran, args[0]) })
+		for _, name := range ran {
+			if !allow.AllowsProgram(name) {
+				t.Fatalf("script %q passed the check and reached program %q (err %v)", script, name, err)
+			}
+		}
+	})
 }

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/openpocket/openpocket/internal/sandbox"
 )
 
 // SpawnOptions describes a child process started by Spawn.
@@ -17,7 +19,7 @@ type SpawnOptions struct {
 	Args []string
 	// Dir is the working directory.
 	Dir string
-	// Env is the complete environment (callers pass ScrubEnv(os.Environ())).
+	// Env is the environment (callers pass sandbox.Environment(...)).
 	Env []string
 	// Stdout receives standard output. When Stderr is nil, standard error
 	// goes to Stdout too (one pipe, so the interleaving is preserved).
@@ -25,6 +27,11 @@ type SpawnOptions struct {
 	Stderr io.Writer
 	// Stdin opens a pipe for Proc.WriteStdin; otherwise stdin is /dev/null.
 	Stdin bool
+	// Sandbox, when set, confines the process (Workspace read-write, Limits,
+	// no network) and puts its tree in its own pids cgroup.
+	Sandbox   *sandbox.Sandbox
+	Workspace string
+	Limits    sandbox.Limits
 }
 
 // drainGrace bounds how long output is read after the process group is gone;
@@ -43,7 +50,28 @@ type Proc struct {
 	exitCode int
 	signaled bool
 	waitErr  error
+	cgroup   *sandbox.Cgroup
 	mu       sync.Mutex
+}
+
+// command builds the process: confined by o.Sandbox when set, in a fresh
+// pids cgroup (nil when the machine has none).
+func command(o SpawnOptions) (*exec.Cmd, *sandbox.Cgroup, error) {
+	if o.Sandbox == nil {
+		cmd := exec.Command(o.Args[0], o.Args[1:]...)
+		cmd.Dir, cmd.Env = o.Dir, o.Env
+		return cmd, nil, nil
+	}
+	cg, err := sandbox.NewCgroup(o.Limits.Processes)
+	if err != nil {
+		return nil, nil, err
+	}
+	cmd, err := o.Sandbox.Command(sandbox.Spec{Args: o.Args, Workspace: o.Workspace, Dir: o.Dir, Env: o.Env, Network: sandbox.NetNone, Limits: o.Limits, Cgroup: cg})
+	if err != nil {
+		cg.Close()
+		return nil, nil, err
+	}
+	return cmd, cg, nil
 }
 
 // Spawn starts the process in a new process group.
@@ -51,10 +79,11 @@ func Spawn(o SpawnOptions) (*Proc, error) {
 	if len(o.Args) == 0 {
 		return nil, errors.New("spawn: empty command line")
 	}
-	cmd := exec.Command(o.Args[0], o.Args[1:]...)
-	cmd.Dir = o.Dir
-	cmd.Env = o.Env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd, cg, err := command(o)
+	if err != nil {
+		return nil, err
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 
 	var readers []*os.File
 	var writers []*os.File
@@ -62,6 +91,7 @@ func Spawn(o SpawnOptions) (*Proc, error) {
 		for _, f := range append(readers, writers...) {
 			f.Close()
 		}
+		cg.Close()
 	}
 	pipe := func() (*os.File, error) {
 		r, w, err := os.Pipe()
@@ -74,6 +104,7 @@ func Spawn(o SpawnOptions) (*Proc, error) {
 	}
 	outW, err := pipe()
 	if err != nil {
+		cg.Close()
 		return nil, fmt.Errorf("spawn: %w", err)
 	}
 	cmd.Stdout = outW
@@ -86,7 +117,7 @@ func Spawn(o SpawnOptions) (*Proc, error) {
 		}
 		cmd.Stderr = errW
 	}
-	p := &Proc{cmd: cmd, done: make(chan struct{})}
+	p := &Proc{cmd: cmd, done: make(chan struct{}), cgroup: cg}
 	if o.Stdin {
 		if p.stdin, err = cmd.StdinPipe(); err != nil {
 			closeAll()
@@ -118,6 +149,7 @@ func Spawn(o SpawnOptions) (*Proc, error) {
 		// Stray members of the group would keep running (and keep the
 		// pipes open): the run is over, so they go too.
 		syscall.Kill(-p.pgid, syscall.SIGKILL)
+		cg.Close()
 		ch := make(chan struct{})
 		go func() { drained.Wait(); close(ch) }()
 		select {
@@ -184,9 +216,11 @@ func (p *Proc) Signal(sig syscall.Signal) error {
 	return nil
 }
 
-// Kill sends SIGKILL to the whole process group and waits for Done.
+// Kill sends SIGKILL to the whole process group (and every process of its
+// cgroup, wherever it moved) and waits for Done.
 func (p *Proc) Kill() {
 	p.Signal(syscall.SIGKILL)
+	p.cgroup.Kill()
 	<-p.done
 }
 

@@ -1,8 +1,11 @@
 // Package script implements the run_script executor: a model- or
-// user-written bash script is checked against the policy (length, deny
-// patterns, per-segment command allowlist), run with bash in
-// <workspace>/scripts under a timeout with a scrubbed environment, and
-// recorded as a run artifact (seed 003 "Script Run Artifact"):
+// user-written bash script is parsed and run by mvdan.cc/sh/v3's
+// interpreter (policy.RunShell) in <workspace>/scripts under a timeout;
+// every command actually executed is checked against the allowlist after
+// expansion and every program runs inside the OS sandbox (package sandbox:
+// the workspace read-write, no home, no other processes, an allowlisted
+// environment, network only to the adb server, resource limits). Each run
+// is recorded as a run artifact (seed 003 "Script Run Artifact"):
 //
 //	<workspace>/scripts/runs/run-<runId>/{script.sh,stdout.log,stderr.log,result.json}
 //
@@ -27,12 +30,14 @@ import (
 	"github.com/openpocket/openpocket/engine/action"
 	"github.com/openpocket/openpocket/internal/atomicfile"
 	"github.com/openpocket/openpocket/internal/executor/policy"
+	"github.com/openpocket/openpocket/internal/sandbox"
+	"mvdan.cc/sh/v3/interp"
 )
 
 // DefaultAllowedCommands is the allowlist used when Config.AllowedCommands
-// is empty. Shells and command wrappers are never in it (see
-// policy.NeverImplicit).
-var DefaultAllowedCommands = []string{"adb", "am", "pm", "input", "echo", "pwd", "ls", "cat", "grep", "rg", "sed", "awk"}
+// is empty. Programs that run other programs (shells, env, xargs, awk, sed,
+// find, setsid, nohup, timeout) are never in it (see policy.NeverImplicit).
+var DefaultAllowedCommands = []string{"adb", "echo", "pwd", "ls", "cat", "grep", "rg", "head", "tail", "wc", "sort", "uniq", "cut", "tr", "date", "sleep"}
 
 // Config is the scriptExecutor configuration. Zero values take the defaults.
 type Config struct {
@@ -45,6 +50,13 @@ type Config struct {
 	MaxOutputChars int
 	// MaxScriptChars caps the script length (default 12000).
 	MaxScriptChars int
+	// Sandbox confines every program the script starts (default: bubblewrap,
+	// refusing to run when it is unavailable).
+	Sandbox *sandbox.Sandbox
+	// Limits are the resource limits of the script's processes.
+	Limits sandbox.Limits
+	// ADBPort is the adb server port scripts may connect to (default 5037).
+	ADBPort int
 }
 
 func (c Config) withDefaults() Config {
@@ -59,6 +71,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxScriptChars <= 0 {
 		c.MaxScriptChars = 12000
+	}
+	if c.Sandbox == nil {
+		c.Sandbox = sandbox.New(sandbox.ModeAuto, nil)
 	}
 	return c
 }
@@ -125,44 +140,57 @@ func (e *Executor) Run(ctx context.Context, script string, timeout time.Duration
 	if v := policy.Check(script, e.cfg.MaxScriptChars, e.allow); v != nil {
 		return e.reject(res, v.Rule, v.Reason)
 	}
-
 	stdout := policy.NewCapWriter(e.cfg.MaxOutputChars)
 	stderr := policy.NewCapWriter(e.cfg.MaxOutputChars)
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	start := time.Now()
-	p, err := policy.Spawn(policy.SpawnOptions{
-		Args:   []string{"bash", "--noprofile", "--norc", res.ScriptPath},
-		Dir:    e.ScriptsDir(),
-		Env:    policy.ScrubEnv(os.Environ()),
-		Stdout: stdout,
-		Stderr: stderr,
+	err = policy.RunShell(runCtx, script, policy.ShellOptions{
+		Allow:     e.allow,
+		Workspace: e.workspace,
+		Dir:       e.ScriptsDir(),
+		Sandbox:   e.cfg.Sandbox,
+		Network:   sandbox.NetADB,
+		ADBPort:   e.cfg.ADBPort,
+		Limits:    e.limits(timeout),
+		Env:       sandbox.Environment(os.Environ(), e.workspace),
+		Stdout:    stdout,
+		Stderr:    stderr,
 	})
-	if err != nil {
-		res.ExitCode = -1
-		res.Stderr = err.Error()
-		return res, errors.Join(fmt.Errorf("run_script: %w", err), e.writeArtifacts(res))
-	}
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	var ctxErr error
-	select {
-	case <-p.Done():
-	case <-timer.C:
-		res.TimedOut = true
-		p.Kill()
-	case <-ctx.Done():
-		ctxErr = ctx.Err()
-		p.Kill()
-	}
 	res.DurationMs = time.Since(start).Milliseconds()
-	res.ExitCode = p.ExitCode()
 	res.Stdout = stdout.String()
 	res.Stderr = stderr.String()
+	var refused *policy.Violation
+	var status interp.ExitStatus
+	ctxErr := ctx.Err()
+	switch {
+	case ctxErr != nil:
+		res.ExitCode = 137
+	case runCtx.Err() != nil:
+		res.TimedOut, res.ExitCode = true, 137
+	case errors.As(err, &refused):
+		return e.reject(res, refused.Rule, refused.Reason)
+	case errors.As(err, &status):
+		res.ExitCode = int(status)
+	case err != nil:
+		res.ExitCode = -1
+		res.Stderr = strings.TrimRight(res.Stderr+"\n"+err.Error(), "\n")
+	}
 	res.OK = res.ExitCode == 0 && !res.TimedOut && ctxErr == nil
 	werr := e.writeArtifacts(res)
 	if ctxErr != nil {
 		return res, errors.Join(fmt.Errorf("run_script cancelled: %w", ctxErr), werr)
 	}
 	return res, werr
+}
+
+// limits are the configured limits, with CPU time bounded by the timeout.
+func (e *Executor) limits(timeout time.Duration) sandbox.Limits {
+	l := e.cfg.Limits
+	if cpu := uint64(timeout/time.Second) + 1; l.CPUSeconds == 0 || l.CPUSeconds > cpu {
+		l.CPUSeconds = cpu
+	}
+	return l
 }
 
 // clampTimeout maps timeout <= 0 to Config.TimeoutSec and cuts longer
@@ -175,12 +203,13 @@ func (e *Executor) clampTimeout(timeout time.Duration) time.Duration {
 	return timeout
 }
 
-// reject records a refused script: it never ran, so exit code -1.
+// reject records a refused script or command: exit code -1; output the
+// script produced before a refused command is kept.
 func (e *Executor) reject(res Result, rule, reason string) (Result, error) {
 	res.ExitCode = -1
 	res.Rejected = reason
 	res.RejectedRule = rule
-	res.Stderr = "rejected: " + reason
+	res.Stderr = strings.TrimLeft(res.Stderr+"\nrejected: "+reason, "\n")
 	return res, e.writeArtifacts(res)
 }
 

@@ -3,13 +3,10 @@ package script
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -84,7 +81,7 @@ func TestRejectedWritesArtifacts(t *testing.T) {
 	out, err := e.Execute(context.Background(), runAction("echo hi && bash -c 'id'"))
 	require.NoError(t, err)
 	lines := strings.Split(out, "\n")
-	assert.Equal(t, `run_script rejected: command "bash" runs other commands and is only allowed when the allowlist is "*"`, lines[0])
+	assert.Equal(t, `run_script rejected: command "bash" (line 1) runs other programs and is only allowed when the allowlist is "*"`, lines[0])
 	require.Len(t, lines, 2)
 	require.True(t, strings.HasPrefix(lines[1], "runDir="), out)
 	runDir := strings.TrimPrefix(lines[1], "runDir=")
@@ -103,9 +100,10 @@ func TestRejectedWritesArtifacts(t *testing.T) {
 func TestRejectedRules(t *testing.T) {
 	e := New(t.TempDir(), Config{MaxScriptChars: 30})
 	for script, rule := range map[string]string{
-		"sudo ls":                     "deny:sudo",
-		"rm -r -f x":                  "deny:rm -rf",
-		"echo $(id)":                  "deny:$(",
+		"sudo ls":                     "allowlist",
+		"echo $(id)":                  "allowlist",
+		"eval ls":                     "builtin",
+		"$cmd x":                      "non-literal",
 		"echo a | /usr/bin/whoami":    "allowlist",
 		strings.Repeat("echo a; ", 5): "max-length",
 		"\n\n":                        "empty",
@@ -139,50 +137,43 @@ func TestOutputCap(t *testing.T) {
 func TestEnvScrubbed(t *testing.T) {
 	t.Setenv("MY_API_KEY", "s3cret")
 	t.Setenv("SERVICE_Auth_Header", "s3cret")
-	t.Setenv("OPENPOCKET_VISIBLE", "yes")
+	t.Setenv("TZ", "UTC")
+	t.Setenv("OPENPOCKET_HOME", "/secret/home")
 	hook := filepath.Join(t.TempDir(), "hook.sh")
 	require.NoError(t, os.WriteFile(hook, []byte("echo HOOKED\n"), 0o644))
 	t.Setenv("BASH_ENV", hook)
 
 	res, err := New(t.TempDir(), Config{}).Run(context.Background(),
-		`echo "key=$MY_API_KEY auth=$SERVICE_Auth_Header visible=$OPENPOCKET_VISIBLE"`, 0)
+		`echo "key=$MY_API_KEY auth=$SERVICE_Auth_Header home=$OPENPOCKET_HOME tz=$TZ"`, 0)
 	require.NoError(t, err)
-	assert.Equal(t, "key= auth= visible=yes\n", res.Stdout, "secrets and BASH_ENV must not reach the script")
+	assert.Equal(t, "key= auth= home= tz=UTC\n", res.Stdout, "only allowlisted variables reach the script; BASH_ENV is never run")
 }
 
-// gone reports whether pid no longer runs (absent or a zombie).
-func gone(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return true
+// running reports whether a process with exactly this command line runs.
+func running(cmdline string) bool {
+	dirs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, d := range dirs {
+		if b, err := os.ReadFile(d); err == nil && strings.TrimRight(string(b), "\x00") == cmdline {
+			return true
+		}
 	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	// state is the field after the parenthesised command name.
-	s := string(stat)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && len(s) > i+2 && s[i+2] == 'Z'
+	return false
 }
 
-func TestTimeoutKillsProcessGroup(t *testing.T) {
+func TestTimeoutKillsProcessTree(t *testing.T) {
+	needSandbox(t)
 	ws := t.TempDir()
 	e := New(ws, Config{AllowedCommands: []string{"echo", "sleep"}})
 	start := time.Now()
-	res, err := e.Run(context.Background(), "sleep 30 &\necho $! > child.pid\necho started\nsleep 30", 500*time.Millisecond)
+	res, err := e.Run(context.Background(), "sleep 31.25 &\necho started\nsleep 31.5", 700*time.Millisecond)
 	require.NoError(t, err)
 	assert.Less(t, time.Since(start), 10*time.Second)
 	assert.True(t, res.TimedOut)
 	assert.False(t, res.OK)
 	assert.Equal(t, 137, res.ExitCode, "SIGKILL")
 	assert.Equal(t, "started\n", res.Stdout)
-
-	raw, err := os.ReadFile(filepath.Join(ws, "scripts", "child.pid"))
-	require.NoError(t, err)
-	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
-	require.NoError(t, err)
-	assert.Eventually(t, func() bool { return gone(pid) }, 5*time.Second, 20*time.Millisecond,
-		"background child %d of the script survived the timeout", pid)
+	assert.Eventually(t, func() bool { return !running("sleep\x0031.25") && !running("sleep\x0031.5") }, 5*time.Second, 20*time.Millisecond,
+		"a process of the script survived the timeout")
 
 	out, err := e.Execute(context.Background(), action.Action{Type: "run_script", Params: map[string]any{"script": "sleep 5", "timeoutSec": 1}})
 	require.NoError(t, err)
@@ -218,4 +209,28 @@ func TestIsLua(t *testing.T) {
 	assert.False(t, IsLua("echo -- lua"))
 	assert.False(t, IsLua("-- luac\n"))
 	assert.False(t, IsLua(""))
+}
+
+// TestShellFeaturesStillWork: ordinary scripts behave as under bash:
+// pipelines, here-documents, globs, functions, redirections inside the
+// workspace, cd, exit codes.
+func TestShellFeaturesStillWork(t *testing.T) {
+	needSandbox(t)
+	ws := t.TempDir()
+	e := New(ws, Config{})
+	script := "greet() { echo \"hello $1\"; }\n" +
+		"greet world | grep -c hello\n" +
+		"for i in 1 2 3; do echo \"line $i\" >> out.txt; done\n" +
+		"cat <<END | wc -l\na\nb\nEND\n" +
+		"ls *.txt\n" +
+		"n=$(cat out.txt | wc -l); echo \"lines=$n\"\n" +
+		"cd .. && pwd\n" +
+		"cat; echo \"stdin ends: $?\"\n" + // stdin is /dev/null, not closed
+		"exit 3\n"
+	res, err := e.Run(context.Background(), script, 20*time.Second)
+	require.NoError(t, err)
+	real, _ := filepath.EvalSymlinks(ws)
+	assert.Equal(t, "1\n2\nout.txt\nlines=3\n"+real+"\nstdin ends: 0\n", res.Stdout, res.Stderr)
+	assert.Equal(t, 3, res.ExitCode)
+	assert.Empty(t, res.Rejected)
 }

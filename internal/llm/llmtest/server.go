@@ -5,8 +5,9 @@
 // real openai-go client can be pointed at Server.BaseURL, so tests exercise
 // the same request building and response parsing as production.
 //
-// When the script is exhausted the server answers with a finish tool call,
-// so an agent loop under test always terminates.
+// When the script is exhausted the server asks the responder set with
+// Respond (a model that reacts to what it is sent), or else answers with a
+// finish tool call, so an agent loop under test always terminates.
 package llmtest
 
 import (
@@ -87,6 +88,16 @@ type Server struct {
 	chatDisabled      bool
 	responsesDisabled bool
 	seq               int
+	respond           func(Request) Reply
+}
+
+// Respond sets the function that answers requests once the script is
+// exhausted: a scripted model that decides from the request (the screen
+// described in the step message) instead of replaying fixed replies.
+func (s *Server) Respond(f func(Request) Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.respond = f
 }
 
 // NewServer starts a fake server that is closed when the test ends.
@@ -217,15 +228,20 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var rep Reply
-	if len(s.script) > 0 {
+	respond := s.respond
+	scripted := len(s.script) > 0
+	if scripted {
 		rep = s.script[0]
 		s.script = s.script[1:]
-	} else {
+	} else if respond == nil {
 		rep = Reply{ToolCalls: []ToolCall{{Name: "finish", Arguments: `{"message":"llmtest: script exhausted"}`}}}
 	}
 	s.seq++
 	seq := s.seq
 	s.mu.Unlock()
+	if !scripted && respond != nil {
+		rep = respond(req)
+	}
 
 	if rep.Delay > 0 {
 		t := time.NewTimer(rep.Delay)

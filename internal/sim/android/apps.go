@@ -24,7 +24,7 @@ var apps = []*app{
 	{pkg: PkgPermissionControl, label: "Permission controller", mainActivity: ".permission.ui.GrantPermissionsActivity",
 		activities: []string{".permission.ui.GrantPermissionsActivity"}, uid: 10051},
 	{pkg: PkgSettings, label: "Settings", mainActivity: ".Settings", launchable: true,
-		activities: []string{".Settings", ".AboutPhoneActivity"}, exported: []string{".AboutPhoneActivity"}, uid: 1000},
+		activities: []string{".Settings", ".AboutPhoneActivity", clsNotificationSettings}, exported: []string{".AboutPhoneActivity"}, uid: 1000},
 	{pkg: PkgContacts, label: "Contacts", mainActivity: ".ContactsActivity", launchable: true,
 		activities: []string{".ContactsActivity", ".ContactDetailActivity"}, uid: 10104},
 	{pkg: PkgLogin, label: "Login", mainActivity: ".LoginActivity", launchable: true,
@@ -261,7 +261,7 @@ func (p *Phone) buildTreeLocked() *screenTree {
 		b.dx, b.dy = 0, 0 // system dialogs are not part of the app's layout
 		tree.windows = append(tree.windows, &window{
 			title: top.pkg + "/" + expandClass(top.pkg, top.cls), pkg: top.pkg,
-			root: b.permissionDialog(top), modal: true, scrim: true, act: top,
+			root: b.systemDialog(top), modal: true, scrim: true, act: top,
 		})
 	}
 	b.dx, b.dy = 0, 0
@@ -301,6 +301,8 @@ func (b *builder) activityView(a *activity) *view {
 		return b.settings()
 	case PkgSettings + "/.AboutPhoneActivity":
 		return b.aboutPhone()
+	case PkgSettings + "/" + clsNotificationSettings:
+		return b.notificationSettings()
 	case PkgNotes + "/.MainActivity":
 		return b.notes()
 	case PkgLogin + "/.LoginActivity":
@@ -374,7 +376,7 @@ func (b *builder) settings() *view {
 	about.clickable, about.focusable = true, true
 	about.onTap = func() { p.pushLocked(&activity{pkg: PkgSettings, cls: ".AboutPhoneActivity"}) }
 	about.add(b.text(b.rect(b.dp(16), y, b.w-b.dp(16), y+rowH), "About phone", "android:id/title"))
-	root.add(wifi, bt, about)
+	root.add(wifi, bt, about, b.notificationsRow(y+rowH))
 	return root
 }
 

@@ -22,7 +22,18 @@
 // com.android.settings:id/bluetooth_switch, starts off) and "About phone"
 // (→ .AboutPhoneActivity: Model, Android version 14, Build number). Tapping a
 // row or its switch toggles it; `settings get|put global wifi_on` and
-// bluetooth_on read and write the same state.
+// bluetooth_on read and write the same state. A last row "Notifications"
+// opens .NotificationSettingsActivity ("App notifications"): one row per
+// app (most recently used first, then by name), each a TextView
+// android:id/title beside a Switch android:id/switch_widget — the toggles
+// look alike, only the row's title tells them apart (NotificationsOn).
+//
+// System dialogs of package android pop up over any app on demand:
+// ShowANRDialog ("<app> isn't responding": android:id/alertTitle, Buttons
+// android:id/aerr_close "Close app", android:id/aerr_wait "Wait") and
+// ShowInputMethodPicker ("Choose input method": CheckedTextViews
+// android:id/text1 in android:id/select_dialog_listview); BACK closes both,
+// as ShowPermissionDialog's permission prompt.
 //
 // Notes com.openpocket.notes/.MainActivity: EditText
 // com.openpocket.notes:id/note_input (hint "Write a note"), Button "Save"

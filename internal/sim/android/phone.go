@@ -89,6 +89,7 @@ type state struct {
 	otp                  string
 
 	contactsScroll int
+	notifOff       map[string]bool // apps whose notifications are turned off
 
 	secure     map[string]bool
 	failMonkey bool
@@ -118,7 +119,7 @@ type activity struct {
 func (a *activity) component() string { return a.pkg + "/" + a.cls }
 
 // isDialog reports whether the activity draws as a dialog over the one below.
-func (a *activity) isDialog() bool { return a.pkg == PkgPermissionControl }
+func (a *activity) isDialog() bool { return a.pkg == PkgPermissionControl || a.pkg == PkgAndroid }
 
 // New returns a freshly booted phone showing the launcher.
 func New(opts Options) *Phone {

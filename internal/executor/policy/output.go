@@ -6,51 +6,6 @@ import (
 	"unicode/utf8"
 )
 
-// secretWords mark environment variables that must not reach model-written
-// shell code: any variable whose name contains one of them
-// (case-insensitive) is removed.
-var secretWords = []string{"key", "secret", "token", "password", "passwd", "credential", "auth"}
-
-// bashHooks are variables that make a non-interactive bash run code or
-// change parsing before the script starts (BASH_ENV is sourced even with
-// --norc; exported BASH_FUNC_* functions can shadow allowed commands).
-var bashHooks = []string{"BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PROMPT_COMMAND", "PS4", "CDPATH", "GLOBIGNORE", "IFS"}
-
-// ScrubEnv returns env ("NAME=value" entries) without secret-looking
-// variables and without bash start-up hooks.
-func ScrubEnv(env []string) []string {
-	out := make([]string, 0, len(env))
-	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		if IsSecretName(name) || strings.HasPrefix(name, "BASH_FUNC_") || containsFold(bashHooks, name) {
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
-}
-
-// IsSecretName reports whether an environment variable name contains one of
-// key, secret, token, password, passwd, credential or auth (any case).
-func IsSecretName(name string) bool {
-	lower := strings.ToLower(name)
-	for _, w := range secretWords {
-		if strings.Contains(lower, w) {
-			return true
-		}
-	}
-	return false
-}
-
-func containsFold(list []string, s string) bool {
-	for _, x := range list {
-		if strings.EqualFold(x, s) {
-			return true
-		}
-	}
-	return false
-}
-
 // TruncatedMarker is appended to output cut by Cap.
 const TruncatedMarker = "...[truncated]"
 

@@ -1,0 +1,135 @@
+package sandbox
+
+import (
+	"bytes"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// needBwrap skips only outside CI when bubblewrap is missing; CI installs it.
+func needBwrap(t *testing.T) {
+	t.Helper()
+	if c := Probe(); !c.Bwrap {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI must have working bubblewrap: %s", c.BwrapErr)
+		}
+		t.Skipf("no confinement here: %s (make setup installs bubblewrap)", c.BwrapErr)
+	}
+}
+
+func run(t *testing.T, spec Spec) (string, int) {
+	t.Helper()
+	cmd, err := New(ModeAuto, t.Logf).Command(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err = cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), code
+}
+
+func TestConfinedView(t *testing.T) {
+	needBwrap(t)
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "mine.txt"), []byte("mine"), 0o644)
+	home, _ := os.UserHomeDir()
+	t.Setenv("OPENAI_API_KEY", "sk-should-not-pass")
+	script := `cat mine.txt; echo; echo written > out.txt; ` +
+		`cat /etc/shadow; ls ` + home + `; ls /proc | grep -c '^[0-9]'; env; echo UID=$(id -u)`
+	out, _ := run(t, Spec{Args: []string{"sh", "-c", script}, Workspace: ws, Env: os.Environ()})
+	for _, want := range []string{"mine", "/etc/shadow: No such file or directory", home + "': No such file or directory", "PATH=" + basePath, "UID=65534"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "sk-should-not-pass") || strings.Contains(out, "OPENAI_API_KEY") {
+		t.Errorf("the API key reached the sandbox:\n%s", out)
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "out.txt")); err != nil || string(b) != "written\n" {
+		t.Errorf("workspace write: %q %v", b, err)
+	}
+}
+
+func TestNetworkOnlyADBPort(t *testing.T) {
+	needBwrap(t)
+	if Probe().LandlockABI < 4 {
+		t.Skip("kernel without Landlock network rules: NetADB degrades to no network")
+	}
+	other, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	adb, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer adb.Close()
+	port := func(l net.Listener) string { return strconv.Itoa(l.Addr().(*net.TCPAddr).Port) }
+	script := `(exec 3<>/dev/tcp/127.0.0.1/` + port(adb) + `) && echo ADB-OK; (exec 3<>/dev/tcp/127.0.0.1/` + port(other) + `) && echo OTHER-OK; true`
+	out, _ := run(t, Spec{Args: []string{"bash", "-c", script}, Workspace: t.TempDir(), Network: NetADB, ADBPort: adb.Addr().(*net.TCPAddr).Port})
+	if !strings.Contains(out, "ADB-OK") || strings.Contains(out, "OTHER-OK") || !strings.Contains(out, "Permission denied") {
+		t.Errorf("want the adb port reachable and the other refused:\n%s", out)
+	}
+	out, _ = run(t, Spec{Args: []string{"bash", "-c", script}, Workspace: t.TempDir(), Network: NetNone, ADBPort: adb.Addr().(*net.TCPAddr).Port})
+	if strings.Contains(out, "-OK") {
+		t.Errorf("NetNone reached the host:\n%s", out)
+	}
+}
+
+func TestLimits(t *testing.T) {
+	needBwrap(t)
+	ws := t.TempDir()
+	out, code := run(t, Spec{Args: []string{"sh", "-c", "head -c 10000000 /dev/zero > big; echo rc=$?"}, Workspace: ws, Limits: Limits{FileBytes: 1 << 20}})
+	fi, err := os.Stat(filepath.Join(ws, "big"))
+	if err != nil || fi.Size() > 1<<20 {
+		t.Errorf("file size limit not applied: %v %v (exit %d) %s", fi, err, code, out)
+	}
+	cg, err := NewCgroup(16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cg == nil {
+		t.Skip("no pids cgroup here")
+	}
+	defer cg.Close()
+	out, _ = run(t, Spec{Args: []string{"sh", "-c", "for i in $(seq 40); do sleep 2 & done 2>&1 | head -1; echo done"}, Workspace: ws, Cgroup: cg})
+	if !strings.Contains(out, "fork") {
+		t.Errorf("40 processes started under pids.max 16:\n%s", out)
+	}
+}
+
+func TestUnavailableNamesOptOut(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	c := probe()
+	if c.Bwrap || !strings.Contains(c.BwrapErr, "not installed") {
+		t.Fatalf("probe with no bwrap on PATH: %+v", c)
+	}
+}
+
+func TestRefusesWithoutConfinement(t *testing.T) {
+	s := New(ModeAuto, t.Logf)
+	s.probe = func() Capabilities { return Capabilities{BwrapErr: "bubblewrap (bwrap) is not installed"} }
+	_, err := s.Command(Spec{Args: []string{"ls"}, Workspace: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), `opt out with scriptExecutor.sandbox: "off"`) || !strings.Contains(err.Error(), "not installed") {
+		t.Fatalf("want a refusal naming the opt-out key, got %v", err)
+	}
+	var logged string
+	off := New(ModeOff, func(f string, a ...any) { logged = f })
+	cmd, err := off.Command(Spec{Args: []string{"ls"}, Workspace: t.TempDir()})
+	if err != nil || cmd.Path == "" || !strings.Contains(logged, "UNCONFINED") {
+		t.Fatalf("opt-out: %v %q", err, logged)
+	}
+}

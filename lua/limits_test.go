@@ -1,0 +1,121 @@
+package lua
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// hostile runs src in a fresh VM and returns the error and how long the
+// run took.
+func hostile(t *testing.T, src string, opts Options) (error, time.Duration) {
+	t.Helper()
+	vm, err := New(context.Background(), nil, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vm.Close()
+	start := time.Now()
+	err = vm.Run("hostile.lua", []byte(src))
+	return err, time.Since(start)
+}
+
+// TestHostileScriptsEndAtTheirLimit: each script from the issue ends with
+// an error naming the limit it hit, never a Go panic, and promptly (the
+// bounds are generous sanity checks, not speed targets).
+func TestHostileScriptsEndAtTheirLimit(t *testing.T) {
+	cases := []struct {
+		name, src string
+		opts      Options
+		want      string
+	}{
+		{"doubling concatenation", `local s = "x" while true do s = s .. s end`, Options{Timeout: 30 * time.Second}, "concatenation: result of 33554432 bytes exceeds the string size limit of 16777216 bytes"},
+		{"concatenation in a pcall", `local s = "x" local ok, err = pcall(function() while true do s = s .. s end end) return ok, err`, Options{}, "exceeds the string size limit"},
+		{"table growth", `local t = {} local i = 0 while true do i = i + 1 t[i] = {i} end`, Options{Timeout: 30 * time.Second}, "memory limit exceeded"},
+		{"string table growth", `local t = {} for i = 1, 1e9 do t[i] = string.rep("y", 1000) .. i end`, Options{Timeout: 30 * time.Second}, "memory limit exceeded"},
+		{"string.rep", `return string.rep("x", 1e12)`, Options{}, "string.rep: result of 1000000000000 bytes exceeds the string size limit"},
+		{"pathological find", `return string.find(string.rep("a", 3000), string.rep("a-", 12) .. "b")`, Options{Timeout: 300 * time.Millisecond}, "timeout"},
+		{"pathological gsub", `return (string.rep("a", 3000)):gsub(string.rep("a*", 12) .. "b", "")`, Options{Timeout: 300 * time.Millisecond}, "timeout"},
+		{"pathological gmatch", `for x in string.gmatch(string.rep("a", 3000), string.rep(".-", 12) .. "b") do end`, Options{Timeout: 300 * time.Millisecond}, "timeout"},
+		{"tail recursion", `local function f(n) return f(n + 1) end return f(1)`, Options{Timeout: 5 * time.Second}, "tail calls limit exceeded: more than 200000"},
+		{"deep recursion", `local function f(n) return 1 + f(n + 1) end return f(1)`, Options{}, "stack overflow (call depth exceeds 512)"},
+		{"__tostring raising in error()", `error(setmetatable({}, {__tostring = function() error("boom") end}))`, Options{}, "error object: (a table whose __tostring failed)"},
+		{"__tostring raising in print", `print(setmetatable({}, {__tostring = function() error("boom") end}))`, Options{Print: func(string) {}}, "boom"},
+		{"__tostring raising in tostring", `return tostring(setmetatable({}, {__tostring = function() error("boom") end}))`, Options{}, "boom"},
+		{"__tostring returning a table", `error(setmetatable({}, {__tostring = function() return {} end}))`, Options{}, "error object:"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err, took := hostile(t, c.src, c.opts)
+			if err == nil {
+				t.Fatal("the hostile script ended without an error")
+			}
+			var se *ScriptError
+			if !errors.As(err, &se) || se.Kind == KindPanic {
+				t.Fatalf("want a script error, got %T %v", err, err)
+			}
+			msg := err.Error()
+			if c.want == "" {
+				if !strings.Contains(msg, "timeout") && !strings.Contains(msg, "memory limit") {
+					t.Fatalf("want the timeout or the memory limit, got %v", err)
+				}
+			} else if !strings.Contains(msg, c.want) {
+				t.Fatalf("want %q in %q", c.want, msg)
+			}
+			limit := c.opts.Timeout
+			if limit == 0 || strings.Contains(msg, "memory") {
+				limit = 0
+			}
+			if took > limit+5*time.Second {
+				t.Errorf("ended %v after start (limit %v)", took, limit)
+			}
+		})
+	}
+	if hwm := peakRSS(t); hwm > 300<<20 {
+		t.Errorf("peak RSS %d MiB, want under 300 MiB", hwm>>20)
+	}
+}
+
+func TestMemoryErrorIsTheCause(t *testing.T) {
+	err, _ := hostile(t, `local t = {} for i = 1, 1e9 do t[i] = string.rep("y", 1000) .. i end`, Options{MaxMemoryBytes: 32 << 20})
+	var me *MemoryError
+	if !errors.As(err, &me) || me.Limit != 32<<20 {
+		t.Fatalf("want a *MemoryError cause, got %v", err)
+	}
+}
+
+// peakRSS reads the process's peak resident set size (VmHWM).
+func peakRSS(t *testing.T) int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Skip("no /proc here")
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// TestVMUsableAfterALimit: a limit ends the call, not the VM (a REPL line
+// that hits it leaves the session usable).
+func TestVMUsableAfterALimit(t *testing.T) {
+	vm, err := New(context.Background(), nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vm.Close()
+	if _, err := vm.Eval(`(function() local s = "x" while true do s = s .. s end end)()`); err == nil || !strings.Contains(err.Error(), "string size limit") {
+		t.Fatalf("want the string size limit, got %v", err)
+	}
+	got, err := vm.Eval("1 + 1")
+	if err != nil || got[0] != float64(2) {
+		t.Fatalf("VM after the limit: %v %v", got, err)
+	}
+}
