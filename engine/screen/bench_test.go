@@ -78,7 +78,7 @@ func BenchmarkDHash(b *testing.B) {
 	}
 }
 
-func scaledFixture(b *testing.B) (*image.RGBA, []UIElement) {
+func scaledFixture(b testing.TB) (*image.RGBA, []UIElement) {
 	sw, sh := ScaledSize(1080, 2400, StyleOpenAI)
 	img := Resize(testScreen(1080, 2400, 0), sw, sh)
 	root := parseFixture(b, "webview.xml")

@@ -1,9 +1,12 @@
 package screen
 
 import (
+	"bytes"
 	"image"
 	"image/color"
+	"image/jpeg"
 	"math"
+	"runtime"
 	"testing"
 )
 
@@ -185,4 +188,41 @@ func bilinearWeights(src, dst int) []contrib {
 		out[d] = contrib{start: s0, weights: []uint32{1<<weightShift - w1, w1}}
 	}
 	return out
+}
+
+// TestParallelBandsMatchOneBand: the image work split into bands of rows
+// (set-of-mark, resize, JPEG) gives the same bytes as one band.
+func TestParallelBandsMatchOneBand(t *testing.T) {
+	img, els := scaledFixture(t)
+	run := func() (som []byte, scaled []byte, jpg []byte) {
+		m := SetOfMark(img, els, true)
+		j, err := EncodeJPEG(m, 80)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.Pix, Resize(textScreen(), 768, 1707).Pix, j
+	}
+	old := runtime.GOMAXPROCS(2) // two bands even on one CPU
+	s2, r2, j2 := run()
+	runtime.GOMAXPROCS(1)
+	s1, r1, j1 := run()
+	runtime.GOMAXPROCS(old)
+	if !bytes.Equal(s1, s2) {
+		t.Error("set-of-mark differs between one band and several")
+	}
+	if !bytes.Equal(r1, r2) {
+		t.Error("resize differs between one band and several")
+	}
+	a, err := jpeg.Decode(bytes.NewReader(j1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := jpeg.Decode(bytes.NewReader(j2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ya, yb := a.(*image.YCbCr), b.(*image.YCbCr)
+	if !bytes.Equal(ya.Y, yb.Y) || !bytes.Equal(ya.Cb, yb.Cb) || !bytes.Equal(ya.Cr, yb.Cr) {
+		t.Error("a banded JPEG decodes differently from a single scan")
+	}
 }

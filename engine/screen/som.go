@@ -60,37 +60,19 @@ func SetOfMark(img image.Image, elems []UIElement, scaled bool) *image.RGBA {
 	}
 	// Badge digits scale with the image: 2 px per font pixel at 768 wide.
 	s := max(1, (min(b.Dx(), b.Dy())+191)/384)
-	border := s
-	placed := make([]image.Rectangle, 0, len(elems))
 	boxes := make([]image.Rectangle, len(elems))
 	for i, e := range elems {
 		r := e.Bounds
 		if scaled {
 			r = e.ScaledBounds
 		}
-		box := image.Rect(r.Left, r.Top, r.Right, r.Bottom).Add(b.Min).Intersect(b)
-		boxes[i] = box
-		if box.Empty() {
-			continue
-		}
-		c := MarkColors[i%len(MarkColors)]
-		blendRect(dst, box, c, markFillAlpha)
-		inner := box.Inset(border)
-		if inner.Empty() {
-			blendRect(dst, box, c, markBorderAlpha-markFillAlpha)
-			continue
-		}
-		for _, edge := range []image.Rectangle{
-			{box.Min, image.Pt(box.Max.X, inner.Min.Y)},
-			{image.Pt(box.Min.X, inner.Max.Y), box.Max},
-			{image.Pt(box.Min.X, inner.Min.Y), image.Pt(inner.Min.X, inner.Max.Y)},
-			{image.Pt(inner.Max.X, inner.Min.Y), image.Pt(box.Max.X, inner.Max.Y)},
-		} {
-			blendRect(dst, edge, c, markBorderAlpha)
-		}
+		boxes[i] = image.Rect(r.Left, r.Top, r.Right, r.Bottom).Add(b.Min).Intersect(b)
 	}
-	// Badges go on top of every box so later fills never dim them.
+	// Badges go on top of every box so later fills never dim them; where
+	// they go depends only on the boxes, so it is decided once.
 	pad := 2 * s
+	placed := make([]image.Rectangle, 0, len(elems))
+	badges := make([]image.Rectangle, len(elems))
 	for i, e := range elems {
 		if boxes[i].Empty() {
 			continue
@@ -98,11 +80,44 @@ func SetOfMark(img image.Image, elems []UIElement, scaled bool) *image.RGBA {
 		digits := badgeDigits(e.ID)
 		w := pad*2 + len(digits)*5*s + max(0, len(digits)-1)*s
 		h := pad*2 + 7*s
-		badge := placeBadge(b, boxes[i], w, h, placed)
-		placed = append(placed, badge)
-		drawBadge(dst, badge, digits, MarkColors[i%len(MarkColors)], s)
+		badges[i] = placeBadge(b, boxes[i], w, h, placed)
+		placed = append(placed, badges[i])
 	}
+	// Bands of rows are drawn in parallel: every band applies all marks in
+	// order, clipped to itself, so the result is the sequential one.
+	parallelRows(b.Dy(), b.Dx()*b.Dy(), func(lo, hi int) {
+		band := dst.SubImage(image.Rect(b.Min.X, b.Min.Y+lo, b.Max.X, b.Min.Y+hi)).(*image.RGBA)
+		for i, box := range boxes {
+			if !box.Empty() && box.Overlaps(band.Rect) {
+				drawBox(band, box, MarkColors[i%len(MarkColors)], s)
+			}
+		}
+		for i, e := range elems {
+			if !boxes[i].Empty() && badges[i].Overlaps(band.Rect) {
+				drawBadge(band, badges[i], badgeDigits(e.ID), MarkColors[i%len(MarkColors)], s)
+			}
+		}
+	})
 	return dst
+}
+
+// drawBox blends a mark's translucent fill and its border (border px
+// wide) over box.
+func drawBox(dst *image.RGBA, box image.Rectangle, c color.RGBA, border int) {
+	blendRect(dst, box, c, markFillAlpha)
+	inner := box.Inset(border)
+	if inner.Empty() {
+		blendRect(dst, box, c, markBorderAlpha-markFillAlpha)
+		return
+	}
+	for _, edge := range []image.Rectangle{
+		{box.Min, image.Pt(box.Max.X, inner.Min.Y)},
+		{image.Pt(box.Min.X, inner.Max.Y), box.Max},
+		{image.Pt(box.Min.X, inner.Min.Y), image.Pt(inner.Min.X, inner.Max.Y)},
+		{image.Pt(inner.Max.X, inner.Min.Y), image.Pt(box.Max.X, inner.Max.Y)},
+	} {
+		blendRect(dst, edge, c, markBorderAlpha)
+	}
 }
 
 // badgeDigits are the decimal digits of id (other characters are skipped).
