@@ -84,7 +84,7 @@
 // DecodeRawScreencap reads raw `screencap` output (12- or 16-byte header by
 // Android version, RGBA_8888 without a copy); DecodePNG reads `screencap
 // -p`. Resize scales to the model's size (ScaledSize) with an area-average
-// filter in parallel bands; DHash, IsBlack and SetOfMark work on the scaled
+// filter in parallel bands; DHash and SetOfMark work on the scaled
 // image, ContentHash on the full one. ImageEncoding encodes the model's
 // image as JPEG (EncodeJPEG: baseline, parallel bands joined with restart
 // markers; the default) or PNG (EncodePNG). Snapshot.FullPNG produces the
