@@ -214,7 +214,9 @@ func toggleWifi(b *testing.B, ctx context.Context, s *sim.Sim, d *adb.Device, i 
 	s.Phone().UIDumpXML()
 }
 
-type floorRun struct{ floor, snap time.Duration }
+// floorRun sums a benchmark's floors, snapshots and the process CPU time
+// the snapshots used (the virtual phone's share of serving them included).
+type floorRun struct{ floor, snap, cpu time.Duration }
 
 // changingScreenRun times b.N pairs of (floor, capture) with the screen
 // changed before each pair; after (optional) inspects each snapshot
@@ -230,8 +232,9 @@ func changingScreenRun(b *testing.B, s *sim.Sim, d *adb.Device, path string, cap
 		b.StartTimer()
 		t0 := time.Now()
 		snapshotFloor(b, ctx, d, path)
-		t1 := time.Now()
+		t1, c1 := time.Now(), processCPU()
 		snap := capture()
+		r.cpu += processCPU() - c1
 		r.floor += t1.Sub(t0)
 		r.snap += time.Since(t1)
 		if after != nil {
@@ -247,6 +250,7 @@ func (r floorRun) report(b *testing.B, path string) {
 	n := float64(b.N)
 	b.ReportMetric(float64(r.floor.Microseconds())/1000/n, "floor-ms")
 	b.ReportMetric(float64(r.snap.Microseconds())/1000/n, "snapshot-ms")
+	b.ReportMetric(float64(r.cpu.Microseconds())/1000/n, "snapshot-cpu-ms")
 	b.ReportMetric(float64(r.snap)/float64(r.floor), "ratio")
 	raw := 0.0
 	if path == "raw" {
