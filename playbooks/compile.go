@@ -26,8 +26,9 @@ type Options struct {
 	// Lua.
 	DryRun bool
 
-	// lint accepts missing required parameters (they come at run time).
-	lint bool
+	// Lint accepts missing required parameters (they come at run time);
+	// given ones are still checked.
+	Lint bool
 }
 
 // Result is a compilation's output.
@@ -203,7 +204,7 @@ func Lint(files ...string) ([]Warning, error) {
 			errs = append(errs, err)
 			continue
 		}
-		res, err := CompileWithMap(src, Options{File: f, lint: true})
+		res, err := CompileWithMap(src, Options{File: f, Lint: true})
 		warns = append(warns, res.Warnings...)
 		if err != nil {
 			errs = append(errs, err)
@@ -388,7 +389,7 @@ func (c *compiler) checkOverrides(pb *Playbook) {
 			fileErr("-e %s: parameter %q %s", k, k, msg)
 		}
 	}
-	if c.opts.lint {
+	if c.opts.Lint {
 		return
 	}
 	for _, p := range pb.Params {

@@ -192,13 +192,15 @@ func TestPlayInterruptedBySIGINTWritesItsReport(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, steps, 1, "the interrupted run still wrote its steps")
 	var fr struct {
-		Status string
-		Steps  []struct{ Status, Label string }
+		Status, Error string
+		Steps         []struct{ ID, Status, Label string }
 	}
 	b, err := os.ReadFile(steps[0])
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, &fr))
 	assert.Equal(t, "failed", fr.Status)
+	assert.Equal(t, pb+":4: sleep 1m0s: interrupted", fr.Error, "reported at the YAML line of the running step")
 	require.NotEmpty(t, fr.Steps)
 	assert.Equal(t, "passed", fr.Steps[0].Status)
+	assert.Equal(t, "1", fr.Steps[0].ID)
 }

@@ -53,15 +53,10 @@ type Client struct {
 	server *goadb.Adb
 }
 
-// NewClient returns a client for the adb server at addr ("" = DefaultServer,
-// or $ANDROID_ADB_SERVER_PORT on localhost when set).
+// NewClient returns a client for the adb server at addr ("" = ServerAddr's
+// choice from the environment, as adb itself makes it).
 func NewClient(addr string) *Client {
-	if addr == "" {
-		addr = DefaultServer
-		if port := os.Getenv("ANDROID_ADB_SERVER_PORT"); port != "" {
-			addr = "127.0.0.1:" + port
-		}
-	}
+	addr = ServerAddr(addr)
 	c := &Client{addr: addr, dialer: net.Dialer{Timeout: 3 * time.Second}}
 	host, port, err := net.SplitHostPort(addr)
 	if err == nil {
@@ -70,6 +65,29 @@ func NewClient(addr string) *Client {
 		c.server, _ = goadb.NewWithConfig(goadb.ServerConfig{Host: host, Port: p})
 	}
 	return c
+}
+
+// ServerAddr resolves the adb server address the way adb and its client
+// libraries do: an explicit addr wins, then $ADB_SERVER_SOCKET in its
+// tcp:HOST:PORT or tcp:PORT form, then $ANDROID_ADB_SERVER_PORT on
+// localhost, then DefaultServer.
+func ServerAddr(addr string) string {
+	if addr != "" {
+		return addr
+	}
+	if sock := strings.TrimSpace(os.Getenv("ADB_SERVER_SOCKET")); strings.HasPrefix(sock, "tcp:") {
+		rest := strings.TrimPrefix(sock, "tcp:")
+		if _, _, err := net.SplitHostPort(rest); err == nil {
+			return rest
+		}
+		if rest != "" && !strings.Contains(rest, ":") {
+			return "127.0.0.1:" + rest
+		}
+	}
+	if port := strings.TrimSpace(os.Getenv("ANDROID_ADB_SERVER_PORT")); port != "" {
+		return "127.0.0.1:" + port
+	}
+	return DefaultServer
 }
 
 // Addr is the adb server address.

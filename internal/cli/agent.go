@@ -66,7 +66,7 @@ func (c *AgentCmd) Run(app *App) error {
 	}
 	res, err := app.runAgent(app.Ctx, task, o)
 	if res.SessionPath == "" && res.Message == "" && err != nil {
-		return err // nothing ran: config, model profile, workspace
+		return modelFailure(err) // nothing ran: config, model profile, workspace, device
 	}
 	status := "SUCCESS"
 	if !res.Success {
@@ -94,7 +94,7 @@ func (c *AgentCmd) Run(app *App) error {
 	case errors.Is(err, context.Canceled):
 		return err
 	}
-	return FailedError{Msg: fmt.Sprintf("agent: %s: %s", status, res.Message)}
+	return FailedError{Msg: fmt.Sprintf("agent: %s: %s", status, res.Message), Cause: modelFailure(err)}
 }
 
 // runAgent runs one agent task with the configured engine, persisting the
@@ -137,7 +137,12 @@ func (a *App) runAgent(ctx context.Context, task string, o agentRunOptions) (eng
 		return engine.RunResult{}, err
 	}
 	loader := a.skillLoader()
+	auth, err := a.humanAuthFor(ctx, sess, o)
+	if err != nil {
+		return sess.Finish(false, err.Error()), err
+	}
 	res, err := agent.Run(ctx, sess, agent.Options{
+		HumanAuth:          auth,
 		Registry:           agent.Registry(a.luaModules(set, loader)...),
 		Skills:             loader.Index(0),
 		MaxSteps:           maxSteps,

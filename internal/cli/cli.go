@@ -6,6 +6,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -31,38 +32,50 @@ var Version = "0.1.0-dev"
 type Globals struct {
 	Home      string `help:"OpenPocket home directory (config, workspace, state)." env:"OPENPOCKET_HOME" placeholder:"DIR"`
 	Config    string `help:"Config file (default: HOME/config.json)." placeholder:"FILE"`
-	Device    string `help:"adb serial of the device to drive." short:"s" placeholder:"SERIAL"`
+	Device    string `help:"adb serial of the device to drive." short:"s" env:"ANDROID_SERIAL" placeholder:"SERIAL"`
 	Target    string `help:"TCP device endpoint to connect first (host:port)." placeholder:"HOST:PORT"`
 	UseSim    bool   `name:"sim" help:"Start the embedded virtual phone, attach it to the adb server and drive it."`
-	ADBServer string `name:"adb-server" help:"adb server address." default:"127.0.0.1:5037" placeholder:"HOST:PORT"`
+	ADBServer string `name:"adb-server" help:"adb server address (default: $ADB_SERVER_SOCKET tcp:HOST:PORT, else 127.0.0.1:$ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037)." placeholder:"HOST:PORT"`
 	// WaitDevice: another process driving the device refuses this one
 	// (naming the holder) unless it may wait.
 	WaitDevice time.Duration `name:"wait-device" help:"When another process drives the device, wait up to this long for it instead of failing." placeholder:"DURATION"`
 	Verbose    bool          `short:"v" help:"Log the runtime's debug output to stderr."`
+
+	ShowVersion kong.VersionFlag `name:"version" help:"Print the version and exit."`
 }
 
 // CLI is the whole grammar.
 type CLI struct {
 	Globals
 
-	Version  VersionCmd  `cmd:"" help:"Print the version."`
-	Sim      SimCmd      `cmd:"" help:"Run the virtual phone, attached to the adb server, until Ctrl-C."`
-	Devices  DevicesCmd  `cmd:"" help:"List attached devices with state and model."`
-	Snapshot SnapshotCmd `cmd:"" help:"Capture the screen: current app, size, numbered elements, metrics."`
-	Act      ActCmd      `cmd:"" help:"Normalize and execute one action given as JSON."`
-	Play     PlayCmd     `cmd:"" help:"Run YAML playbooks: progress per step, a summary, reports."`
-	Compile  CompileCmd  `cmd:"" help:"Print the Lua a playbook compiles to."`
-	Lint     LintCmd     `cmd:"" help:"Validate playbooks without a device."`
-	Run      RunCmd      `cmd:"" help:"Run a Lua script against the device."`
-	Repl     ReplCmd     `cmd:"" help:"Interactive Lua REPL against a live device."`
-	Agent    AgentCmd    `cmd:"" help:"Run a task with a model: it looks at the screen and picks one action per step."`
-	Model    ModelCmd    `cmd:"" help:"List, show and choose model profiles."`
-	Script   ScriptCmd   `cmd:"" help:"Run a bash or Lua script in the workspace like the run_script action."`
-	Memory   MemoryCmd   `cmd:"" help:"Search and read the workspace memory (MEMORY.md, memory/*.md)."`
-	Cron     CronCmd     `cmd:"" help:"Manage scheduled jobs: list, add, remove, enable, disable, run."`
-	Skills   SkillsCmd   `cmd:"" help:"List, show, validate and replay skills (learned procedures) without a model."`
-	Gateway  GatewayCmd  `cmd:"" help:"Run the scheduler and heartbeat in the foreground until Ctrl-C (SIGUSR1 reloads config and jobs)."`
+	Version    VersionCmd    `cmd:"" help:"Print the version."`
+	HelpCmd    HelpCmd       `cmd:"" name:"help" help:"Show the help of a command: openpocket help play."`
+	Completion CompletionCmd `cmd:"" help:"Print a shell completion script (bash, zsh or fish)."`
+	Complete   CompleteCmd   `cmd:"" name:"__complete" hidden:"" help:"Completion candidates for the words given (used by the completion scripts)."`
+	Doctor     DoctorCmd     `cmd:"" help:"Check adb, devices, model profiles, config and sandbox; one line each with the fix."`
+	Init       InitCmd       `cmd:"" help:"Write a starting config.json and workspace (asks on a terminal, flags otherwise)."`
+	Sim        SimCmd        `cmd:"" help:"Run the virtual phone, attached to the adb server, until Ctrl-C."`
+	Devices    DevicesCmd    `cmd:"" help:"List attached devices with state and model."`
+	Snapshot   SnapshotCmd   `cmd:"" help:"Capture the screen: current app, size, numbered elements, metrics."`
+	Act        ActCmd        `cmd:"" help:"Normalize and execute one action given as JSON."`
+	Play       PlayCmd       `cmd:"" help:"Run YAML playbooks: progress per step, a summary, reports."`
+	Compile    CompileCmd    `cmd:"" help:"Print the Lua a playbook compiles to."`
+	Lint       LintCmd       `cmd:"" help:"Validate playbooks without a device."`
+	Run        RunCmd        `cmd:"" help:"Run a Lua script against the device."`
+	Repl       ReplCmd       `cmd:"" help:"Interactive Lua REPL against a live device."`
+	Agent      AgentCmd      `cmd:"" help:"Run a task with a model: it looks at the screen and picks one action per step."`
+	Model      ModelCmd      `cmd:"" help:"List, show and choose model profiles."`
+	Script     ScriptCmd     `cmd:"" help:"Run a bash or Lua script in the workspace like the run_script action."`
+	Memory     MemoryCmd     `cmd:"" help:"Search and read the workspace memory (MEMORY.md, memory/*.md)."`
+	Cron       CronCmd       `cmd:"" help:"Manage scheduled jobs: list, add, remove, enable, disable, run."`
+	Skills     SkillsCmd     `cmd:"" help:"List, show, validate and replay skills (learned procedures) without a model."`
+	Sessions   SessionsCmd   `cmd:"" help:"List and show recorded agent sessions."`
+	Gateway    GatewayCmd    `cmd:"" help:"Run the scheduler and heartbeat in the foreground until Ctrl-C (SIGUSR1 reloads config and jobs)."`
+	Auth       AuthCmd       `cmd:"" help:"List, approve and reject pending human-auth requests."`
 }
+
+// Help is the top-level help's closing text: the exit codes scripts rely on.
+func (c *CLI) Help() string { return exitCodeHelp }
 
 // App carries what commands need, bound once.
 type App struct {
@@ -72,11 +85,19 @@ type App struct {
 	Ctx    context.Context
 	Logger *slog.Logger
 
+	// StartRelay starts the human-auth relay (bound by the composition
+	// root); relayBase is set once one runs in this process.
+	StartRelay RelayStarter
+	relayBase  string
+
 	cleanups []func()
 	sim      *sim.Sim
 	ws       *workspace.Home
 	execSet  *executors.Set
 	cfg      workspace.Config
+	// deviceErr is the first failure to open the device, which Lua runs
+	// only see as text.
+	deviceErr error
 	// command names this process in device leases ("openpocket agent").
 	command string
 	leases  map[string]*lease.Lease
@@ -84,6 +105,11 @@ type App struct {
 
 // Main parses args, runs the command and returns the process exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return MainWith(ctx, args, stdout, stderr, Deps{})
+}
+
+// MainWith is Main with the composition root's dependencies.
+func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps Deps) int {
 	var cli CLI
 	exit := -1
 	parser, err := kong.New(&cli,
@@ -93,7 +119,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { exit = code }),
-		kong.Vars{"version": Version},
+		kong.Vars{"version": versionLine()},
 	)
 	if err != nil {
 		fmt.Fprintln(stderr, "openpocket:", err)
@@ -107,6 +133,16 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "openpocket: %v\n", err)
 		return ExitUsage
 	}
+	// Output piped to a reader that stops early (`| head`) must not kill
+	// the process before its cleanups run (the virtual phone detaches from
+	// the adb server, sessions are finalized): SIGPIPE is caught, and the
+	// first write that fails with EPIPE cancels the run instead.
+	sigpipe := make(chan os.Signal, 1)
+	signal.Notify(sigpipe, syscall.SIGPIPE)
+	defer signal.Stop(sigpipe)
+	ctx, cancelPipe := context.WithCancelCause(ctx)
+	defer cancelPipe(nil)
+	stdout = &pipeWriter{w: stdout, cancel: cancelPipe}
 	// The first Ctrl-C or SIGTERM cancels the run's context so it stops at
 	// the next cancellation point and finalizes its session; a second one
 	// kills the process the default way. The REPL handles Ctrl-C itself
@@ -120,12 +156,15 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}()
 		defer stop()
 	}
-	app := &App{Globals: cli.Globals, Stdout: stdout, Stderr: stderr, Ctx: ctx, command: "openpocket " + commandName(kctx.Command())}
-	level := slog.LevelWarn
+	app := &App{Globals: cli.Globals, Stdout: stdout, Stderr: stderr, Ctx: ctx, command: "openpocket " + commandName(kctx.Command()),
+		StartRelay: deps.StartRelay}
+	// Info and above reach the terminal (log.info from Lua included);
+	// --verbose adds debug. Runs with a log.txt get every level there.
+	level := slog.LevelInfo
 	if cli.Verbose {
 		level = slog.LevelDebug
 	}
-	app.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	app.Logger = slog.New(newHumanHandler(stderr, level))
 	defer app.runCleanups()
 	kctx.Bind(app)
 	if err := runCommand(kctx, app); err != nil {
@@ -189,10 +228,27 @@ func (a *App) runCleanups() {
 // isTTY reports whether w is an interactive terminal; progress lines are
 // only drawn there, so piped output stays clean.
 func isTTY(w io.Writer) bool {
+	if p, ok := w.(*pipeWriter); ok {
+		w = p.w
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// pipeWriter cancels the command when its reader has gone away.
+type pipeWriter struct {
+	w      io.Writer
+	cancel context.CancelCauseFunc
+}
+
+func (p *pipeWriter) Write(b []byte) (int, error) {
+	n, err := p.w.Write(b)
+	if errors.Is(err, syscall.EPIPE) {
+		p.cancel(fmt.Errorf("output closed: %w", context.Canceled))
+	}
+	return n, err
 }

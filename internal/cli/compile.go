@@ -1,9 +1,14 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"regexp"
+	"sort"
+	"strings"
 
+	"github.com/openpocket/openpocket/lua"
 	"github.com/openpocket/openpocket/playbooks"
 )
 
@@ -15,16 +20,9 @@ type CompileCmd struct {
 
 // Run compiles and prints; errors name file:line:column with a snippet.
 func (c *CompileCmd) Run(app *App) error {
-	src, err := os.ReadFile(c.File)
+	res, err := compilePlaybook(app, c.File, playbookParams{values: c.Env})
 	if err != nil {
-		return UsageError{err}
-	}
-	res, err := playbooks.CompileWithMap(src, playbooks.Options{File: c.File, Params: c.Env})
-	if err != nil {
-		return UsageError{err}
-	}
-	for _, w := range res.Warnings {
-		fmt.Fprintf(app.Stderr, "warning: %s\n", w)
+		return err
 	}
 	_, err = app.Stdout.Write(res.Lua)
 	return err
@@ -32,10 +30,12 @@ func (c *CompileCmd) Run(app *App) error {
 
 // LintCmd validates playbooks without a device.
 type LintCmd struct {
-	Paths []string `arg:"" help:"Playbook files or directories." type:"path"`
+	Paths []string          `arg:"" help:"Playbook files or directories." type:"path"`
+	Env   map[string]string `short:"e" help:"Check a playbook param value (repeatable): -e KEY=VALUE. Required params may be left out." placeholder:"KEY=VALUE"`
 }
 
-// Run compiles every playbook and reports all problems.
+// Run compiles every playbook (and the Lua it generates) and reports all
+// problems.
 func (c *LintCmd) Run(app *App) error {
 	files, err := expandPlaybooks(c.Paths)
 	if err != nil {
@@ -43,18 +43,13 @@ func (c *LintCmd) Run(app *App) error {
 	}
 	bad := 0
 	for _, f := range files {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			return UsageError{err}
-		}
-		res, err := playbooks.CompileWithMap(src, playbooks.Options{File: f})
-		if err != nil {
+		if _, err := compilePlaybook(app, f, playbookParams{values: c.Env, lint: true, shared: len(files) > 1}); err != nil {
+			if errors.As(err, new(*os.PathError)) {
+				return err
+			}
 			bad++
-			fmt.Fprintln(app.Stderr, err)
+			fmt.Fprintln(app.Stderr, strings.TrimSpace(err.Error()))
 			continue
-		}
-		for _, w := range res.Warnings {
-			fmt.Fprintf(app.Stderr, "warning: %s\n", w)
 		}
 		fmt.Fprintf(app.Stdout, "ok %s\n", f)
 	}
@@ -64,19 +59,98 @@ func (c *LintCmd) Run(app *App) error {
 	return nil
 }
 
-// dryRun prints each playbook's plan (steps with file:line) without a
-// device, so a user sees what would run.
-func dryRun(app *App, files []string, params map[string]string) error {
+// playbookParams say how -e values apply to one playbook.
+type playbookParams struct {
+	values map[string]string
+	// lint accepts missing required params.
+	lint bool
+	// shared: the values were given for several playbooks at once, so a
+	// playbook that does not declare one ignores it (with a note), as
+	// Maestro's -e does.
+	shared bool
+	// quiet drops the notes (the playbook is filtered out anyway).
+	quiet bool
+}
+
+// compilePlaybook reads and compiles one playbook, prints its warnings and
+// checks that the Lua it generates (lua: steps, ${expressions}) compiles,
+// reporting a syntax error at the YAML line of its step. Errors are
+// UsageErrors (exit 2).
+func compilePlaybook(app *App, file string, p playbookParams) (*playbooks.Result, error) {
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return nil, UsageError{err}
+	}
+	params := p.values
+	if p.shared {
+		params = declaredParams(app, src, file, params, p.quiet)
+	}
+	res, err := playbooks.CompileWithMap(src, playbooks.Options{File: file, Params: params, Lint: p.lint})
+	if res != nil {
+		for _, w := range res.Warnings {
+			fmt.Fprintf(app.Stderr, "warning: %s\n", w)
+		}
+	}
+	if err != nil {
+		return res, UsageError{err}
+	}
+	if err := lua.CheckSyntax(res.Chunk, res.Lua, res.Map.VMFunc(res.Chunk)); err != nil {
+		var se *lua.ScriptError
+		if errors.As(err, &se) && se.Line > 0 {
+			// The column is the generated Lua's, meaningless in the YAML.
+			msg := luaColumn.ReplaceAllString(se.Message, "")
+			return res, UsageError{fmt.Errorf("%s:%d: the Lua of this step does not compile: %s", se.Chunk, se.Line, msg)}
+		}
+		return res, UsageError{fmt.Errorf("%s: the generated Lua does not compile: %w", file, err)}
+	}
+	return res, nil
+}
+
+var luaColumn = regexp.MustCompile(` \(column \d+\)`)
+
+// declaredParams keeps the -e values the playbook declares and notes the
+// others. A playbook that does not parse keeps them all: its compile error
+// says what is wrong.
+func declaredParams(app *App, src []byte, file string, values map[string]string, quiet bool) map[string]string {
+	if len(values) == 0 {
+		return values
+	}
+	pb, err := playbooks.Parse(src, file)
+	if err != nil || pb == nil {
+		return values
+	}
+	declared := map[string]bool{}
+	for _, prm := range pb.Params {
+		declared[prm.Name] = true
+	}
+	kept := map[string]string{}
+	var ignored []string
+	for k, v := range values {
+		if declared[k] {
+			kept[k] = v
+		} else {
+			ignored = append(ignored, k)
+		}
+	}
+	if len(ignored) > 0 && !quiet {
+		sort.Strings(ignored)
+		fmt.Fprintf(app.Stderr, "note: %s does not declare %s; ignored for it\n", file, strings.Join(ignored, ", "))
+	}
+	return kept
+}
+
+// dryRun prints the plan of each selected playbook (steps with file:line)
+// without a device, so a user sees what would run.
+func dryRun(app *App, files []string, c *PlayCmd) error {
 	bad := 0
 	for _, f := range files {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			return UsageError{err}
+		if !fileSelected(f, c.IncludeTags, c.ExcludeTags) {
+			continue
 		}
-		res, err := playbooks.CompileWithMap(src, playbooks.Options{File: f, Params: params})
+		res, err := compilePlaybook(app, f, playbookParams{values: c.Env, shared: len(files) > 1})
 		if err != nil {
 			bad++
-			fmt.Fprintln(app.Stderr, err)
+			fmt.Fprintln(app.Stderr, strings.TrimSpace(err.Error()))
 			continue
 		}
 		fmt.Fprintf(app.Stdout, "%s (%s): %d steps\n%s\n", res.Meta.Name, f, len(res.Plan), playbooks.FormatPlan(res.Plan))
@@ -85,4 +159,23 @@ func dryRun(app *App, files []string, params map[string]string) error {
 		return UsageError{fmt.Errorf("%d of %d playbooks have errors", bad, len(files))}
 	}
 	return nil
+}
+
+// fileSelected reads a playbook's tags and applies --include-tags and
+// --exclude-tags before it is compiled, so a filtered-out playbook is
+// neither planned, run nor held to the -e values. One that does not parse
+// is selected: compiling it reports the problem.
+func fileSelected(file string, include, exclude []string) bool {
+	if len(include) == 0 && len(exclude) == 0 {
+		return true
+	}
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return true
+	}
+	pb, err := playbooks.Parse(src, file)
+	if err != nil || pb == nil {
+		return true
+	}
+	return tagsSelected(pb.Tags, include, exclude)
 }

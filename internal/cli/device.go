@@ -13,13 +13,17 @@ import (
 
 func (a *App) adbClient() *adb.Client { return adb.NewClient(a.ADBServer) }
 
+// adbAddr is the adb server address: --adb-server, else the environment
+// variables adb itself reads.
+func (a *App) adbAddr() string { return adb.ServerAddr(a.ADBServer) }
+
 // startSim starts the embedded virtual phone once per process, attached to
 // the adb server, and detaches it when the command ends.
 func (a *App) startSim() (*sim.Sim, error) {
 	if a.sim != nil {
 		return a.sim, nil
 	}
-	s, err := sim.Start(a.Ctx, sim.Options{ADBServer: a.ADBServer, Attach: true})
+	s, err := sim.Start(a.Ctx, sim.Options{ADBServer: a.adbAddr(), Attach: true})
 	if err != nil {
 		return nil, err
 	}
@@ -41,13 +45,24 @@ func (a *App) openDevice(ctx context.Context) (device.Transport, error) {
 		}
 	}
 	d, err := a.adbClient().Open(ctx, adb.Target{Serial: a.Device, Endpoint: a.Target})
-	if err != nil {
-		return nil, err
+	if err == nil {
+		err = a.leaseDevice(ctx, d.Serial())
 	}
-	if err := a.leaseDevice(ctx, d.Serial()); err != nil {
+	if err != nil {
+		if a.deviceErr == nil {
+			// A Lua run sees this error only as text (nil, err or a raised
+			// message); keep it so the run's exit code says "device problem".
+			a.deviceErr = err
+		}
 		return nil, err
 	}
 	return d, nil
+}
+
+// failedRun is the error of a run that failed and was reported: its cause
+// is the device error the run hit, if any, so the exit code is 3, not 1.
+func (a *App) failedRun(msg string) FailedError {
+	return FailedError{Msg: msg, Cause: a.deviceErr}
 }
 
 // leaseDevice takes the device lease of serial once per App (a command

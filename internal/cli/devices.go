@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"text/tabwriter"
+
+	"github.com/openpocket/openpocket/internal/adb"
 )
 
 // DevicesCmd lists attached devices.
@@ -27,6 +29,9 @@ func (c *DevicesCmd) Run(app *App) error {
 		return err
 	}
 	if c.JSON {
+		if devs == nil {
+			devs = []adb.DeviceInfo{} // [] rather than null for scripts
+		}
 		enc := json.NewEncoder(app.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(devs)

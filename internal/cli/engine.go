@@ -3,6 +3,9 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/openpocket/openpocket/engine"
@@ -29,20 +32,28 @@ func (a *App) home() (*workspace.Home, error) {
 	}
 	a.ws = h
 	a.cfg = h.Config()
-	for _, w := range h.Warnings() {
-		fmt.Fprintf(a.Stderr, "warning: %s\n", w)
-	}
+	printConfigWarnings(a.Stderr, h.Warnings())
 	if a.Config != "" {
 		cfg, warns, err := workspace.LoadConfigWarnings(a.Config)
 		if err != nil {
 			return nil, UsageError{err}
 		}
-		for _, w := range warns {
-			fmt.Fprintf(a.Stderr, "warning: %s\n", w)
-		}
+		printConfigWarnings(a.Stderr, warns)
 		a.cfg = cfg
 	}
 	return h, nil
+}
+
+// printConfigWarnings prints config findings: a migrated upstream key is a
+// note (the file loaded as meant), anything else a warning.
+func printConfigWarnings(w io.Writer, warns []workspace.Warning) {
+	for _, cw := range warns {
+		kind := "warning"
+		if strings.HasPrefix(cw.Message, "migrated legacy key") {
+			kind = "note"
+		}
+		fmt.Fprintf(w, "%s: %s\n", kind, cw)
+	}
 }
 
 // config returns the effective configuration.
@@ -71,13 +82,32 @@ func (a *App) model(profile string) (*llm.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := llm.New(llm.Profile{Name: profile, BaseURL: p.BaseURL, Model: p.Model, APIKey: p.APIKey, APIKeyEnv: p.APIKeyEnv,
+	return a.modelClient(profile, p, modes)
+}
+
+// modelClient builds the client of one profile; modes nil remembers the
+// working endpoint in memory only.
+func (a *App) modelClient(name string, p workspace.ModelProfile, modes llm.ModeStore) (*llm.Client, error) {
+	if err := checkKeyEnv(name, p); err != nil {
+		return nil, err
+	}
+	c, err := llm.New(llm.Profile{Name: name, BaseURL: p.BaseURL, Model: p.Model, APIKey: p.APIKey, APIKeyEnv: p.APIKeyEnv,
 		MaxTokens: p.MaxTokens, ReasoningEffort: p.ReasoningEffort, Temperature: p.Temperature},
 		llm.Options{Modes: modes, Logger: a.logger()})
 	if err != nil {
 		return nil, UsageError{err} // llm names the profile
 	}
 	return c, nil
+}
+
+// checkKeyEnv refuses a profile whose apiKeyEnv names a variable that is
+// not set, before the run starts: otherwise the first request fails (or a
+// local server is sent another key) and the cause is far from the message.
+func checkKeyEnv(name string, p workspace.ModelProfile) error {
+	if p.APIKey != "" || p.APIKeyEnv == "" || strings.TrimSpace(os.Getenv(p.APIKeyEnv)) != "" {
+		return nil
+	}
+	return UsageError{fmt.Errorf("model profile %q: apiKeyEnv names $%s, which is not set: export %s=… (or set apiKey in the profile)", name, p.APIKeyEnv, p.APIKeyEnv)}
 }
 
 func profileNames(cfg workspace.Config) string {

@@ -3,13 +3,19 @@ package cli
 import (
 	"context"
 	"errors"
+	"net"
+	"net/url"
+	"syscall"
 
 	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/internal/adb"
 	"github.com/openpocket/openpocket/internal/lease"
+	"github.com/openpocket/openpocket/internal/llm"
 )
 
-// Exit codes, mapped from errors in one place.
+// Exit codes, mapped from errors in one place (ExitCode). README.md and
+// `openpocket --help` document them; the binary's table test holds every
+// command to them.
 const (
 	ExitOK       = 0
 	ExitFailed   = 1 // the run ran and failed (task failed, assertion, step error)
@@ -28,9 +34,15 @@ func (e UsageError) Unwrap() error { return e.Err }
 
 // FailedError marks a run that completed with a failure that was already
 // reported on the terminal (summary, session path); Main prints nothing more.
-type FailedError struct{ Msg string }
+// Cause, when set, is the device or model error that made the run fail:
+// it decides the exit code (3 or 4 instead of 1).
+type FailedError struct {
+	Msg   string
+	Cause error
+}
 
 func (e FailedError) Error() string { return e.Msg }
+func (e FailedError) Unwrap() error { return e.Cause }
 
 // ModelError marks a model endpoint failure so it maps to ExitModel.
 type ModelError struct{ Err error }
@@ -49,11 +61,13 @@ func isReported(err error) bool {
 	return errors.As(err, &f)
 }
 
-// ExitCode maps an error to the process exit code.
+// ExitCode maps an error to the process exit code. A bug of ours (a
+// recovered panic) wins, then cancellation, then bad input, then the model
+// and device causes (also when a FailedError carries them), then any other
+// failure.
 func ExitCode(err error) int {
 	var (
 		usage    UsageError
-		failed   FailedError
 		model    ModelError
 		internal internalError
 	)
@@ -66,14 +80,44 @@ func ExitCode(err error) int {
 		return ExitCanceled
 	case errors.As(err, &usage):
 		return ExitUsage
-	case errors.As(err, &failed):
-		return ExitFailed
 	case errors.As(err, &model):
 		return ExitModel
-	case errors.Is(err, adb.ErrNoServer), errors.Is(err, adb.ErrNoDevice), errors.Is(err, adb.ErrMultipleDevices),
-		errors.Is(err, adb.ErrDeviceNotFound), errors.Is(err, adb.ErrUnauthorized), errors.Is(err, adb.ErrOffline),
-		errors.Is(err, adb.ErrConnectionFailed), errors.Is(err, device.ErrDeviceLost), errors.Is(err, lease.ErrBusy):
+	case isDeviceError(err):
 		return ExitDevice
 	}
 	return ExitFailed
+}
+
+// isDeviceError reports adb server and device failures.
+func isDeviceError(err error) bool {
+	for _, target := range []error{adb.ErrNoServer, adb.ErrNoDevice, adb.ErrMultipleDevices, adb.ErrDeviceNotFound,
+		adb.ErrUnauthorized, adb.ErrOffline, adb.ErrConnectionFailed, device.ErrDeviceLost, lease.ErrBusy} {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	return false
+}
+
+// modelFailure turns the llm adapter's endpoint failures into a ModelError:
+// an HTTP error status from the provider (bad key, unknown model, 5xx after
+// retries) or no connection at all (refused, DNS, TLS, timeout). A reply
+// the agent could not use is not one: the endpoint works. Other errors are
+// returned unchanged.
+func modelFailure(err error) error {
+	if err == nil || errors.Is(err, context.Canceled) || isDeviceError(err) {
+		return err
+	}
+	var (
+		apiErr *llm.APIError
+		urlErr *url.Error
+		opErr  *net.OpError
+		dnsErr *net.DNSError
+	)
+	switch {
+	case errors.As(err, &apiErr), errors.As(err, &urlErr), errors.As(err, &opErr), errors.As(err, &dnsErr),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, context.DeadlineExceeded):
+		return ModelError{err}
+	}
+	return err
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -18,7 +19,20 @@ type ModelCmd struct {
 }
 
 // ModelListCmd lists the profiles.
-type ModelListCmd struct{}
+type ModelListCmd struct {
+	JSON bool `name:"json" help:"Print the profiles as JSON (API keys never included)."`
+}
+
+// modelListEntry is one profile in model list --json.
+type modelListEntry struct {
+	Profile   string `json:"profile"`
+	Default   bool   `json:"default"`
+	Model     string `json:"model"`
+	BaseURL   string `json:"baseUrl"`
+	APIKey    string `json:"apiKey"` // where the key comes from, never the key
+	Mode      string `json:"mode,omitempty"`
+	MaxTokens int    `json:"maxTokens,omitempty"`
+}
 
 // Run prints one line per profile: default marker, name, model, base URL,
 // remembered endpoint mode.
@@ -30,6 +44,17 @@ func (c *ModelListCmd) Run(app *App) error {
 	modes, err := app.modelModes()
 	if err != nil {
 		return err
+	}
+	if c.JSON {
+		out := []modelListEntry{}
+		for _, name := range modelProfileNames(cfg) {
+			p := cfg.Models[name]
+			out = append(out, modelListEntry{Profile: name, Default: name == cfg.DefaultModel, Model: p.Model, BaseURL: modelBaseURL(p),
+				APIKey: modelKeyStatus(p), Mode: modes.Get(name), MaxTokens: p.MaxTokens})
+		}
+		enc := json.NewEncoder(app.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
 	}
 	if len(cfg.Models) == 0 {
 		fmt.Fprintln(app.Stdout, "no model profiles: add one to config.json `models`")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -22,12 +23,13 @@ import (
 // PlayCmd runs playbooks.
 type PlayCmd struct {
 	Paths       []string          `arg:"" help:"Playbook files or directories (their *.yaml files)." type:"path"`
-	Env         map[string]string `short:"e" help:"Set a playbook param (repeatable): -e KEY=VALUE." placeholder:"KEY=VALUE"`
+	Env         map[string]string `short:"e" help:"Set a playbook param (repeatable): -e KEY=VALUE. With several playbooks, those that do not declare KEY ignore it." placeholder:"KEY=VALUE"`
 	IncludeTags []string          `help:"Run only playbooks with one of these tags." sep:","`
 	ExcludeTags []string          `help:"Skip playbooks with one of these tags." sep:","`
 	Report      string            `help:"Write a JUnit XML report to FILE." placeholder:"FILE" type:"path"`
+	ReportJSON  string            `name:"report-json" help:"Write a JSON report (every playbook with its steps) to FILE." placeholder:"FILE" type:"path"`
 	Output      string            `help:"Directory for each run's log, steps.json and failure artifacts (default: HOME/state/runs)." placeholder:"DIR" type:"path"`
-	DryRun      bool              `help:"Compile and print the plan of each playbook without a device."`
+	DryRun      bool              `help:"Compile and print the plan of each selected playbook without a device."`
 	Timeout     time.Duration     `help:"Abort a playbook that runs longer than this (0 = no limit)." default:"0"`
 }
 
@@ -39,7 +41,7 @@ func (c *PlayCmd) Run(app *App) error {
 		return UsageError{err}
 	}
 	if c.DryRun {
-		return dryRun(app, files, c.Env)
+		return dryRun(app, files, c)
 	}
 	outRoot := c.Output
 	if outRoot == "" {
@@ -53,23 +55,14 @@ func (c *PlayCmd) Run(app *App) error {
 		return UsageError{fmt.Errorf("--output %s: run output cannot be written there: %w", outRoot, err)}
 	}
 	var flows []FlowReport
-	compileFailed := false
 	for i, f := range files {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			return UsageError{err}
-		}
-		res, err := playbooks.CompileWithMap(src, playbooks.Options{File: f, Params: c.Env})
-		if err != nil {
-			fmt.Fprintln(app.Stderr, err)
-			compileFailed = true
-			flows = append(flows, FlowReport{Name: f, File: f, Status: "failed", Error: err.Error()})
+		if !fileSelected(f, c.IncludeTags, c.ExcludeTags) {
 			continue
 		}
-		for _, w := range res.Warnings {
-			fmt.Fprintf(app.Stderr, "warning: %s\n", w)
-		}
-		if !tagsSelected(res.Meta.Tags, c.IncludeTags, c.ExcludeTags) {
+		res, err := compilePlaybook(app, f, playbookParams{values: c.Env, shared: len(files) > 1})
+		if err != nil {
+			fmt.Fprintln(app.Stderr, strings.TrimSpace(err.Error()))
+			flows = append(flows, FlowReport{Name: f, File: f, Status: "failed", Error: err.Error(), Steps: []StepReport{}})
 			continue
 		}
 		fmt.Fprintf(app.Stdout, "[%d/%d] %s (%s)\n", i+1, len(files), res.Meta.Name, f)
@@ -79,11 +72,31 @@ func (c *PlayCmd) Run(app *App) error {
 			break
 		}
 	}
+	if err := c.writeReports(flows); err != nil {
+		return err
+	}
+	return app.playSummary(flows)
+}
+
+// writeReports writes the JUnit and JSON reports asked for.
+func (c *PlayCmd) writeReports(flows []FlowReport) error {
 	if c.Report != "" {
 		if err := writeJUnit(c.Report, flows); err != nil {
 			return err
 		}
 	}
+	if c.ReportJSON != "" {
+		if err := writeReportJSON(c.ReportJSON, flows); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// playSummary prints the totals and where each run's files are, and
+// returns the verdict: 0 all passed, 2 none compiled, 3 a device problem
+// failed the runs, 1 otherwise, 130 interrupted.
+func (a *App) playSummary(flows []FlowReport) error {
 	passed, failed := 0, 0
 	for _, f := range flows {
 		if f.Status == "passed" {
@@ -92,17 +105,25 @@ func (c *PlayCmd) Run(app *App) error {
 			failed++
 		}
 	}
-	fmt.Fprintf(app.Stdout, "\n%d passed, %d failed\n", passed, failed)
-	if len(flows) > 0 {
-		fmt.Fprintf(app.Stdout, "report: %s\n", outRoot)
+	fmt.Fprintf(a.Stdout, "\n%d passed, %d failed\n", passed, failed)
+	for _, f := range flows {
+		if f.OutputDir == "" {
+			continue
+		}
+		if _, err := os.Stat(f.OutputDir); err == nil {
+			fmt.Fprintf(a.Stdout, "report: %s\n", f.OutputDir)
+		}
 	}
 	switch {
-	case app.Ctx.Err() != nil:
-		return app.Ctx.Err()
-	case failed > 0 && compileFailed && passed == 0 && failed == countCompileFailures(flows):
+	case a.Ctx.Err() != nil:
+		return a.Ctx.Err()
+	case len(flows) == 0:
+		fmt.Fprintln(a.Stdout, "no playbook matched the tag filters")
+		return nil
+	case failed > 0 && passed == 0 && failed == countCompileFailures(flows):
 		return UsageError{fmt.Errorf("%d playbook(s) did not compile", failed)}
 	case failed > 0:
-		return FailedError{fmt.Sprintf("%d of %d playbooks failed", failed, passed+failed)}
+		return a.failedRun(fmt.Sprintf("%d of %d playbooks failed", failed, passed+failed))
 	}
 	return nil
 }
@@ -119,13 +140,9 @@ func countCompileFailures(flows []FlowReport) int {
 
 // runPlaybook runs one playbook file without terminal progress (scheduler).
 func (a *App) runPlaybook(ctx context.Context, path string, params map[string]string) (engine.RunResult, error) {
-	src, err := os.ReadFile(path)
+	res, err := compilePlaybook(a, path, playbookParams{values: params})
 	if err != nil {
-		return engine.RunResult{}, UsageError{err}
-	}
-	res, err := playbooks.CompileWithMap(src, playbooks.Options{File: path, Params: params})
-	if err != nil {
-		return engine.RunResult{Message: err.Error()}, UsageError{err}
+		return engine.RunResult{Message: err.Error()}, err
 	}
 	h, err := a.home()
 	if err != nil {
@@ -172,9 +189,12 @@ func (a *App) playCompiled(ctx context.Context, file string, res *playbooks.Resu
 	if err != nil {
 		return fail(err)
 	}
-	logf := func(format string, args ...any) {
-		fmt.Fprintf(logFile, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05.000")}, args...)...)
-	}
+	// The run's own lines, Lua's log.* and print, and the runtime's log
+	// all reach log.txt in one human format.
+	runLog := a.runLogger(logFile)
+	eng.Logger = runLog
+	fileLog := slog.New(newHumanHandler(logFile, slog.LevelDebug))
+	logf := func(format string, args ...any) { fileLog.Info(fmt.Sprintf(format, args...)) }
 	sess, err := eng.NewSession(ctx, engine.SessionOptions{Task: name, ArtifactsDir: fr.OutputDir, OnEvent: func(ev engine.Event) {
 		rec.onEvent(ev)
 		if ev.Kind == "step_end" {
@@ -197,7 +217,7 @@ func (a *App) playCompiled(ctx context.Context, file string, res *playbooks.Resu
 	}
 	vm, err := stdlib.NewVMWith(sess.Context(), reg, sess, lua.Options{
 		Timeout:   timeout,
-		Print:     func(s string) { logf("print: %s", s) },
+		Print:     func(s string) { runLog.Info(s) },
 		SourceMap: res.Map.VMFunc(res.Chunk),
 		Globals:   res.Globals(), // secret parameters, kept out of playbook.lua
 	})
@@ -211,8 +231,8 @@ func (a *App) playCompiled(ctx context.Context, file string, res *playbooks.Resu
 	fr.Steps = rec.result()
 	fr.DurationMs = time.Since(start).Milliseconds()
 	if runErr != nil {
-		fr.Status, fr.Error = "failed", runErr.Error()
-		logf("FAILED: %s", runErr)
+		fr.Status, fr.Error = "failed", interruptedAt(runErr, rec).Error()
+		logf("FAILED: %s", fr.Error)
 		if ctx.Err() == nil {
 			fr.Artifacts = captureFailure(sess, fr.OutputDir)
 		}
@@ -230,6 +250,34 @@ func (a *App) playCompiled(ctx context.Context, file string, res *playbooks.Resu
 	}
 	return fr
 }
+
+// interruptedAt names the YAML step that was running when a timeout or
+// Ctrl-C stopped the run: the VM can only place it in the flow runtime's
+// Lua, which means nothing to the playbook's author.
+func interruptedAt(err error, rec *stepRecorder) error {
+	var se *lua.ScriptError
+	if !errors.As(err, &se) || se.Kind != lua.KindCanceled {
+		return err
+	}
+	st, ok := rec.current()
+	if !ok || st.File == "" {
+		return err
+	}
+	what := "interrupted"
+	if errors.Is(err, context.DeadlineExceeded) {
+		what = se.Message // "run exceeded its timeout of 2s"
+	}
+	return wrapped{msg: fmt.Sprintf("%s:%d: %s: %s", st.File, st.Line, st.Label, what), err: err}
+}
+
+// wrapped replaces an error's message and keeps it for errors.Is/As.
+type wrapped struct {
+	msg string
+	err error
+}
+
+func (w wrapped) Error() string { return w.msg }
+func (w wrapped) Unwrap() error { return w.err }
 
 // captureFailure saves the screen and the UI dump at the moment of failure.
 func captureFailure(sess *engine.Session, dir string) []string {

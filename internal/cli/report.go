@@ -15,7 +15,7 @@ import (
 
 // StepReport is one executed playbook step as steps.json records it.
 type StepReport struct {
-	ID         int    `json:"id"`
+	ID         string `json:"id"` // "3", "4.1", "on_start.1"…
 	Label      string `json:"label"`
 	File       string `json:"file,omitempty"`
 	Line       int    `json:"line,omitempty"`
@@ -40,15 +40,19 @@ type FlowReport struct {
 // stepRecorder turns the flow runtime's events into step reports and,
 // on a terminal, progress lines.
 type stepRecorder struct {
-	mu       sync.Mutex
-	steps    []StepReport
-	started  map[int]time.Time
+	mu      sync.Mutex
+	steps   []StepReport
+	started map[string]time.Time
+	// running is the stack of steps started and not yet ended (nested
+	// steps above their parent), so an interruption names the YAML line
+	// of the step that was running.
+	running  []StepReport
 	progress io.Writer // nil: no progress lines
 	tty      bool
 }
 
 func newStepRecorder(progress io.Writer, tty bool) *stepRecorder {
-	return &stepRecorder{started: map[int]time.Time{}, progress: progress, tty: tty}
+	return &stepRecorder{started: map[string]time.Time{}, progress: progress, tty: tty}
 }
 
 func intField(f map[string]any, k string) int {
@@ -72,12 +76,13 @@ func strField(f map[string]any, k string) string {
 func (r *stepRecorder) onEvent(ev engine.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	id := intField(ev.Fields, "id")
+	id := idField(ev.Fields, "id")
 	label := strField(ev.Fields, "label")
 	depth := intField(ev.Fields, "depth")
 	switch ev.Kind {
 	case "step_start":
 		r.started[id] = time.Now()
+		r.running = append(r.running, StepReport{ID: id, Label: label, File: strField(ev.Fields, "file"), Line: intField(ev.Fields, "line"), Depth: depth})
 		if r.progress != nil && r.tty {
 			fmt.Fprintf(r.progress, "\r\033[K%s▶ %s", strings.Repeat("  ", depth), label)
 		}
@@ -91,6 +96,9 @@ func (r *stepRecorder) onEvent(ev engine.Event) {
 		st := StepReport{ID: id, Label: label, File: strField(ev.Fields, "file"), Line: intField(ev.Fields, "line"), Depth: depth,
 			Status: strField(ev.Fields, "status"), DurationMs: dur, Error: strField(ev.Fields, "error")}
 		r.steps = append(r.steps, st)
+		if n := len(r.running); n > 0 && r.running[n-1].ID == id {
+			r.running = r.running[:n-1]
+		}
 		if r.progress != nil {
 			mark := map[string]string{"passed": "✓", "failed": "✗", "warned": "!", "skipped": "-"}[st.Status]
 			if mark == "" {
@@ -107,6 +115,28 @@ func (r *stepRecorder) onEvent(ev engine.Event) {
 			}
 		}
 	}
+}
+
+// current is the innermost step running now, if any.
+func (r *stepRecorder) current() (StepReport, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.running) == 0 {
+		return StepReport{}, false
+	}
+	return r.running[len(r.running)-1], true
+}
+
+// idField reads a step id: the flow runtime sends strings ("4.1"); a
+// number is formatted.
+func idField(f map[string]any, k string) string {
+	switch v := f[k].(type) {
+	case string:
+		return v
+	case float64, int, int64:
+		return fmt.Sprint(v)
+	}
+	return ""
 }
 
 func (r *stepRecorder) result() []StepReport {
@@ -133,6 +163,36 @@ func oneLine(s string) string {
 // writeStepsJSON writes a flow's steps.json atomically.
 func writeStepsJSON(path string, fr FlowReport) error {
 	b, err := json.MarshalIndent(fr, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// jsonReport is play --report-json: every playbook with its steps and
+// totals, for scripts that read results without parsing JUnit XML.
+type jsonReport struct {
+	Passed     int          `json:"passed"`
+	Failed     int          `json:"failed"`
+	DurationMs int64        `json:"durationMs"`
+	Flows      []FlowReport `json:"flows"`
+}
+
+// writeReportJSON writes the JSON report atomically.
+func writeReportJSON(path string, flows []FlowReport) error {
+	rep := jsonReport{Flows: flows}
+	if rep.Flows == nil {
+		rep.Flows = []FlowReport{}
+	}
+	for _, f := range flows {
+		if f.Status == "passed" {
+			rep.Passed++
+		} else {
+			rep.Failed++
+		}
+		rep.DurationMs += f.DurationMs
+	}
+	b, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return err
 	}

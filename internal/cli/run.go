@@ -35,6 +35,12 @@ func (c *RunCmd) Run(app *App) error {
 	if c.Timeout < 0 {
 		return UsageError{fmt.Errorf("--timeout must not be negative, got %s", c.Timeout)}
 	}
+	args := c.Args
+	if len(args) > 0 && args[0] == "--" {
+		// `run script.lua -- -x y`: the separator only ends openpocket's
+		// flags; the script never sees it.
+		args = args[1:]
+	}
 	sess, reg, done, err := app.newLuaSession("run " + filepath.Base(c.Script))
 	if err != nil {
 		return err
@@ -42,7 +48,7 @@ func (c *RunCmd) Run(app *App) error {
 	defer done()
 	vm, err := stdlib.NewVMWith(app.Ctx, reg, sess, lua.Options{
 		Timeout:     c.Timeout,
-		Args:        c.Args,
+		Args:        args,
 		AutoRequire: true, // ui.tap(...) works without require, as in the REPL
 		Print:       func(line string) { fmt.Fprintln(app.Stdout, line) },
 	})
@@ -134,7 +140,7 @@ func (a *App) scriptError(err error) error {
 	if a.Verbose && se.Traceback != "" {
 		fmt.Fprintln(a.Stderr, se.Traceback)
 	}
-	return FailedError{Msg: se.Error()}
+	return a.failedRun(se.Error())
 }
 
 // runSkill replays a skill for the scheduler.

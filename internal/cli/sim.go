@@ -22,7 +22,7 @@ func (c *SimCmd) Run(app *App) error {
 	if err != nil {
 		return UsageError{fmt.Errorf("--size: %w", err)}
 	}
-	s, err := sim.Start(app.Ctx, sim.Options{Port: c.Port, Width: w, Height: h, Density: c.Density, ADBServer: app.ADBServer, Attach: true})
+	s, err := sim.Start(app.Ctx, sim.Options{Port: c.Port, Width: w, Height: h, Density: c.Density, ADBServer: app.adbAddr(), Attach: true})
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -83,6 +84,9 @@ func (c *SkillsListCmd) Run(app *App) error {
 		src := e.Source
 		if e.Auto {
 			src += " (auto)"
+		}
+		if len(e.Shadows) > 0 {
+			src += " (shadows " + strings.Join(e.Shadows, ", ") + ")"
 		}
 		run := "-"
 		if e.Runnable {
@@ -219,6 +223,8 @@ type SkillsRunCmd struct {
 	Params        map[string]string `short:"e" name:"param" help:"Parameter NAME=VALUE (repeatable), e.g. -e text_1=hello." placeholder:"NAME=VALUE"`
 	FallbackAgent bool              `name:"fallback-agent" help:"When a step's check fails, hand the rest of the task to the model from the current screen."`
 	Timeout       time.Duration     `help:"Time limit for the whole replay (0: none)." placeholder:"DURATION"`
+
+	shadowNote string // set by resolve when the skill hides a less specific one
 }
 
 // Run replays the skill with zero model calls, printing one line per step
@@ -233,6 +239,9 @@ func (c *SkillsRunCmd) Run(app *App) error {
 	name, task, src, from, err := c.resolve(l)
 	if err != nil {
 		return err
+	}
+	if c.shadowNote != "" {
+		fmt.Fprintln(app.Stderr, c.shadowNote)
 	}
 	if err := skills.Check(from, src); err != nil {
 		return UsageError{err}
@@ -275,8 +284,13 @@ func (c *SkillsRunCmd) Run(app *App) error {
 	if r.SessionPath != "" {
 		fmt.Fprintf(app.Stderr, "session: %s\n", r.SessionPath)
 	}
-	if !c.FallbackAgent || se == nil {
-		return FailedError{Msg: "replay failed"}
+	if !c.FallbackAgent || errors.Is(runErr, context.Canceled) {
+		return app.failedRun("replay failed")
+	}
+	if se == nil {
+		// Not a failed check (a bundled skill's script raised, the device
+		// went away mid-step): the model still takes over from here.
+		se = &skills.StepError{Step: res.Passed + 1, Label: "replay", Message: oneLine(runErr.Error())}
 	}
 	done := res.Passed
 	var labels []string
@@ -319,6 +333,9 @@ func (c *SkillsRunCmd) resolve(l *skills.Loader) (name, task string, src []byte,
 		return "", "", nil, "", UsageError{err}
 	}
 	task = s.Description
+	if len(s.Shadows) > 0 {
+		c.shadowNote = fmt.Sprintf("note: skill %s from %s (%s) shadows %s", s.Name, s.Source, s.Location, strings.Join(s.Shadows, ", "))
+	}
 	if m, ok := s.Metadata["openpocket"].(map[string]any); ok {
 		if t, ok := m["task"].(string); ok && t != "" {
 			task = t

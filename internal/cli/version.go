@@ -8,8 +8,12 @@ import (
 // VersionCmd prints the version.
 type VersionCmd struct{}
 
-// Run prints "openpocket VERSION (go, os/arch)".
+// Run prints "openpocket VERSION (go, os/arch)", as --version does.
 func (c *VersionCmd) Run(app *App) error {
-	_, err := fmt.Fprintf(app.Stdout, "openpocket %s (%s, %s/%s)\n", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	_, err := fmt.Fprintln(app.Stdout, versionLine())
 	return err
+}
+
+func versionLine() string {
+	return fmt.Sprintf("openpocket %s (%s, %s/%s)", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }

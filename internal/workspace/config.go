@@ -138,6 +138,11 @@ type HumanAuthConfig struct {
 	RelayHost         string `json:"relayHost"`
 	RelayPort         int    `json:"relayPort"`
 	RequestTimeoutSec int    `json:"requestTimeoutSec"`
+	// PublicBaseURL, when set, is the address links are printed with (a
+	// tunnel such as ngrok or cloudflared, or a reverse proxy), e.g.
+	// "https://abc.ngrok.app"; the relay itself still listens on
+	// relayHost:relayPort.
+	PublicBaseURL string `json:"publicBaseUrl"`
 }
 
 // DeviceConfig tunes device actions (ours, not upstream).
@@ -280,6 +285,7 @@ func ParseConfig(file string, data []byte) (Config, []Warning, error) {
 	if err := checkSyntax(file, data); err != nil {
 		return cfg, nil, err
 	}
+	data, migrated := migrateLegacyKeys(file, data)
 	spans, err := scanJSON(data)
 	if err != nil {
 		var dup *duplicateKeyError
@@ -291,7 +297,7 @@ func ParseConfig(file string, data []byte) (Config, []Warning, error) {
 	if len(spans) == 0 || spans[0].kind != '{' {
 		return cfg, nil, &ConfigError{File: file, Line: 1, Column: 1, Message: "expected a JSON object at the top level"}
 	}
-	warnings := unknownKeys(file, data, spans, typeOfConfig)
+	warnings := append(migrated, unknownKeys(file, data, spans, typeOfConfig)...)
 
 	cfg.Models = nil // "models" in the file replaces the defaults as a whole
 	if err := json.Unmarshal(data, &cfg); err != nil {
@@ -379,6 +385,9 @@ func (c Config) Validate() error {
 	}
 	if c.HumanAuth.RelayPort < 0 || c.HumanAuth.RelayPort > 65535 {
 		return bad("humanAuth.relayPort", "expected a port between 0 and 65535, got %d", c.HumanAuth.RelayPort)
+	}
+	if u := strings.TrimSpace(c.HumanAuth.PublicBaseURL); u != "" && !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "http://") {
+		return bad("humanAuth.publicBaseUrl", "expected an http:// or https:// URL, got %q", u)
 	}
 	if c.MemoryTools.MinScore < 0 || c.MemoryTools.MinScore > 1 {
 		return bad("memoryTools.minScore", "expected a number between 0 and 1, got %g", c.MemoryTools.MinScore)

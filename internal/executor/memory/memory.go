@@ -8,11 +8,12 @@
 // file is cut into windows of 6 lines with a stride of 3 (the last window
 // ends at the last line), and each window scores
 //
-//	0.5 × [the whole lowercased query is a substring of the lowercased window]
+//	0.5 × [the whole folded query is a substring of the folded window]
 //	+ 0.5 × (query tokens found in the window / query tokens)
 //
-// clamped to [0, 1], where tokens are the unique lowercased alphanumeric
-// runs of the query longer than one character, found by substring. Windows
+// clamped to [0, 1], where folding (Fold) lowercases, removes accents and
+// drops hyphens, and tokens are the unique folded alphanumeric runs of the
+// query longer than one character, found by substring. Windows
 // under minScore (and windows scoring 0) are dropped, each file keeps its best 3, and results are
 // ordered by score (descending), path, start line. Scores are rounded to 3
 // decimals in the output.
@@ -127,7 +128,7 @@ func (e *Executor) Search(query string, maxResults int, minScore float64) (Searc
 	if err != nil {
 		return res, err
 	}
-	phrase := strings.ToLower(strings.TrimSpace(query))
+	phrase := Fold(strings.TrimSpace(query))
 	tokens := Tokens(query)
 	var hits []Hit
 	root := e.scope().root
@@ -142,10 +143,15 @@ func (e *Executor) Search(query string, maxResults int, minScore float64) (Searc
 		}
 		var fileHits []Hit
 		lines := splitLines(string(data))
+		// Fold each line once; windows overlap (stride < size).
+		folded := make([]string, len(lines))
+		for i, l := range lines {
+			folded[i] = Fold(l)
+		}
 		for start := 0; start < len(lines); start += windowStride {
 			end := min(start+windowLines, len(lines))
 			text := strings.Join(lines[start:end], "\n")
-			score := Score(strings.ToLower(text), phrase, tokens)
+			score := Score(strings.Join(folded[start:end], "\n"), phrase, tokens)
 			if score >= minScore && score > 0 {
 				fileHits = append(fileHits, Hit{
 					Path: f.rel, StartLine: start + 1, EndLine: end, Score: score,
@@ -182,11 +188,11 @@ func cmpHit(a, b Hit) int {
 	return a.StartLine - b.StartLine
 }
 
-// Tokens returns the unique lowercased alphanumeric runs of query longer
-// than one character, in order of first appearance.
+// Tokens returns the unique folded alphanumeric runs of query longer than
+// one character, in order of first appearance.
 func Tokens(query string) []string {
 	var out []string
-	for _, f := range strings.FieldsFunc(strings.ToLower(query), func(r rune) bool {
+	for _, f := range strings.FieldsFunc(Fold(query), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	}) {
 		if utf8.RuneCountInString(f) > 1 && !slices.Contains(out, f) {
@@ -196,8 +202,7 @@ func Tokens(query string) []string {
 	return out
 }
 
-// Score scores a lowercased window against the lowercased phrase and its
-// tokens (see the package documentation).
+// Score scores a folded window against the folded phrase and its tokens (see the package documentation).
 func Score(lowerText, phrase string, tokens []string) float64 {
 	score := 0.0
 	if phrase != "" && strings.Contains(lowerText, phrase) {

@@ -133,7 +133,7 @@ func TestSnippetCapAndTokens(t *testing.T) {
 	require.Len(t, r.Results, 1)
 	assert.Equal(t, "# Memory\n…", r.Results[0].Snippet)
 
-	assert.Equal(t, []string{"dark", "mode", "42", "café"}, Tokens("Dark-mode, dark MODE x 42 Café"))
+	assert.Equal(t, []string{"darkmode", "dark", "mode", "42", "cafe"}, Tokens("Dark-mode, dark MODE x 42 Café"), "folded: hyphens dropped, accents removed")
 	// Query without tokens: only the phrase counts.
 	assert.Equal(t, 0.5, Score("a b c", "b", Tokens("b")))
 	// Partial tokens, no phrase: 0.5 × 2/4.
