@@ -97,6 +97,7 @@ type state struct {
 
 	ext   extState   // lock screen, keyboard, shade, build quirks (lock.go)
 	media mediaState // media scanner (media.go)
+	x     extraState // permissions, installs, airplane mode, location, keys (devicecmds.go)
 }
 
 // task is an Android task: a stack of activities of one app.
@@ -422,6 +423,14 @@ func (p *Phone) backLocked() {
 		return
 	}
 	front := p.frontLocked()
+	if p.keyboardShownLocked() && !front.acts[len(front.acts)-1].isDialog() {
+		// BACK first closes the soft keyboard of the focused field — unless a
+		// dialog over it (the keyboard picker) holds input focus, which BACK
+		// dismisses as on a real phone.
+		p.st.focused = ""
+		p.changed()
+		return
+	}
 	if front.pkg == PkgLauncher && len(front.acts) == 1 {
 		return
 	}
@@ -434,7 +443,10 @@ func (p *Phone) backLocked() {
 		p.st.tasks = p.st.tasks[:len(p.st.tasks)-1]
 		p.bringToFrontLocked(p.findTaskLocked(PkgLauncher))
 	}
-	p.st.focused = ""
+	if !top.isDialog() {
+		// A dismissed dialog hands focus back to the field beneath it.
+		p.st.focused = ""
+	}
 	p.changed()
 }
 
