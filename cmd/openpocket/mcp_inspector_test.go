@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/openpocket/openpocket/engine/screen"
 	"github.com/openpocket/openpocket/internal/sim/simtest"
 )
 
@@ -93,8 +95,10 @@ func TestMCPWithInspectorCLI(t *testing.T) {
 			block = m["text"].(string)
 		}
 		if m["type"] == "image" {
-			assert.Equal(t, "image/png", m["mimeType"])
-			assert.NotEmpty(t, m["data"])
+			data, err := base64.StdEncoding.DecodeString(m["data"].(string))
+			require.NoError(t, err)
+			assert.Equal(t, screen.SniffImageMIME(data), m["mimeType"])
+			assert.NotEmpty(t, data)
 		}
 	}
 	assert.ElementsMatch(t, []string{"text", "image"}, kinds)

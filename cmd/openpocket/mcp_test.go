@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/openpocket/openpocket/engine/screen"
 	"github.com/openpocket/openpocket/internal/cli"
 	"github.com/openpocket/openpocket/internal/lease"
 	"github.com/openpocket/openpocket/internal/llm/llmtest"
@@ -129,8 +130,10 @@ func mcpSnapshot(t *testing.T, ctx context.Context, cs *sdk.ClientSession, phone
 		}
 	}
 	require.NotNil(t, img, "snapshot has image content")
-	assert.Equal(t, "image/png", img.MIMEType)
-	assert.Equal(t, "\x89PNG", string(img.Data[:4]))
+	// The image the agent's model gets: JPEG unless the profile asks for
+	// PNG; the MIME type names the bytes.
+	assert.Equal(t, screen.SniffImageMIME(img.Data), img.MIMEType)
+	assert.Contains(t, []string{"image/jpeg", "image/png"}, img.MIMEType)
 }
 
 func mcpTapTheWiFiSwitchBySelector(t *testing.T, ctx context.Context, cs *sdk.ClientSession, phone *sim.Sim) {

@@ -77,20 +77,31 @@ func (s *Server) snapshot(ctx context.Context, req *sdk.CallToolRequest) (*sdk.C
 		return nil, err
 	}
 	s.remember(snap)
-	img := snap.ScaledScreenshot
-	if a.SOM && len(snap.SOMScreenshot) > 0 {
-		img = snap.SOMScreenshot
-	}
-	if len(img) == 0 {
-		img = snap.Screenshot
-	}
+	img, mime := modelImage(snap, a.SOM)
 	return &sdk.CallToolResult{
 		Content: []sdk.Content{
 			&sdk.TextContent{Text: describeScreen(snap)},
-			&sdk.ImageContent{Data: img, MIMEType: "image/png"},
+			&sdk.ImageContent{Data: img, MIMEType: mime},
 		},
 		StructuredContent: snapshotSummary(snap),
 	}, nil
+}
+
+// modelImage is the screenshot the agent's model would get (scaled, in
+// the model profile's format; with the marks drawn on when som), falling
+// back to the full-size PNG.
+func modelImage(snap *screen.Snapshot, som bool) ([]byte, string) {
+	img := snap.ScaledScreenshot
+	if som && len(snap.SOMScreenshot) > 0 {
+		img = snap.SOMScreenshot
+	}
+	if len(img) > 0 {
+		if mime := screen.SniffImageMIME(img); mime != "" {
+			return img, mime
+		}
+		return img, snap.ImageFormat.MIME()
+	}
+	return snap.Screenshot, "image/png"
 }
 
 // describeScreen is the screen as the agent's model reads it: current
