@@ -25,7 +25,13 @@ import (
 // withMCPClient runs `openpocket --home H -s SERIAL mcp` through the CLI,
 // with the server bound to an in-process transport and the SDK's client
 // connected to it; scenario runs while the command serves.
-func withMCPClient(t *testing.T, home, serial string, copts *sdk.ClientOptions, scenario func(ctx context.Context, cs *sdk.ClientSession)) {
+func withMCPClient(t testing.TB, home, serial string, copts *sdk.ClientOptions, scenario func(ctx context.Context, cs *sdk.ClientSession)) {
+	t.Helper()
+	withMCPBackend(t, home, serial, copts, func(ctx context.Context, cs *sdk.ClientSession, _ *cli.MCPBackend) { scenario(ctx, cs) })
+}
+
+// withMCPBackend is withMCPClient with the server's backend too.
+func withMCPBackend(t testing.TB, home, serial string, copts *sdk.ClientOptions, scenario func(ctx context.Context, cs *sdk.ClientSession, b *cli.MCPBackend)) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -43,7 +49,7 @@ func withMCPClient(t *testing.T, home, serial string, copts *sdk.ClientOptions, 
 			return err
 		}
 		defer cs.Close()
-		scenario(ctx, cs)
+		scenario(ctx, cs, b)
 		return nil
 	}
 	var stdout, stderr strings.Builder
