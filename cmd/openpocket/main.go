@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	// Cron jobs name time zones; embed the zone database so schedules work
 	// on machines without tzdata.
@@ -32,6 +33,11 @@ func startRelay(ctx context.Context, store *humanauth.Store, addr string) (strin
 
 // serveMCP runs internal/mcp over the CLI's backend, which satisfies
 // mcp.Runner.
+// A refused --http address is bad input (exit 2).
 func serveMCP(ctx context.Context, b *cli.MCPBackend, o cli.MCPServeOptions) error {
-	return mcp.Serve(ctx, b, o.Stdin, o.Stdout, mcp.Options{Version: o.Version, Logger: o.Logger, HTTP: o.HTTP, Token: o.Token})
+	err := mcp.Serve(ctx, b, o.Stdin, o.Stdout, mcp.Options{Version: o.Version, Logger: o.Logger, HTTP: o.HTTP, Token: o.Token})
+	if ae := (*mcp.AddressError)(nil); errors.As(err, &ae) {
+		return cli.UsageError{Err: err}
+	}
+	return err
 }

@@ -151,17 +151,23 @@ func (s *Server) serveHTTP(ctx context.Context, o Options) error {
 	}
 }
 
+// AddressError is a --http address the server refuses before listening:
+// bad input, not a failure of the server.
+type AddressError struct{ msg string }
+
+func (e *AddressError) Error() string { return e.msg }
+
 // checkBind refuses a non-loopback address without a token: the tools
 // drive a phone and run code, so anyone who can reach the port could.
 func checkBind(addr, token string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return fmt.Errorf("mcp: --http %q: expected HOST:PORT (e.g. 127.0.0.1:8765): %v", addr, err)
+		return &AddressError{fmt.Sprintf("mcp: --http %q: expected HOST:PORT (e.g. 127.0.0.1:8765): %v", addr, err)}
 	}
 	if token != "" || isLoopback(host) {
 		return nil
 	}
-	return fmt.Errorf("mcp: --http %s listens beyond loopback: set a bearer token with --token or $OPENPOCKET_MCP_TOKEN (clients send Authorization: Bearer TOKEN)", addr)
+	return &AddressError{fmt.Sprintf("mcp: --http %s listens beyond loopback: set a bearer token with --token or $OPENPOCKET_MCP_TOKEN (clients send Authorization: Bearer TOKEN)", addr)}
 }
 
 func isLoopback(host string) bool {
