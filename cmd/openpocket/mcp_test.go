@@ -3,6 +3,7 @@ package main_test
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -140,6 +141,9 @@ func mcpSnapshot(t *testing.T, ctx context.Context, cs *sdk.ClientSession, phone
 	// PNG; the MIME type names the bytes.
 	assert.Equal(t, screen.SniffImageMIME(img.Data), img.MIMEType)
 	assert.Contains(t, []string{"image/jpeg", "image/png"}, img.MIMEType)
+	// What the client's model is shown, kept with the test's artifacts.
+	ext := strings.TrimPrefix(img.MIMEType, "image/")
+	require.NoError(t, os.WriteFile(filepath.Join(t.ArtifactDir(), "snapshot-som."+ext), img.Data, 0o644))
 }
 
 func mcpTapTheWiFiSwitchBySelector(t *testing.T, ctx context.Context, cs *sdk.ClientSession, phone *sim.Sim) {
