@@ -156,28 +156,7 @@ func convertValue(v *Value, typ string) (*Value, string) {
 		case VList:
 			return v, ""
 		case VString:
-			// "a,b,c" from -e; a JSON list is decoded at run time.
-			s, ok := v.Str.Static()
-			if !ok {
-				return v, ""
-			}
-			if strings.HasPrefix(strings.TrimSpace(s), "[") {
-				// Decoded at run time; check it now so a typo is a
-				// compile error naming the parameter.
-				var list []any
-				if err := json.Unmarshal([]byte(s), &list); err != nil {
-					return v, fmt.Sprintf("must be a list (a, b, c or a JSON array), got invalid JSON %q: %v", s, err)
-				}
-				return v, ""
-			}
-			l := &Value{Kind: VList, Pos: v.Pos}
-			if strings.TrimSpace(s) != "" {
-				for _, part := range strings.Split(s, ",") {
-					part = strings.TrimSpace(part)
-					l.List = append(l.List, &Value{Kind: VString, Pos: v.Pos, Str: &Str{Raw: part, Parts: []StrPart{{Text: part}}, Pos: v.Pos}})
-				}
-			}
-			return l, ""
+			return convertList(v)
 		}
 		return bad()
 	}
@@ -232,4 +211,29 @@ func describeValue(v *Value) string {
 		return "a list"
 	}
 	return "a mapping"
+}
+
+// convertList is a list parameter given as text: "a,b,c" from -e, or a
+// JSON array (decoded at run time, checked now so a typo is a compile
+// error naming the parameter). An interpolated string stays as it is.
+func convertList(v *Value) (*Value, string) {
+	s, ok := v.Str.Static()
+	if !ok {
+		return v, ""
+	}
+	if strings.HasPrefix(strings.TrimSpace(s), "[") {
+		var list []any
+		if err := json.Unmarshal([]byte(s), &list); err != nil {
+			return v, fmt.Sprintf("must be a list (a, b, c or a JSON array), got invalid JSON %q: %v", s, err)
+		}
+		return v, ""
+	}
+	l := &Value{Kind: VList, Pos: v.Pos}
+	if strings.TrimSpace(s) != "" {
+		for _, part := range strings.Split(s, ",") {
+			part = strings.TrimSpace(part)
+			l.List = append(l.List, &Value{Kind: VString, Pos: v.Pos, Str: &Str{Raw: part, Parts: []StrPart{{Text: part}}, Pos: v.Pos}})
+		}
+	}
+	return l, ""
 }

@@ -74,25 +74,7 @@ func (p *parser) parse() *Playbook {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(p.src))
 	if err := dec.Decode(&doc); err != nil {
-		msg := err.Error()
-		line, col := 0, 0
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
-			line, _ = strconv.Atoi(m[1])
-			if m[2] != "" {
-				col, _ = strconv.Atoi(m[2])
-			}
-			msg = m[3]
-		} else {
-			msg = strings.TrimPrefix(msg, "yaml: ")
-		}
-		if msg == "EOF" {
-			p.errPos(Pos{File: p.file, Line: 1, Column: 1}, "", "empty playbook: expected a mapping with steps:")
-			return pb
-		}
-		if strings.Contains(msg, "expected ',' or '}'") || strings.Contains(msg, "expected ',' or ']'") {
-			msg += " (inside {…} or […], quote strings that contain : , ? # [ ] { })"
-		}
-		p.errPos(Pos{File: p.file, Line: line, Column: col}, "", "invalid YAML: %s", msg)
+		p.yamlError(err)
 		return pb
 	}
 	if !p.checkAliases(&doc) {
@@ -115,7 +97,38 @@ func (p *parser) parse() *Playbook {
 		p.errAt(root, "", "expected a mapping with name:, steps: ..., got %s", describeNode(root))
 		return pb
 	}
-	sawSteps := false
+	if !p.header(pb, root) && len(p.errs) == 0 {
+		p.errAt(root, "", "playbook has no steps: key")
+	}
+	return pb
+}
+
+// yamlError reports a YAML syntax error at its line and column.
+func (p *parser) yamlError(err error) {
+	msg := err.Error()
+	line, col := 0, 0
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		if m[2] != "" {
+			col, _ = strconv.Atoi(m[2])
+		}
+		msg = m[3]
+	} else {
+		msg = strings.TrimPrefix(msg, "yaml: ")
+	}
+	if msg == "EOF" {
+		p.errPos(Pos{File: p.file, Line: 1, Column: 1}, "", "empty playbook: expected a mapping with steps:")
+		return
+	}
+	if strings.Contains(msg, "expected ',' or '}'") || strings.Contains(msg, "expected ',' or ']'") {
+		msg += " (inside {…} or […], quote strings that contain : , ? # [ ] { })"
+	}
+	p.errPos(Pos{File: p.file, Line: line, Column: col}, "", "invalid YAML: %s", msg)
+}
+
+// header reads the playbook's header keys and steps; it reports whether a
+// steps: key was there.
+func (p *parser) header(pb *Playbook, root *yaml.Node) (sawSteps bool) {
 	p.eachPair(root, "", func(k string, kn, v *yaml.Node) {
 		switch k {
 		case "name":
@@ -155,10 +168,7 @@ func (p *parser) parse() *Playbook {
 			p.errAt(kn, "", "unknown key %q in playbook header%s (valid keys: %s)", k, hint, strings.Join(headerKeys, ", "))
 		}
 	})
-	if !sawSteps && len(p.errs) == 0 {
-		p.errAt(root, "", "playbook has no steps: key")
-	}
-	return pb
+	return sawSteps
 }
 
 // deref follows aliases, bounded.

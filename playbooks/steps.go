@@ -198,49 +198,14 @@ func (p *parser) step(n *yaml.Node, path string, depth int) *Step {
 	}
 	switch n.Kind {
 	case yaml.ScalarNode:
-		name := n.Value
-		def, ok := stepDefs[name]
-		if !ok {
-			p.errAt(n, path, "unknown step %q%s", name, didYouMean(name, stepNames))
-			return nil
-		}
-		s := &Step{Kind: name, Pos: p.pos(n), Path: path + "." + name, Args: map[string]*Value{}}
-		if !def.Bare {
-			p.errAt(n, s.Path, "%s needs a value, e.g. %s", name, exampleOf(def))
-			return nil
-		}
-		f := &fields{p: p, s: s, def: def, val: map[string]*yaml.Node{}, key: map[string]*yaml.Node{}, depth: depth, errs0: len(p.errs)}
-		def.parse(p, s, f)
-		return s
+		return p.bareStep(n, path, depth)
 	case yaml.MappingNode:
 	default:
 		p.errAt(n, path, "a step is a mapping like `- tap: Save` or a bare name like `- back`, got %s", describeNode(n))
 		return nil
 	}
-	// Find the kind: the first key naming a step.
-	var kindKey, kindVal *yaml.Node
-	var def *stepDef
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := p.deref(n.Content[i])
-		if k != nil && k.Kind == yaml.ScalarNode {
-			if d, ok := stepDefs[k.Value]; ok {
-				kindKey, kindVal, def = k, p.deref(n.Content[i+1]), d
-				break
-			}
-		}
-	}
+	kindKey, kindVal, def := p.stepKind(n, path)
 	if def == nil {
-		reported := false
-		p.eachPair(n, path, func(k string, kn, _ *yaml.Node) {
-			if reported || contains(commonKeys, k) {
-				return
-			}
-			reported = true
-			p.errAt(kn, path, "unknown key %q in step%s", k, didYouMean(k, append(append([]string{}, stepNames...), commonKeys...)))
-		})
-		if !reported {
-			p.errAt(n, path, "step has no kind: add one of tap, input, assert_visible, ... (see docs/playbooks.md)")
-		}
 		return nil
 	}
 	s := &Step{Kind: def.Name, Pos: p.pos(kindKey), Path: path + "." + def.Name, Args: map[string]*Value{}}
@@ -249,23 +214,7 @@ func (p *parser) step(n *yaml.Node, path string, depth int) *Step {
 	if def.Sel {
 		valid = append(valid, selectorKeys...)
 	}
-	add := func(k string, kn, v *yaml.Node, where string) {
-		if _, dup := f.val[k]; dup {
-			p.errAt(kn, s.Path, "duplicate key %q", k)
-			return
-		}
-		if !contains(valid, k) {
-			hint := didYouMean(k, valid)
-			if _, isStep := stepDefs[k]; isStep && hint == "" {
-				hint = fmt.Sprintf("; %q is a step of its own: write it as a separate list item", k)
-			}
-			p.errAt(kn, s.Path, "unknown key %q in %s%s (valid keys: %s)", k, where, hint, strings.Join(sortedCopy(valid), ", "))
-			return
-		}
-		f.order = append(f.order, k)
-		f.val[k] = v
-		f.key[k] = kn
-	}
+	add := func(k string, kn, v *yaml.Node, where string) { p.addKey(f, valid, k, kn, v, where) }
 	// Keys beside the kind.
 	p.eachPair(n, path, func(k string, kn, v *yaml.Node) {
 		if kn == kindKey {
@@ -279,11 +228,86 @@ func (p *parser) step(n *yaml.Node, path string, depth int) *Step {
 		p.common(s, f)
 		return s
 	}
+	if !p.kindValue(f, kindKey, kindVal, add) {
+		return nil
+	}
+	p.common(s, f)
+	def.parse(p, s, f)
+	return s
+}
+
+// bareStep is a step written as its name alone (`- back`).
+func (p *parser) bareStep(n *yaml.Node, path string, depth int) *Step {
+	name := n.Value
+	def, ok := stepDefs[name]
+	if !ok {
+		p.errAt(n, path, "unknown step %q%s", name, didYouMean(name, stepNames))
+		return nil
+	}
+	s := &Step{Kind: name, Pos: p.pos(n), Path: path + "." + name, Args: map[string]*Value{}}
+	if !def.Bare {
+		p.errAt(n, s.Path, "%s needs a value, e.g. %s", name, exampleOf(def))
+		return nil
+	}
+	f := &fields{p: p, s: s, def: def, val: map[string]*yaml.Node{}, key: map[string]*yaml.Node{}, depth: depth, errs0: len(p.errs)}
+	def.parse(p, s, f)
+	return s
+}
+
+// stepKind finds a step mapping's kind: the first key naming a step. None
+// is reported (an unknown key with a suggestion, or no kind at all).
+func (p *parser) stepKind(n *yaml.Node, path string) (kindKey, kindVal *yaml.Node, def *stepDef) {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := p.deref(n.Content[i])
+		if k != nil && k.Kind == yaml.ScalarNode {
+			if d, ok := stepDefs[k.Value]; ok {
+				return k, p.deref(n.Content[i+1]), d
+			}
+		}
+	}
+	reported := false
+	p.eachPair(n, path, func(k string, kn, _ *yaml.Node) {
+		if reported || contains(commonKeys, k) {
+			return
+		}
+		reported = true
+		p.errAt(kn, path, "unknown key %q in step%s", k, didYouMean(k, append(append([]string{}, stepNames...), commonKeys...)))
+	})
+	if !reported {
+		p.errAt(n, path, "step has no kind: add one of tap, input, assert_visible, ... (see docs/playbooks.md)")
+	}
+	return nil, nil, nil
+}
+
+// addKey records one key of a step, refusing duplicates and keys the step
+// does not take (with a suggestion, or a hint that it is a step itself).
+func (p *parser) addKey(f *fields, valid []string, k string, kn, v *yaml.Node, where string) {
+	if _, dup := f.val[k]; dup {
+		p.errAt(kn, f.s.Path, "duplicate key %q", k)
+		return
+	}
+	if !contains(valid, k) {
+		hint := didYouMean(k, valid)
+		if _, isStep := stepDefs[k]; isStep && hint == "" {
+			hint = fmt.Sprintf("; %q is a step of its own: write it as a separate list item", k)
+		}
+		p.errAt(kn, f.s.Path, "unknown key %q in %s%s (valid keys: %s)", k, where, hint, strings.Join(sortedCopy(valid), ", "))
+		return
+	}
+	f.order = append(f.order, k)
+	f.val[k] = v
+	f.key[k] = kn
+}
+
+// kindValue reads the value of the kind key: nothing (a bare step), a
+// mapping of keys, or the scalar short form; false when it was refused.
+func (p *parser) kindValue(f *fields, kindKey, kindVal *yaml.Node, add func(k string, kn, v *yaml.Node, where string)) bool {
+	s, def := f.s, f.def
 	switch {
 	case isNull(kindVal):
 		if !def.Bare && !hasNonCommon(f) {
 			p.errAt(kindKey, s.Path, "%s needs a value, e.g. %s", def.Name, exampleOf(def))
-			return nil
+			return false
 		}
 	case kindVal.Kind == yaml.MappingNode:
 		p.eachPair(kindVal, s.Path, func(k string, kn, v *yaml.Node) { add(k, kn, v, def.Name) })
@@ -291,7 +315,7 @@ func (p *parser) step(n *yaml.Node, path string, depth int) *Step {
 		switch def.Short {
 		case "":
 			p.errAt(kindVal, s.Path, "%s takes a mapping, e.g. %s", def.Name, exampleOf(def))
-			return nil
+			return false
 		case "@sel":
 			s.Sel = &Selector{Pos: p.pos(kindVal), Short: p.str(kindVal, s.Path, false)}
 		default:
@@ -304,11 +328,9 @@ func (p *parser) step(n *yaml.Node, path string, depth int) *Step {
 		}
 	default:
 		p.errAt(kindVal, s.Path, "%s takes a value or a mapping, not %s; e.g. %s", def.Name, describeNode(kindVal), exampleOf(def))
-		return nil
+		return false
 	}
-	p.common(s, f)
-	def.parse(p, s, f)
-	return s
+	return true
 }
 
 func hasNonCommon(f *fields) bool {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/openpocket/openpocket/engine/action"
+	"go.yaml.in/yaml/v3"
 )
 
 // Action steps: every action of the action table is a step under its spec
@@ -44,41 +45,9 @@ func (p *parser) actionParams(s *Step, spec action.Spec, f *fields) {
 				}
 			}
 		}
-		okKind := false
-		var goVal any
-		switch prm.Kind {
-		case action.KindInt:
-			okKind = v.Kind == VInt
-			goVal = v.Int
-		case action.KindNumber:
-			okKind = v.Kind == VInt || v.Kind == VNumber
-			if v.Kind == VInt {
-				goVal = float64(v.Int)
-			} else {
-				goVal = v.Num
-			}
-		case action.KindString:
-			okKind = v.Kind == VString || v.Kind == VInt
-			if v.Kind == VString {
-				goVal, _ = v.Str.Static()
-			} else {
-				goVal = v.Int
-			}
-		case action.KindBool:
-			okKind = v.Kind == VBool
-			goVal = v.Bool
-		case action.KindEnum:
-			if v.Kind == VString {
-				st, _ := v.Str.Static()
-				if !contains(prm.Enum, st) {
-					p.errAt(n, s.Path, "parameter %q of action %s must be one of %s, got %q%s", k, spec.Name, strings.Join(prm.Enum, ", "), st, didYouMean(st, prm.Enum))
-					continue
-				}
-				okKind, goVal = true, st
-			}
-		case action.KindObject:
-			okKind = v.Kind == VMap
-			goVal = valueToGo(v)
+		goVal, okKind, refused := p.staticParam(s, spec, prm, k, n, v)
+		if refused {
+			continue
 		}
 		if !okKind {
 			p.errAt(n, s.Path, "parameter %q of action %s must be %s, got %s", k, spec.Name, kindName(prm.Kind), describeValue(v))
@@ -190,4 +159,40 @@ func valueSummary(v *Value) string {
 		return "{…}"
 	}
 	return scalarText(v)
+}
+
+// staticParam converts a static parameter value to the Go value the
+// action table expects; ok=false means the value has the wrong kind,
+// refused that an error was already reported (an enum value it lacks).
+func (p *parser) staticParam(s *Step, spec action.Spec, prm action.Param, k string, n *yaml.Node, v *Value) (goVal any, ok, refused bool) {
+	switch prm.Kind {
+	case action.KindInt:
+		return v.Int, v.Kind == VInt, false
+	case action.KindNumber:
+		if v.Kind == VInt {
+			return float64(v.Int), true, false
+		}
+		return v.Num, v.Kind == VNumber, false
+	case action.KindString:
+		if v.Kind == VString {
+			st, _ := v.Str.Static()
+			return st, true, false
+		}
+		return v.Int, v.Kind == VInt, false
+	case action.KindBool:
+		return v.Bool, v.Kind == VBool, false
+	case action.KindEnum:
+		if v.Kind != VString {
+			return nil, false, false
+		}
+		st, _ := v.Str.Static()
+		if !contains(prm.Enum, st) {
+			p.errAt(n, s.Path, "parameter %q of action %s must be one of %s, got %q%s", k, spec.Name, strings.Join(prm.Enum, ", "), st, didYouMean(st, prm.Enum))
+			return nil, false, true
+		}
+		return st, true, false
+	case action.KindObject:
+		return valueToGo(v), v.Kind == VMap, false
+	}
+	return nil, false, false
 }
