@@ -286,7 +286,7 @@ func (s *Service) Modules() []lua.Module {
 	if s.cfg.Executors != nil {
 		mods = append(mods, s.cfg.Executors.Modules()...)
 	}
-	return append(mods, skillsmod.New(s.cfg.Skills))
+	return append(mods, skillsmod.New(SkillLibrary(s.cfg.Skills)))
 }
 
 // Registry is the module set every run sees: the standard library plus
