@@ -34,10 +34,9 @@ type MCPServeOptions struct {
 	// HTTP is the streamable-HTTP address; "" serves stdio.
 	HTTP  string
 	Token string
-	// Stdin/Stdout carry the stdio transport.
+	// Stdin/Stdout carry the stdio transport; Logger writes to stderr.
 	Stdin   io.Reader
 	Stdout  io.Writer
-	Stderr  io.Writer
 	Logger  *slog.Logger
 	Version string
 }
@@ -63,7 +62,7 @@ func (c *MCPCmd) Run(app *App) error {
 		}
 	}
 	return app.serveMCP(app.Ctx, NewMCPBackend(app), MCPServeOptions{HTTP: c.HTTP, Token: c.Token,
-		Stdin: os.Stdin, Stdout: app.Stdout, Stderr: app.Stderr, Logger: app.logger(), Version: Version})
+		Stdin: os.Stdin, Stdout: app.Stdout, Logger: app.logger(), Version: Version})
 }
 
 // MCPBackend runs the MCP server's tool calls with the CLI's machinery:
