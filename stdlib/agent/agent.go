@@ -140,7 +140,14 @@ func Run(ctx context.Context, sess *engine.Session, o Options) (res engine.RunRe
 		if cause == nil {
 			cause = context.Canceled
 		}
-		return sess.Finish(false, CancelledMessage), fmt.Errorf("agent run %s: %w", CancelledMessage, cause)
+		msg := CancelledMessage
+		// A front end that stopped the run on a person's request says so
+		// in the session ("stopped by user").
+		var stop interface{ StopReason() string }
+		if errors.As(cause, &stop) && stop.StopReason() != "" {
+			msg = stop.StopReason()
+		}
+		return sess.Finish(false, msg), fmt.Errorf("agent run %s: %w", msg, cause)
 	}
 
 	vm, err := stdlib.NewVMWith(ctx, reg, sess, lua.Options{})

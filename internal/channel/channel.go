@@ -1,0 +1,57 @@
+// Package channel is what every chat channel (Telegram now; Discord or
+// Slack later) shares: the Channel a gateway runs next to its scheduler
+// and heartbeat, and the Runner a channel starts phone tasks through.
+// Channels never build engines or devices themselves: the composition
+// root hands them a Runner backed by the one run service.
+package channel
+
+import (
+	"context"
+	"errors"
+
+	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/stdlib/agent"
+)
+
+// Channel is one long-running chat front end.
+type Channel interface {
+	// Name is the config key ("telegram").
+	Name() string
+	// Run serves the channel until ctx ends, then stops taking messages,
+	// cancels the task it runs and returns once that task has finished
+	// (its session finalized).
+	Run(ctx context.Context) error
+	// Deliver posts a scheduled job's result to a chat ("to" is the
+	// channel's chat address, e.g. a Telegram chat id).
+	Deliver(ctx context.Context, to string, text string) error
+}
+
+// Runner runs phone work for a channel. Its methods use only engine and
+// stdlib/agent types so the run service's owner can implement it without
+// importing any channel.
+type Runner interface {
+	// RunTask runs an agent task and always finalizes its session.
+	// onEvent receives the run's events (agent_step …); auth answers
+	// request_human_auth (nil: unavailable).
+	RunTask(ctx context.Context, task string, onEvent func(engine.Event), auth agent.HumanAuthFunc) (engine.RunResult, error)
+	// Screenshot returns the phone's screen as PNG.
+	Screenshot(ctx context.Context) ([]byte, error)
+}
+
+// StopError is the cancellation cause of a task a person stopped: the
+// session's final message is its reason ("stopped by user").
+type StopError struct{ Reason string }
+
+func (e *StopError) Error() string { return e.Reason }
+
+// StopReason is what the agent loop records as the final message.
+func (e *StopError) StopReason() string { return e.Reason }
+
+// ErrStoppedByUser is the cause a channel cancels a task with on /stop.
+var ErrStoppedByUser error = &StopError{Reason: "stopped by user"}
+
+// IsStopped reports whether err carries a StopError.
+func IsStopped(err error) bool {
+	var s *StopError
+	return errors.As(err, &s)
+}

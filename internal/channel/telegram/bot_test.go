@@ -1,0 +1,287 @@
+package telegram_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/internal/channel"
+	"github.com/openpocket/openpocket/internal/channel/telegram"
+	"github.com/openpocket/openpocket/internal/channel/telegram/telegramtest"
+	"github.com/openpocket/openpocket/stdlib/agent"
+)
+
+const token = "123456:TEST-token-value"
+
+var (
+	owner    = telegramtest.User{ID: 42, FirstName: "Ada"}
+	stranger = telegramtest.User{ID: 666, FirstName: "Eve"}
+)
+
+// fakeRunner plays a scripted task: it emits steps, optionally asks for
+// human auth, and waits for a stop when told to.
+type fakeRunner struct {
+	steps    []map[string]any
+	auth     *agent.HumanAuthRequest
+	block    bool // wait for cancellation after the steps
+	mu       sync.Mutex
+	tasks    []string
+	decision agent.HumanAuthDecision
+}
+
+func (f *fakeRunner) RunTask(ctx context.Context, task string, onEvent func(engine.Event), auth agent.HumanAuthFunc) (engine.RunResult, error) {
+	f.mu.Lock()
+	f.tasks = append(f.tasks, task)
+	f.mu.Unlock()
+	for _, s := range f.steps {
+		onEvent(engine.Event{Kind: "agent_step", Fields: s})
+	}
+	if f.auth != nil {
+		d, err := auth(ctx, *f.auth)
+		if err != nil {
+			return engine.RunResult{Message: err.Error()}, err
+		}
+		f.mu.Lock()
+		f.decision = d
+		f.mu.Unlock()
+		return engine.RunResult{Success: d.Status == "approved", Steps: len(f.steps) + 1, Message: "auth " + d.Status}, nil
+	}
+	if f.block {
+		<-ctx.Done()
+		msg := "cancelled"
+		if channel.IsStopped(context.Cause(ctx)) {
+			msg = context.Cause(ctx).Error()
+		}
+		return engine.RunResult{Steps: len(f.steps), Message: msg}, context.Cause(ctx)
+	}
+	return engine.RunResult{Success: true, Steps: len(f.steps), Message: "Wi-Fi is off"}, nil
+}
+
+func (f *fakeRunner) Screenshot(context.Context) ([]byte, error) {
+	return []byte("\x89PNG fake"), nil
+}
+
+// startBot runs a bot against srv until the test ends.
+func startBot(t *testing.T, srv *telegramtest.Server, r channel.Runner, mod func(*telegram.Options)) (*telegram.Bot, *bytes.Buffer) {
+	t.Helper()
+	var logs syncBuffer
+	o := telegram.Options{Token: token, APIBaseURL: srv.URL(), AllowedUserIDs: []int64{owner.ID}, Runner: r,
+		Logger: slog.New(slog.NewTextHandler(&logs, nil)), ProgressEvery: 2, PollTimeout: 2 * time.Second,
+		Retry: telegram.Retry{Attempts: 5, Base: 10 * time.Millisecond, Max: 50 * time.Millisecond}}
+	if mod != nil {
+		mod(&o)
+	}
+	b, err := telegram.New(o)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = b.Run(ctx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("bot did not stop")
+		}
+	})
+	return b, &logs.b
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func methods(calls []telegramtest.Call) []string {
+	out := make([]string, len(calls))
+	for i, c := range calls {
+		out[i] = c.Method
+	}
+	return out
+}
+
+func TestRunNarratesAndEndsWithScreenshot(t *testing.T) {
+	srv := telegramtest.NewServer(t, token)
+	r := &fakeRunner{steps: []map[string]any{
+		{"step": 1.0, "max_steps": 100.0, "action": "launch_app(com.android.settings)", "app": "com.android.launcher3"},
+		{"step": 2.0, "max_steps": 100.0, "action": "tap_element(3)", "app": "com.android.settings"},
+		{"step": 3.0, "max_steps": 100.0, "action": "tap_element(5)", "app": "com.android.settings"},
+		{"step": 4.0, "max_steps": 100.0, "action": "tap_element(6)", "app": "com.android.settings"},
+	}}
+	startBot(t, srv, r, nil)
+	srv.SendText(owner, "/run turn wifi off")
+	calls, ok := srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return len(c) > 0 && c[len(c)-1].Method == "sendPhoto" })
+	require.True(t, ok, "calls: %v", methods(calls))
+	require.Equal(t, "sendMessage", calls[0].Method)
+	assert.Equal(t, "42", calls[0].Params["chat_id"])
+	assert.Contains(t, calls[0].Params["text"], "Starting: turn wifi off")
+	status := calls[0].MessageID
+	var edits []string
+	for _, c := range calls[1:] {
+		if c.Method == "editMessageText" {
+			assert.Equal(t, status, c.MessageID, "every edit is to the one status message")
+			edits = append(edits, c.Params["text"])
+		}
+	}
+	// Step 2 (app changed and 2 steps), step 4 (2 steps), the verdict —
+	// not one message per step.
+	require.Len(t, edits, 3, "edits: %q", edits)
+	assert.Contains(t, edits[0], "step 2/100 · com.android.settings")
+	assert.Contains(t, edits[1], "step 4/100")
+	assert.Contains(t, edits[2], "✓ Done after 4 steps")
+	assert.Contains(t, edits[2], "Wi-Fi is off")
+	photo := calls[len(calls)-1]
+	assert.Equal(t, []byte("\x89PNG fake"), photo.Photo)
+	assert.Equal(t, "✓ Wi-Fi is off", photo.Params["caption"])
+	assert.Equal(t, []string{"turn wifi off"}, r.tasks)
+	assert.Len(t, srv.Calls("sendMessage"), 1, "one status message, edited")
+}
+
+func TestStrangerGetsNothing(t *testing.T) {
+	srv := telegramtest.NewServer(t, token)
+	r := &fakeRunner{}
+	_, logs := startBot(t, srv, r, nil)
+	srv.SendText(stranger, "/run factory reset")
+	srv.SendText(stranger, "hello?")
+	srv.SendText(owner, "/status") // processed after the stranger's, in order
+	calls, ok := srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return len(c) >= 1 })
+	require.True(t, ok)
+	time.Sleep(100 * time.Millisecond)
+	calls = srv.Calls("")
+	require.Len(t, calls, 1, "only the owner's /status is answered: %v", methods(calls))
+	assert.Equal(t, "42", calls[0].Params["chat_id"])
+	assert.Contains(t, calls[0].Params["text"], "Idle")
+	assert.Empty(t, r.tasks)
+	assert.Contains(t, logs.String(), "ignored a message from someone not allowed")
+	assert.Contains(t, logs.String(), "user=666")
+	assert.NotContains(t, logs.String(), "factory reset", "a stranger's text is not logged")
+	assert.NotContains(t, logs.String(), "TEST-token-value")
+}
+
+func TestStopCancelsWithStoppedByUser(t *testing.T) {
+	srv := telegramtest.NewServer(t, token)
+	r := &fakeRunner{block: true, steps: []map[string]any{{"step": 1.0, "max_steps": 10.0, "action": "wait(100ms)"}}}
+	startBot(t, srv, r, nil)
+	srv.SendText(owner, "/run wait forever")
+	_, ok := srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return len(c) >= 1 })
+	require.True(t, ok)
+	srv.SendText(owner, "/status")
+	_, ok = srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return hasText(c, "Busy: \"wait forever\"") })
+	require.True(t, ok, "status while busy")
+	srv.SendText(owner, "/stop")
+	calls, ok := srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return len(c) > 0 && c[len(c)-1].Method == "sendPhoto" })
+	require.True(t, ok, "calls: %v", methods(calls))
+	assert.True(t, hasText(calls, "✗ Failed after 1 steps: wait forever\nstopped by user"))
+	assert.Equal(t, "✗ stopped by user", calls[len(calls)-1].Params["caption"])
+}
+
+func hasText(calls []telegramtest.Call, s string) bool {
+	for _, c := range calls {
+		if strings.Contains(c.Params["text"], s) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestRetriesOn429And5xx(t *testing.T) {
+	srv := telegramtest.NewServer(t, token)
+	b, logs := startBot(t, srv, &fakeRunner{}, func(o *telegram.Options) {
+		o.Retry = telegram.Retry{Attempts: 5, Base: 10 * time.Millisecond, Max: 1500 * time.Millisecond}
+	})
+	srv.Fail("sendMessage", 502, 1)
+	srv.Fail("sendMessage", 429, 1)
+	srv.Fail("sendMessage", 503, 1)
+	start := time.Now()
+	require.NoError(t, b.Deliver(context.Background(), "42", "Weather: sunny"))
+	calls := srv.Calls("sendMessage")
+	require.Len(t, calls, 4, "three failures, then delivered")
+	assert.Equal(t, "Weather: sunny", calls[3].Params["text"])
+	assert.GreaterOrEqual(t, time.Since(start), time.Second, "429's retry_after (1 s) is honoured")
+	assert.Contains(t, logs.String(), "HTTP 429")
+	assert.NotContains(t, logs.String(), "TEST-token-value")
+
+	srv.Fail("sendMessage", 500, 5)
+	err := b.Deliver(context.Background(), "42", "lost?")
+	require.Error(t, err, "a server that keeps failing beyond the budget is reported")
+	assert.NotContains(t, err.Error(), "TEST-token-value")
+}
+
+func TestHumanAuthCodeReplyAndButtons(t *testing.T) {
+	srv := telegramtest.NewServer(t, token)
+	r := &fakeRunner{auth: &agent.HumanAuthRequest{ID: "req1", Capability: "2fa", Instruction: "Enter the login code", Timeout: 10 * time.Second}}
+	startBot(t, srv, r, func(o *telegram.Options) {
+		o.RelayURL = func(id string) string { return "https://relay.example/a/" + id }
+	})
+	srv.SendText(owner, "/run log in")
+	calls, ok := srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return hasText(c, "Authorization needed") })
+	require.True(t, ok, "calls: %v", methods(calls))
+	var ask telegramtest.Call
+	for _, c := range calls {
+		if strings.Contains(c.Params["text"], "Authorization needed") {
+			ask = c
+		}
+	}
+	assert.Contains(t, ask.Params["reply_markup"], `"callback_data":"auth:approve:req1"`)
+	assert.Contains(t, ask.Params["reply_markup"], `"callback_data":"auth:reject:req1"`)
+	assert.Contains(t, ask.Params["reply_markup"], "https://relay.example/a/req1")
+	assert.True(t, hasText(calls, "⏸ log in\nwaiting for you: human authorization (2fa)"), "the status message says it is paused")
+
+	srv.SendText(owner, "/auth")
+	_, ok = srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool {
+		n := 0
+		for _, x := range c {
+			if strings.Contains(x.Params["text"], "request req1") {
+				n++
+			}
+		}
+		return n == 2
+	})
+	require.True(t, ok, "/auth lists the pending request again")
+
+	srv.SendText(owner, "493817")
+	calls, ok = srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return len(c) > 0 && c[len(c)-1].Method == "sendPhoto" })
+	require.True(t, ok, "calls: %v", methods(calls))
+	assert.Equal(t, agent.HumanAuthDecision{Status: "approved", Text: "493817", Message: "approved in Telegram with a code"}, r.decision)
+
+	// A late button press is acknowledged as stale.
+	srv.PressButton(owner, owner.ID, ask.MessageID, "auth:approve:req1")
+	calls, ok = srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return len(c) > 0 && c[len(c)-1].Method == "answerCallbackQuery" })
+	require.True(t, ok)
+	assert.Equal(t, "This request is no longer pending.", calls[len(calls)-1].Params["text"])
+}
+
+func TestHumanAuthRejectButton(t *testing.T) {
+	srv := telegramtest.NewServer(t, token)
+	r := &fakeRunner{auth: &agent.HumanAuthRequest{ID: "req2", Capability: "payment", Instruction: "Pay 3 EUR", Timeout: 10 * time.Second}}
+	startBot(t, srv, r, nil)
+	srv.SendText(owner, "/run pay")
+	calls, ok := srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return hasText(c, "Authorization needed") })
+	require.True(t, ok)
+	ask := calls[len(calls)-1]
+	srv.PressButton(stranger, stranger.ID, ask.MessageID, "auth:approve:req2") // ignored
+	srv.PressButton(owner, owner.ID, ask.MessageID, "auth:reject:req2")
+	calls, ok = srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return len(c) > 0 && c[len(c)-1].Method == "sendPhoto" })
+	require.True(t, ok, "calls: %v", methods(calls))
+	assert.Equal(t, "rejected", r.decision.Status)
+	acks := srv.Calls("answerCallbackQuery")
+	require.Len(t, acks, 1, "the stranger's press is not acknowledged")
+	assert.Equal(t, "Rejected.", acks[0].Params["text"])
+}
