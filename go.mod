@@ -4,8 +4,10 @@ go 1.26.8
 
 require (
 	github.com/alecthomas/kong v1.17.0
+	github.com/chromedp/chromedp v0.23.0
 	github.com/ergochat/readline v0.1.3
 	github.com/go-co-op/gocron/v2 v2.21.2
+	github.com/go-telegram/bot v1.19.0
 	github.com/jonboulle/clockwork v0.5.0
 	github.com/landlock-lsm/go-landlock v0.7.0
 	github.com/openai/openai-go/v3 v3.96.0
@@ -18,8 +20,9 @@ require (
 )
 
 require (
+	github.com/chromedp/cdproto v0.159.0 // indirect
 	github.com/coder/websocket v1.8.15 // indirect
-	github.com/go-telegram/bot v1.19.0 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/robfig/cron/v3 v3.0.1 // indirect
 	github.com/tidwall/gjson v1.20.0 // indirect

@@ -137,7 +137,12 @@ func (a *App) runAgent(ctx context.Context, task string, o agentRunOptions) (eng
 		return engine.RunResult{}, err
 	}
 	loader := a.skillLoader()
+	auth, err := a.humanAuthFor(ctx, sess, o)
+	if err != nil {
+		return sess.Finish(false, err.Error()), err
+	}
 	res, err := agent.Run(ctx, sess, agent.Options{
+		HumanAuth:          auth,
 		Registry:           agent.Registry(a.luaModules(set, loader)...),
 		Skills:             loader.Index(0),
 		MaxSteps:           maxSteps,

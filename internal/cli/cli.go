@@ -71,6 +71,7 @@ type CLI struct {
 	Skills     SkillsCmd     `cmd:"" help:"List, show, validate and replay skills (learned procedures) without a model."`
 	Sessions   SessionsCmd   `cmd:"" help:"List and show recorded agent sessions."`
 	Gateway    GatewayCmd    `cmd:"" help:"Run the scheduler and heartbeat in the foreground until Ctrl-C (SIGUSR1 reloads config and jobs)."`
+	Auth       AuthCmd       `cmd:"" help:"List, approve and reject pending human-auth requests."`
 }
 
 // Help is the top-level help's closing text: the exit codes scripts rely on.
@@ -83,6 +84,11 @@ type App struct {
 	Stderr io.Writer
 	Ctx    context.Context
 	Logger *slog.Logger
+
+	// StartRelay starts the human-auth relay (bound by the composition
+	// root); relayBase is set once one runs in this process.
+	StartRelay RelayStarter
+	relayBase  string
 
 	cleanups []func()
 	sim      *sim.Sim
@@ -99,6 +105,11 @@ type App struct {
 
 // Main parses args, runs the command and returns the process exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return MainWith(ctx, args, stdout, stderr, Deps{})
+}
+
+// MainWith is Main with the composition root's dependencies.
+func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps Deps) int {
 	var cli CLI
 	exit := -1
 	parser, err := kong.New(&cli,
@@ -145,7 +156,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}()
 		defer stop()
 	}
-	app := &App{Globals: cli.Globals, Stdout: stdout, Stderr: stderr, Ctx: ctx, command: "openpocket " + commandName(kctx.Command())}
+	app := &App{Globals: cli.Globals, Stdout: stdout, Stderr: stderr, Ctx: ctx, command: "openpocket " + commandName(kctx.Command()),
+		StartRelay: deps.StartRelay}
 	// Info and above reach the terminal (log.info from Lua included);
 	// --verbose adds debug. Runs with a log.txt get every level there.
 	level := slog.LevelInfo

@@ -64,6 +64,14 @@ func (c *GatewayCmd) Run(app *App) error {
 			return err
 		}
 	}
+	if app.cfg.HumanAuth.Enabled {
+		// Scheduled runs have no terminal: their human-auth links point here.
+		base, err := app.startRelay(app.Ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(app.Stderr, "human-auth relay: %s\n", base)
+	}
 	clock := c.clock
 	if clock == nil {
 		clock = clockwork.NewRealClock()

@@ -43,6 +43,9 @@ var examples = map[string][]string{
 	"sessions list":   {"openpocket sessions list", "openpocket sessions list --json"},
 	"sessions show":   {"openpocket sessions show 20260222-030000", "openpocket sessions show latest"},
 	"gateway":         {"openpocket --sim gateway"},
+	"auth list":       {"openpocket auth list"},
+	"auth approve":    {"openpocket auth approve 20260222-030000-step-4 --text 482913", "openpocket auth approve 20260222-030000-step-4"},
+	"auth reject":     {"openpocket auth reject 20260222-030000-step-4"},
 }
 
 // exampleHelp is the "Examples:" block of a command's help.

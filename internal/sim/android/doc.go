@@ -135,7 +135,7 @@
 // for the commands: input, screencap, uiautomator dump, dumpsys
 // window|activity|power, wm size|density, getprop, pm list packages|path|
 // clear|query-activities|resolve-activity, cmd package|clipboard|activity|
-// settings|input|window, monkey, am start|force-stop, settings, echo, ls, cat,
+// settings|input|window, monkey, am start|force-stop|broadcast (media.go: the media scanner), settings, echo, ls, cat,
 // rm, mkdir, grep, head, tail, wc, sleep, true, false, id, whoami, pwd, sh -c.
 // Unknown commands print "/system/bin/sh: NAME: not found" and exit 127.
 package android

@@ -93,7 +93,8 @@ type state struct {
 	failMonkey bool
 	settings   map[string]string // "namespace/key" → value, besides wifi_on/bluetooth_on
 
-	ext extState // lock screen, keyboard, shade, build quirks (lock.go)
+	ext   extState   // lock screen, keyboard, shade, build quirks (lock.go)
+	media mediaState // media scanner (media.go)
 }
 
 // task is an Android task: a stack of activities of one app.

@@ -281,7 +281,9 @@ func cmdAm(_ context.Context, p *Phone, c *cmdIO) int {
 		pkg := args[len(args)-1]
 		p.locked(func() { p.forceStopLocked(pkg) })
 		return 0
-	case "stack", "broadcast", "kill-all", "get-current-user":
+	case "broadcast":
+		return amBroadcast(p, c, args[1:])
+	case "stack", "kill-all", "get-current-user":
 		return 0
 	}
 	c.errorf("Error: Unknown command: %s", args[0])
