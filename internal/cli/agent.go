@@ -36,6 +36,11 @@ type agentRunOptions struct {
 	// Stdin is a TTY); nil for unattended runs (scheduler).
 	Stdin  io.Reader
 	Stdout io.Writer
+	// Ask is a chat channel's way to ask a person for human auth: raced
+	// with the relay when humanAuth.enabled, used alone otherwise.
+	Ask agent.HumanAuthFunc
+	// OnAuthLink receives each relay link (request id, URL with token).
+	OnAuthLink func(id, url string)
 }
 
 // agentResult is the --json output.

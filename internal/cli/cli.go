@@ -89,6 +89,8 @@ type App struct {
 	// root); relayBase is set once one runs in this process.
 	StartRelay RelayStarter
 	relayBase  string
+	// StartChannels builds the gateway's chat channels (composition root).
+	StartChannels ChannelStarter
 
 	cleanups []func()
 	sim      *sim.Sim
@@ -157,7 +159,7 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 		defer stop()
 	}
 	app := &App{Globals: cli.Globals, Stdout: stdout, Stderr: stderr, Ctx: ctx, command: "openpocket " + commandName(kctx.Command()),
-		StartRelay: deps.StartRelay}
+		StartRelay: deps.StartRelay, StartChannels: deps.StartChannels}
 	// Info and above reach the terminal (log.info from Lua included);
 	// --verbose adds debug. Runs with a log.txt get every level there.
 	level := slog.LevelInfo

@@ -1,0 +1,300 @@
+package main_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image/png"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/openpocket/openpocket/engine/device"
+	"github.com/openpocket/openpocket/internal/adb"
+	"github.com/openpocket/openpocket/internal/channel/telegram/telegramtest"
+	"github.com/openpocket/openpocket/internal/llm/llmtest"
+	"github.com/openpocket/openpocket/internal/sim/android"
+	"github.com/openpocket/openpocket/internal/sim/simtest"
+	"github.com/openpocket/openpocket/internal/workspace"
+)
+
+const tgToken = "987654:E2E-secret-token"
+
+var (
+	tgOwner    = telegramtest.User{ID: 4242, FirstName: "Ada"}
+	tgStranger = telegramtest.User{ID: 6666, FirstName: "Eve"}
+)
+
+// tgRig is a gateway process (the real binary) with Telegram enabled
+// against a fake Bot API server, the scripted model and a virtual phone.
+type tgRig struct {
+	t     *testing.T
+	tg    *telegramtest.Server
+	model *llmtest.Server
+	phone *android.Phone
+	sim   string
+	home  string
+}
+
+func newTGRig(t *testing.T, edit func(cfg *workspace.Config, home string)) *tgRig {
+	t.Helper()
+	s := simtest.Start(t)
+	r := &tgRig{t: t, tg: telegramtest.NewServer(t, tgToken), model: llmtest.NewServer(t), phone: s.Phone(), sim: s.Serial()}
+	r.home = homeWithModel(t, r.model)
+	h, err := workspace.Open(r.home)
+	require.NoError(t, err)
+	cfg := h.Config()
+	cfg.Agent.ReturnHomeOnTaskEnd = false
+	cfg.Agent.AutoArtifactsEnabled = false
+	cfg.Channels.Telegram = workspace.TelegramConfig{Enabled: true, BotTokenEnv: "OP_E2E_TG_TOKEN",
+		AllowedUserIDs: []int64{tgOwner.ID}, APIBaseURL: r.tg.URL(), ProgressEverySteps: 2}
+	if edit != nil {
+		edit(&cfg, r.home)
+	}
+	require.NoError(t, h.SaveConfig(cfg))
+	return r
+}
+
+// gateway starts `openpocket gateway` and stops it (SIGTERM) with the test.
+func (r *tgRig) gateway() *strings.Builder {
+	r.t.Helper()
+	r.t.Setenv("OP_E2E_TG_TOKEN", tgToken)
+	cmd, stdout, stderr := start(r.t, r.home, "-s", r.sim, "gateway", "--stop-timeout", "20s")
+	r.t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		assert.Equal(r.t, 0, exitCode(r.t, cmd, stdout), stderr.String())
+		assert.NotContains(r.t, stderr.String(), tgToken, "the bot token is never logged")
+	})
+	waitFor(r.t, "the Telegram channel to start", func() bool { return strings.Contains(stderr.String(), "channel telegram started") })
+	return stderr
+}
+
+// wait waits for the calls to satisfy cond.
+func (r *tgRig) wait(what string, cond func([]telegramtest.Call) bool) []telegramtest.Call {
+	r.t.Helper()
+	calls, ok := r.tg.WaitFor(60*time.Second, cond)
+	require.True(r.t, ok, "timed out waiting for %s; calls: %+v", what, calls)
+	return calls
+}
+
+func lastIs(method string) func([]telegramtest.Call) bool {
+	return func(c []telegramtest.Call) bool { return len(c) > 0 && c[len(c)-1].Method == method }
+}
+
+func anyText(sub string) func([]telegramtest.Call) bool {
+	return func(c []telegramtest.Call) bool {
+		for _, x := range c {
+			if strings.Contains(x.Params["text"], sub) || strings.Contains(x.Params["caption"], sub) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// wifiMark is the element mark of Settings' Wi-Fi switch, as the model
+// will see it once Settings is open.
+func (r *tgRig) wifiMark() string {
+	r.t.Helper()
+	ctx := context.Background()
+	tr, err := adb.NewClient(adb.DefaultServer).Open(ctx, adb.Target{Serial: r.sim})
+	require.NoError(r.t, err)
+	p := device.NewPhone(tr, device.Options{})
+	_, err = p.LaunchApp(ctx, "com.android.settings")
+	require.NoError(r.t, err)
+	snap, err := p.Capture(ctx, device.CaptureOptions{Scaled: true, NoCache: true})
+	require.NoError(r.t, err)
+	_, err = p.Shell(ctx, "input keyevent KEYCODE_HOME")
+	require.NoError(r.t, err)
+	for _, e := range snap.UIElements {
+		if strings.HasSuffix(e.ResourceID, "wifi_switch") {
+			return e.ID
+		}
+	}
+	r.t.Fatal("no Wi-Fi switch among the elements")
+	return ""
+}
+
+// session returns the text of the only session file.
+func (r *tgRig) session() string {
+	r.t.Helper()
+	files, err := filepath.Glob(filepath.Join(r.home, "workspace", "sessions", "session-*.md"))
+	require.NoError(r.t, err)
+	require.Len(r.t, files, 1)
+	data, err := os.ReadFile(files[0])
+	require.NoError(r.t, err)
+	return string(data)
+}
+
+func TestTelegramRunTogglesWifi(t *testing.T) {
+	r := newTGRig(t, nil)
+	mark := r.wifiMark()
+	require.True(t, r.phone.WifiOn())
+	r.model.ReplyTool("launch_app", map[string]any{"packageName": "com.android.settings", "thought": "open settings"})
+	r.model.ReplyTool("tap_element", map[string]any{"elementId": mark, "thought": "the Wi-Fi switch"})
+	r.model.ReplyTool("finish", map[string]any{"message": "Wi-Fi is off"})
+	r.gateway()
+
+	r.tg.SendText(tgStranger, "/run toggle wifi")
+	r.tg.SendText(tgOwner, "/run toggle wifi")
+	calls := r.wait("the final screenshot", lastIs("sendPhoto"))
+
+	assert.False(t, r.phone.WifiOn(), "the task really toggled Wi-Fi")
+	for _, c := range calls {
+		assert.Equal(t, "4242", c.Params["chat_id"], "the stranger gets nothing: %s %q", c.Method, c.Params["text"])
+	}
+	require.Equal(t, "sendMessage", calls[0].Method)
+	assert.Equal(t, "▶ Starting: toggle wifi", calls[0].Params["text"])
+	var edits []string
+	for _, c := range calls {
+		if c.Method == "editMessageText" {
+			assert.Equal(t, calls[0].MessageID, c.MessageID)
+			edits = append(edits, c.Params["text"])
+		}
+	}
+	require.GreaterOrEqual(t, len(edits), 2, "a progress edit and the verdict: %q", edits)
+	assert.Regexp(t, `step 2/100 · com\.android\.settings\nlast: tap_element`, edits[0])
+	assert.Equal(t, "✓ Done after 3 steps: toggle wifi\nWi-Fi is off", edits[len(edits)-1])
+	photo := calls[len(calls)-1]
+	assert.Equal(t, "✓ Wi-Fi is off", photo.Params["caption"])
+	img, err := png.Decode(bytes.NewReader(photo.Photo))
+	require.NoError(t, err, "the screenshot is a real PNG of the phone")
+	assert.Greater(t, img.Bounds().Dx(), 100)
+	assert.Contains(t, r.session(), "- status: SUCCESS")
+}
+
+func TestTelegramStopEndsSessionStoppedByUser(t *testing.T) {
+	r := newTGRig(t, nil)
+	r.model.ReplyTool("wait", map[string]any{"durationMs": 100})
+	r.model.Push(llmtest.Reply{Delay: 60 * time.Second, ToolCalls: []llmtest.ToolCall{{Name: "finish", Arguments: `{"message":"too late"}`}}})
+	r.gateway()
+	r.tg.SendText(tgOwner, "/run wait for a long time")
+	r.wait("the model's second call", func([]telegramtest.Call) bool { return len(r.model.Requests()) >= 2 })
+	r.tg.SendText(tgOwner, "/status")
+	r.wait("the busy status", anyText(`Busy: "wait for a long time"`))
+	r.tg.SendText(tgOwner, "/stop")
+	calls := r.wait("the final screenshot", lastIs("sendPhoto"))
+	assert.Equal(t, "✗ stopped by user", calls[len(calls)-1].Params["caption"])
+	s := r.session()
+	assert.Contains(t, s, "## Final\n\n- status: FAILED")
+	assert.Contains(t, s, "### Message\n\nstopped by user")
+}
+
+func TestTelegramAuthCodeCompletesLoginOTP(t *testing.T) {
+	r := newTGRig(t, func(cfg *workspace.Config, _ string) {
+		cfg.HumanAuth.Enabled, cfg.HumanAuth.RelayPort = true, freePort(t)
+	})
+	p := r.phone
+	p.SetOTP("482913")
+	loginUntilOTP(t, p)
+	vx, vy := center(t, p, "verify")
+	r.model.ReplyTool("request_human_auth", map[string]any{"capability": "2fa", "instruction": "Enter the 6-digit code sent to alice's phone"})
+	r.model.ReplyTool("shell", map[string]any{"command": fmt.Sprintf("input tap %d %d", vx, vy)})
+	r.model.ReplyTool("finish", map[string]any{"message": "Logged in"})
+	r.gateway()
+
+	r.tg.SendText(tgOwner, "/run log in as alice")
+	ask := r.wait("the authorization request", anyText("Authorization needed"))
+	var req telegramtest.Call
+	for _, c := range ask {
+		if strings.Contains(c.Params["text"], "Authorization needed") {
+			req = c
+		}
+	}
+	assert.Contains(t, req.Params["reply_markup"], "auth:approve:")
+	assert.Contains(t, req.Params["text"], "Relay page: http://127.0.0.1:", "the relay link comes along")
+	r.tg.SendText(tgOwner, "/auth")
+	r.wait("/auth listing it", func(c []telegramtest.Call) bool {
+		n := 0
+		for _, x := range c {
+			if strings.Contains(x.Params["text"], "Authorization needed") {
+				n++
+			}
+		}
+		return n >= 2
+	})
+	r.tg.SendText(tgOwner, "482913")
+	calls := r.wait("the final screenshot", lastIs("sendPhoto"))
+	assert.Equal(t, "✓ Logged in", calls[len(calls)-1].Params["caption"])
+	assert.True(t, p.LoggedIn())
+	assert.Equal(t, "alice", p.LoggedInUser())
+	arts, err := filepath.Glob(filepath.Join(r.home, "state", "human-auth-artifacts", "*.json"))
+	require.NoError(t, err)
+	require.Len(t, arts, 1, "the code is the request's text artifact")
+	data, err := os.ReadFile(arts[0])
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"value": "482913"`)
+	assert.NotContains(t, r.session(), "482913", "the code stays out of the session")
+}
+
+func TestTelegramCronDeliveryPostsToTheChat(t *testing.T) {
+	r := newTGRig(t, func(cfg *workspace.Config, home string) {
+		jobs := `{"version": 2, "jobs": [{"id": "weather", "name": "Weather", "enabled": true,
+  "schedule": {"kind": "every", "everyMs": 86400000}, "payload": {"kind": "agent_turn", "task": "check the weather"},
+  "delivery": {"channel": "telegram", "to": 4242}, "runOnStartup": true}]}`
+		p := filepath.Join(home, "workspace", "cron", "jobs.json")
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(jobs), 0o644))
+		cfg.Cron.TickSec = 1
+	})
+	r.model.ReplyTool("finish", map[string]any{"message": "Sunny, 21°C"})
+	r.tg.Fail("sendMessage", 502, 1) // delayed by the outage, not lost
+	r.gateway()
+	calls := r.wait("the delivery after a retry", func(c []telegramtest.Call) bool { return len(c) >= 2 })
+	var got []string
+	for _, c := range calls {
+		if c.Method == "sendMessage" {
+			got = append(got, c.Params["chat_id"]+" "+c.Params["text"])
+		}
+	}
+	assert.Equal(t, []string{"4242 ✓ Weather: Sunny, 21°C", "4242 ✓ Weather: Sunny, 21°C"}, got, "one 502, then delivered")
+}
+
+// loginUntilOTP fills the Login app up to its code screen, the code field focused.
+func loginUntilOTP(t *testing.T, p *android.Phone) {
+	shellOK(t, p, "monkey -p "+android.PkgLogin+" -c android.intent.category.LAUNCHER 1")
+	tapOn(t, p, "username")
+	shellOK(t, p, "input text alice")
+	tapOn(t, p, "password")
+	shellOK(t, p, "input text "+android.LoginPassword)
+	tapOn(t, p, "login")
+	tapOn(t, p, "otp")
+}
+
+func center(t *testing.T, p *android.Phone, id string) (int, int) {
+	t.Helper()
+	re := regexp.MustCompile(`resource-id="[^"]*:id/` + id + `"[^>]*bounds="\[(\d+),(\d+)\]\[(\d+),(\d+)\]"`)
+	m := re.FindSubmatch(p.UIDumpXML())
+	require.NotNil(t, m, "no element %s on screen", id)
+	n := func(i int) int { v, _ := strconv.Atoi(string(m[i])); return v }
+	return (n(1) + n(3)) / 2, (n(2) + n(4)) / 2
+}
+
+func tapOn(t *testing.T, p *android.Phone, id string) {
+	x, y := center(t, p, id)
+	shellOK(t, p, fmt.Sprintf("input tap %d %d", x, y))
+}
+
+func shellOK(t *testing.T, p *android.Phone, cmd string) {
+	t.Helper()
+	var out bytes.Buffer
+	require.Equal(t, 0, p.Shell(context.Background(), cmd, nil, &out, &out), "%s: %s", cmd, out.String())
+}
+
+// freePort is a loopback port free right now (the relay's).
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
