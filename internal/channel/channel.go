@@ -10,6 +10,7 @@ import (
 	"errors"
 
 	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/engine/action"
 	"github.com/openpocket/openpocket/stdlib/agent"
 )
 
@@ -33,7 +34,12 @@ type Runner interface {
 	// RunTask runs an agent task and always finalizes its session.
 	// onEvent receives the run's events (agent_step …); auth answers
 	// request_human_auth (nil: unavailable).
-	RunTask(ctx context.Context, task string, onEvent func(engine.Event), auth agent.HumanAuthFunc) (engine.RunResult, error)
+	// replyTo names the chat ("telegram:4242"): jobs the model schedules
+	// deliver there; ask answers request_user_input (nil: not offered).
+	RunTask(ctx context.Context, task, replyTo string, onEvent func(engine.Event), auth agent.HumanAuthFunc, ask agent.UserInputFunc) (engine.RunResult, error)
+	// Schedule runs cron_add / cron_list / cron_remove for the chat
+	// assistant; added jobs deliver to replyTo. It returns the result in words.
+	Schedule(ctx context.Context, a action.Action, replyTo string) (string, error)
 	// Screenshot returns the phone's screen as PNG.
 	Screenshot(ctx context.Context) ([]byte, error)
 }

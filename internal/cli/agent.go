@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/engine/action"
 	"github.com/openpocket/openpocket/engine/prompt"
 	"github.com/openpocket/openpocket/internal/skills"
 	"github.com/openpocket/openpocket/stdlib/agent"
@@ -41,6 +42,11 @@ type agentRunOptions struct {
 	Ask agent.HumanAuthFunc
 	// OnAuthLink receives each relay link (request id, URL with token).
 	OnAuthLink func(id, url string)
+	// ReplyTo is the chat a run started from ("telegram:4242"): the model
+	// then gets cron_add/cron_list/cron_remove (jobs deliver to that chat)
+	// and request_user_input (answered through UserInput).
+	ReplyTo   string
+	UserInput agent.UserInputFunc
 }
 
 // agentResult is the --json output.
@@ -146,8 +152,16 @@ func (a *App) runAgent(ctx context.Context, task string, o agentRunOptions) (eng
 	if err != nil {
 		return sess.Finish(false, err.Error()), err
 	}
+	var schedule agent.ScheduleFunc
+	if o.ReplyTo != "" {
+		schedule = func(ctx context.Context, act action.Action) (string, error) {
+			return a.scheduleAction(ctx, act, o.ReplyTo)
+		}
+	}
 	res, err := agent.Run(ctx, sess, agent.Options{
 		HumanAuth:          auth,
+		UserInput:          o.UserInput,
+		Schedule:           schedule,
 		Registry:           agent.Registry(a.luaModules(set, loader)...),
 		Skills:             loader.Index(0),
 		MaxSteps:           maxSteps,

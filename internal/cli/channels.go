@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/engine/action"
 	"github.com/openpocket/openpocket/internal/cron"
 	"github.com/openpocket/openpocket/internal/workspace"
 	"github.com/openpocket/openpocket/stdlib/agent"
@@ -49,14 +50,24 @@ func (a *App) channelRunner(lock func() func()) *ChannelRunner {
 
 // RunTask runs an agent task on the default device; auth asks the person
 // in the chat (raced with the relay when humanAuth.enabled).
-func (r *ChannelRunner) RunTask(ctx context.Context, task string, onEvent func(engine.Event), auth agent.HumanAuthFunc) (engine.RunResult, error) {
+// replyTo ("telegram:4242") is where jobs the model schedules deliver;
+// ask answers request_user_input.
+func (r *ChannelRunner) RunTask(ctx context.Context, task, replyTo string, onEvent func(engine.Event), auth agent.HumanAuthFunc, ask agent.UserInputFunc) (engine.RunResult, error) {
 	c, done := r.app(ctx)
 	defer done()
 	if err := c.claimDevice(ctx); err != nil {
 		return engine.RunResult{Message: err.Error()}, err
 	}
-	return c.runAgent(ctx, task, agentRunOptions{OnEvent: onEvent, Ask: auth,
+	return c.runAgent(ctx, task, agentRunOptions{OnEvent: onEvent, Ask: auth, ReplyTo: replyTo, UserInput: ask,
 		OnAuthLink: func(id, url string) { r.links.Store(id, url) }})
+}
+
+// Schedule runs a cron_add/cron_list/cron_remove the chat assistant's
+// model chose; added jobs deliver to replyTo.
+func (r *ChannelRunner) Schedule(ctx context.Context, act action.Action, replyTo string) (string, error) {
+	c, done := r.app(ctx)
+	defer done()
+	return c.scheduleAction(ctx, act, replyTo)
 }
 
 // RelayLink is the relay page of a pending human-auth request ("" when

@@ -56,6 +56,10 @@ type Options struct {
 	// HumanAuth answers request_human_auth; nil asks on the terminal or,
 	// without one, tells the model human auth is unavailable.
 	HumanAuth HumanAuthFunc
+	// UserInput answers request_user_input (nil: the action is not offered).
+	UserInput UserInputFunc
+	// Schedule runs cron_add/cron_list/cron_remove (nil: not offered).
+	Schedule ScheduleFunc
 	// Source replaces the embedded agent.lua (module "agent").
 	Source string
 	// Registry is the module registry the loop runs with

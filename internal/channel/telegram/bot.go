@@ -56,10 +56,11 @@ type Bot struct {
 	api *tgbot.Bot
 	log *slog.Logger
 
-	mu      sync.Mutex
-	task    *runningTask
-	auths   map[string]*pendingAuth // request id → request waiting for a person
-	workers sync.WaitGroup
+	mu        sync.Mutex
+	task      *runningTask
+	auths     map[string]*pendingAuth    // request id → request waiting for a person
+	questions map[int64]*pendingQuestion // chat → request_user_input waiting for its reply
+	workers   sync.WaitGroup
 	// base is the context tasks and replies derive from: Run's, without
 	// its cancellation (a stopping gateway still sends the final message).
 	base context.Context
@@ -88,7 +89,7 @@ func New(o Options) (*Bot, error) {
 	if o.PollTimeout <= 0 {
 		o.PollTimeout = 30 * time.Second
 	}
-	b := &Bot{o: o, log: o.Logger, auths: map[string]*pendingAuth{}}
+	b := &Bot{o: o, log: o.Logger, auths: map[string]*pendingAuth{}, questions: map[int64]*pendingQuestion{}}
 	b.base, b.stop = context.WithCancelCause(context.Background())
 	client := &retryingClient{inner: &http.Client{Timeout: o.PollTimeout + 15*time.Second}, retry: o.Retry, logger: o.Logger}
 	opts := []tgbot.Option{
@@ -175,7 +176,7 @@ func (b *Bot) onMessage(chat int64, text string) {
 	if text == "" {
 		return
 	}
-	if !strings.HasPrefix(text, "/") && b.answerPending(chat, text) {
+	if !strings.HasPrefix(text, "/") && (b.answerQuestion(chat, text) || b.answerPending(chat, text)) {
 		return
 	}
 	if !strings.HasPrefix(text, "/") {

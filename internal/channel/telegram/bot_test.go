@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/engine/action"
 	"github.com/openpocket/openpocket/internal/channel"
 	"github.com/openpocket/openpocket/internal/channel/telegram"
 	"github.com/openpocket/openpocket/internal/channel/telegram/telegramtest"
@@ -31,16 +32,31 @@ var (
 type fakeRunner struct {
 	steps    []map[string]any
 	auth     *agent.HumanAuthRequest
-	block    bool // wait for cancellation after the steps
+	block    bool   // wait for cancellation after the steps
+	question string // ask this with request_user_input
 	mu       sync.Mutex
 	tasks    []string
+	replyTo  string
 	decision agent.HumanAuthDecision
+	answer   string
+	schedule []action.Action
 }
 
-func (f *fakeRunner) RunTask(ctx context.Context, task string, onEvent func(engine.Event), auth agent.HumanAuthFunc) (engine.RunResult, error) {
+func (f *fakeRunner) RunTask(ctx context.Context, task, replyTo string, onEvent func(engine.Event), auth agent.HumanAuthFunc, ask agent.UserInputFunc) (engine.RunResult, error) {
 	f.mu.Lock()
 	f.tasks = append(f.tasks, task)
+	f.replyTo = replyTo
 	f.mu.Unlock()
+	if f.question != "" {
+		a, err := ask(ctx, f.question, 10*time.Second)
+		if err != nil {
+			return engine.RunResult{Message: err.Error()}, err
+		}
+		f.mu.Lock()
+		f.answer = a
+		f.mu.Unlock()
+		return engine.RunResult{Success: true, Steps: 1, Message: "ordered " + a}, nil
+	}
 	for _, s := range f.steps {
 		onEvent(engine.Event{Kind: "agent_step", Fields: s})
 	}
@@ -63,6 +79,14 @@ func (f *fakeRunner) RunTask(ctx context.Context, task string, onEvent func(engi
 		return engine.RunResult{Steps: len(f.steps), Message: msg}, context.Cause(ctx)
 	}
 	return engine.RunResult{Success: true, Steps: len(f.steps), Message: "Wi-Fi is off"}, nil
+}
+
+func (f *fakeRunner) Schedule(_ context.Context, a action.Action, replyTo string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.schedule = append(f.schedule, a)
+	f.replyTo = replyTo
+	return "Scheduled job j1 → " + a.Str("task"), nil
 }
 
 func (f *fakeRunner) Screenshot(context.Context) ([]byte, error) {
@@ -151,6 +175,7 @@ func TestRunNarratesAndEndsWithScreenshot(t *testing.T) {
 	assert.Equal(t, []byte("\x89PNG fake"), photo.Photo)
 	assert.Equal(t, "✓ Wi-Fi is off", photo.Params["caption"])
 	assert.Equal(t, []string{"turn wifi off"}, r.tasks)
+	assert.Equal(t, "telegram:42", r.replyTo, "jobs the model schedules deliver to this chat")
 	assert.Len(t, srv.Calls("sendMessage"), 1, "one status message, edited")
 }
 
@@ -284,4 +309,19 @@ func TestHumanAuthRejectButton(t *testing.T) {
 	acks := srv.Calls("answerCallbackQuery")
 	require.Len(t, acks, 1, "the stranger's press is not acknowledged")
 	assert.Equal(t, "Rejected.", acks[0].Params["text"])
+}
+
+func TestRequestUserInputAnsweredInChat(t *testing.T) {
+	srv := telegramtest.NewServer(t, token)
+	r := &fakeRunner{question: "Which size, small or large?"}
+	startBot(t, srv, r, nil)
+	srv.SendText(owner, "/run order a coffee")
+	calls, ok := srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return hasText(c, "❓ Which size") })
+	require.True(t, ok, "calls: %v", methods(calls))
+	assert.True(t, hasText(calls, "waiting for you: an answer to a question"))
+	srv.SendText(owner, "large please")
+	calls, ok = srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return len(c) > 0 && c[len(c)-1].Method == "sendPhoto" })
+	require.True(t, ok, "calls: %v", methods(calls))
+	assert.Equal(t, "large please", r.answer)
+	assert.Equal(t, "✓ ordered large please", calls[len(calls)-1].Params["caption"])
 }

@@ -58,7 +58,8 @@ func (b *Bot) startTask(chat int64, task string) {
 func (b *Bot) runTask(ctx context.Context, t *runningTask) {
 	n := &narrator{bot: b, chat: t.chat, task: t.task, every: b.o.ProgressEvery}
 	n.start()
-	res, err := b.o.Runner.RunTask(ctx, t.task, func(ev engine.Event) {
+	replyTo := fmt.Sprintf("%s:%d", b.Name(), t.chat)
+	res, err := b.o.Runner.RunTask(ctx, t.task, replyTo, func(ev engine.Event) {
 		if ev.Kind != "agent_step" {
 			return
 		}
@@ -71,7 +72,7 @@ func (b *Bot) runTask(ctx context.Context, t *runningTask) {
 		snap := t.snapshotLocked()
 		t.mu.Unlock()
 		n.step(snap)
-	}, b.humanAuth(t.chat, n))
+	}, b.humanAuth(t.chat, n), b.askUser(t.chat, n))
 	msg := res.Message
 	if msg == "" && err != nil {
 		msg = err.Error()
