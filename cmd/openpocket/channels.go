@@ -16,7 +16,7 @@ var (
 )
 
 // startChannels builds the chat channels config.json enables.
-func startChannels(cfg workspace.Config, runner *cli.ChannelRunner, logger *slog.Logger) ([]cli.ChatChannel, error) {
+func startChannels(cfg workspace.Config, stateDir string, runner *cli.ChannelRunner, logger *slog.Logger) ([]cli.ChatChannel, error) {
 	var out []cli.ChatChannel
 	if tg := cfg.Channels.Telegram; tg.Enabled {
 		b, err := telegram.New(telegram.Options{
@@ -27,6 +27,7 @@ func startChannels(cfg workspace.Config, runner *cli.ChannelRunner, logger *slog
 			ProgressEvery:  tg.ProgressEverySteps,
 			Runner:         runner,
 			RelayURL:       runner.RelayLink,
+			StateDir:       stateDir,
 			Logger:         logger,
 		})
 		if err != nil {

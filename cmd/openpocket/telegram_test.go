@@ -3,10 +3,12 @@ package main_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"image/png"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -297,4 +299,57 @@ func freePort(t *testing.T) int {
 	require.NoError(t, err)
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
+}
+
+func TestTelegramScheduleInWordsListedByCronList(t *testing.T) {
+	r := newTGRig(t, nil)
+	r.model.ReplyTool("cron_add", map[string]any{"task": "check the weather", "expr": "0 8 * * *", "summary": "every day at 8", "name": "Weather"})
+	r.gateway()
+	r.tg.SendText(tgOwner, "every day at 8 check the weather")
+	calls := r.wait("the confirmation", anyText("🗓 Scheduled job"))
+	assert.True(t, anyText("results go to this chat")(calls))
+	assert.True(t, r.model.Requests()[0].IsResponses(), "the chat assistant asks the Responses endpoint first")
+
+	out, err := exec.Command(binary, "--home", r.home, "cron", "list", "--json").Output()
+	require.NoError(t, err)
+	var list struct {
+		Jobs []struct {
+			Job struct {
+				Name     string          `json:"name"`
+				Schedule map[string]any  `json:"schedule"`
+				Payload  map[string]any  `json:"payload"`
+				Delivery json.RawMessage `json:"delivery"`
+			} `json:"job"`
+		} `json:"jobs"`
+	}
+	require.NoError(t, json.Unmarshal(out, &list), string(out))
+	require.Len(t, list.Jobs, 1, string(out))
+	j := list.Jobs[0].Job
+	assert.Equal(t, "Weather", j.Name)
+	assert.Equal(t, "0 8 * * *", j.Schedule["expr"])
+	assert.Equal(t, "every day at 8", j.Schedule["summaryText"])
+	assert.Equal(t, "check the weather", j.Payload["task"])
+	assert.JSONEq(t, `{"channel": "telegram", "to": "4242"}`, string(j.Delivery))
+	text, err := exec.Command(binary, "--home", r.home, "cron", "list").Output()
+	require.NoError(t, err)
+	assert.Contains(t, string(text), "Weather")
+}
+
+func TestTelegramRequestUserInputAnsweredInChat(t *testing.T) {
+	r := newTGRig(t, nil)
+	r.model.ReplyTool("request_user_input", map[string]any{"question": "Which network should I join?", "timeoutSec": 60})
+	r.model.Respond(func(req llmtest.Request) llmtest.Reply {
+		// The answer reaches the model as the step's result.
+		if strings.Contains(string(req.Raw), "User replied: HomeNet-5G") {
+			return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "finish", Arguments: `{"message":"Joined HomeNet-5G"}`}}}
+		}
+		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "finish", Arguments: `{"message":"no answer seen"}`}}}
+	})
+	r.gateway()
+	r.tg.SendText(tgOwner, "/run join my home wifi")
+	r.wait("the question", anyText("❓ Which network should I join?"))
+	r.tg.SendText(tgOwner, "HomeNet-5G")
+	calls := r.wait("the final screenshot", lastIs("sendPhoto"))
+	assert.Equal(t, "✓ Joined HomeNet-5G", calls[len(calls)-1].Params["caption"])
+	assert.Contains(t, r.session(), "User replied: HomeNet-5G")
 }

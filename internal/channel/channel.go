@@ -40,6 +40,10 @@ type Runner interface {
 	// Schedule runs cron_add / cron_list / cron_remove for the chat
 	// assistant; added jobs deliver to replyTo. It returns the result in words.
 	Schedule(ctx context.Context, a action.Action, replyTo string) (string, error)
+	// Converse asks the chat assistant's model (endpoint order responses
+	// → chat → completions, the working one remembered): it answers in
+	// words (text) or calls one of req.Tools (tool, raw JSON arguments).
+	Converse(ctx context.Context, req engine.ModelRequest) (text, tool, arguments string, err error)
 	// Screenshot returns the phone's screen as PNG.
 	Screenshot(ctx context.Context) ([]byte, error)
 }

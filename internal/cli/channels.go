@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,7 +27,8 @@ type ChatChannel interface {
 
 // ChannelStarter builds the chat channels cfg enables over runner; none
 // enabled is an empty list.
-type ChannelStarter func(cfg workspace.Config, runner *ChannelRunner, logger *slog.Logger) ([]ChatChannel, error)
+// stateDir is OPENPOCKET_HOME/state (chat histories live there).
+type ChannelStarter func(cfg workspace.Config, stateDir string, runner *ChannelRunner, logger *slog.Logger) ([]ChatChannel, error)
 
 // ChannelRunner runs chat channels' work with the gateway's App; its
 // method set is internal/channel's Runner.
@@ -79,6 +81,28 @@ func (r *ChannelRunner) RelayLink(id string) string {
 	return ""
 }
 
+// Converse asks the default model profile as the chat assistant; the
+// workspace's context files (USER.md, MEMORY.md, …) join the system prompt
+// so it answers from memory too.
+func (r *ChannelRunner) Converse(ctx context.Context, req engine.ModelRequest) (text, tool, arguments string, err error) {
+	c, done := r.app(ctx)
+	defer done()
+	client, err := c.model("")
+	if err != nil {
+		return "", "", "", err
+	}
+	if h, herr := c.home(); herr == nil {
+		var b strings.Builder
+		b.WriteString(req.System)
+		for _, f := range h.ContextFiles(c.cfg.Agent.ContextBudgetChars) {
+			fmt.Fprintf(&b, "\n\n## %s\n\n%s", f.Name, f.Content)
+		}
+		req.System = b.String()
+	}
+	rep, err := client.Converse(ctx, req)
+	return rep.Text, rep.Tool, rep.Arguments, err
+}
+
 // Screenshot captures the default device's screen as PNG.
 func (r *ChannelRunner) Screenshot(ctx context.Context) ([]byte, error) {
 	c, done := r.app(ctx)
@@ -105,7 +129,7 @@ func (g *gateway) startChannels() error {
 		g.mu.Lock()
 		return g.mu.Unlock
 	})
-	chans, err := g.app.StartChannels(g.cfg, runner, logger)
+	chans, err := g.app.StartChannels(g.cfg, g.home.State(), runner, logger)
 	if err != nil {
 		return err
 	}

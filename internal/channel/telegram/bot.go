@@ -48,6 +48,11 @@ type Options struct {
 	PollTimeout time.Duration
 	// RelayURL, when set, links a human-auth request to its relay page.
 	RelayURL func(requestID string) string
+	// StateDir keeps each chat's conversation with the assistant
+	// (StateDir/telegram/chat-ID.json); "" keeps none.
+	StateDir string
+	// HistoryTurns bounds a chat's remembered conversation (30 when ≤ 0).
+	HistoryTurns int
 }
 
 // Bot is the Telegram channel.
@@ -60,6 +65,7 @@ type Bot struct {
 	task      *runningTask
 	auths     map[string]*pendingAuth    // request id → request waiting for a person
 	questions map[int64]*pendingQuestion // chat → request_user_input waiting for its reply
+	chats     chatLocks                  // one assistant turn per chat at a time
 	workers   sync.WaitGroup
 	// base is the context tasks and replies derive from: Run's, without
 	// its cancellation (a stopping gateway still sends the final message).
@@ -85,6 +91,9 @@ func New(o Options) (*Bot, error) {
 	}
 	if o.Retry.Attempts == 0 {
 		o.Retry = DefaultRetry
+	}
+	if o.HistoryTurns <= 0 {
+		o.HistoryTurns = 30
 	}
 	if o.PollTimeout <= 0 {
 		o.PollTimeout = 30 * time.Second
@@ -180,7 +189,7 @@ func (b *Bot) onMessage(chat int64, text string) {
 		return
 	}
 	if !strings.HasPrefix(text, "/") {
-		b.reply(chat, "I take commands for now: /run <task> does something on the phone. /help lists the rest.")
+		b.goWork(func() { b.converse(chat, text) })
 		return
 	}
 	cmd, arg, _ := strings.Cut(text, " ")
@@ -210,7 +219,8 @@ const helpText = `Commands:
 /status — busy or idle, current step and app
 /screen — a screenshot of the phone
 /auth — pending human-auth requests, with approve/reject buttons
-/help — this list`
+/help — this list
+Anything else: just write. I answer, or start a task on the phone or schedule one ("every day at 8 check the weather") and say which.`
 
 // goWork runs f in a tracked goroutine (Run waits for it).
 func (b *Bot) goWork(f func()) {

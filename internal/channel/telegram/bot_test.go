@@ -3,6 +3,10 @@ package telegram_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
 	"log/slog"
 	"strings"
 	"sync"
@@ -40,6 +44,21 @@ type fakeRunner struct {
 	decision agent.HumanAuthDecision
 	answer   string
 	schedule []action.Action
+	// converse scripts the assistant's replies {text, tool, args}.
+	converse [][3]string
+	asked    []engine.ModelRequest
+}
+
+func (f *fakeRunner) Converse(_ context.Context, req engine.ModelRequest) (string, string, string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.asked = append(f.asked, req)
+	if len(f.converse) == 0 {
+		return "", "", "", errors.New("no scripted reply")
+	}
+	r := f.converse[0]
+	f.converse = f.converse[1:]
+	return r[0], r[1], r[2], nil
 }
 
 func (f *fakeRunner) RunTask(ctx context.Context, task, replyTo string, onEvent func(engine.Event), auth agent.HumanAuthFunc, ask agent.UserInputFunc) (engine.RunResult, error) {
@@ -324,4 +343,50 @@ func TestRequestUserInputAnsweredInChat(t *testing.T) {
 	require.True(t, ok, "calls: %v", methods(calls))
 	assert.Equal(t, "large please", r.answer)
 	assert.Equal(t, "✓ ordered large please", calls[len(calls)-1].Params["caption"])
+}
+
+func TestPlainMessagesGoToTheAssistant(t *testing.T) {
+	srv := telegramtest.NewServer(t, token)
+	state := t.TempDir()
+	r := &fakeRunner{converse: [][3]string{
+		{"Hello Ada! What can I do?", "", ""},
+		{"", "cron_add", `{"task": "check the weather", "expr": "0 8 * * *", "summary": "every day at 8"}`},
+		{"", "start_task", `{"task": "turn Wi-Fi off"}`},
+	}}
+	startBot(t, srv, r, func(o *telegram.Options) { o.StateDir, o.HistoryTurns = state, 4 })
+
+	srv.SendText(owner, "hi")
+	_, ok := srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return hasText(c, "💬 Hello Ada! What can I do?") })
+	require.True(t, ok, "a text answer")
+	srv.SendText(owner, "every day at 8 check the weather")
+	_, ok = srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return hasText(c, "🗓 Scheduled job j1 → check the weather") })
+	require.True(t, ok, "cron_add goes to the runner and is confirmed in words")
+	srv.SendText(owner, "switch the wifi off")
+	calls, ok := srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return len(c) > 0 && c[len(c)-1].Method == "sendPhoto" })
+	require.True(t, ok, "calls: %v", methods(calls))
+	assert.True(t, hasText(calls, "🤖 That is a task for the phone, starting it: turn Wi-Fi off"), "says which it decided")
+	assert.Equal(t, []string{"turn Wi-Fi off"}, r.tasks)
+
+	require.Len(t, r.schedule, 1)
+	assert.Equal(t, "cron_add", r.schedule[0].Type)
+	assert.Equal(t, "0 8 * * *", r.schedule[0].Str("expr"))
+	assert.Equal(t, "telegram:42", r.replyTo)
+	require.Len(t, r.asked, 3)
+	assert.Contains(t, r.asked[2].Text, "user: hi\nassistant: 💬 Hello Ada! What can I do?\n", "the conversation so far goes to the model")
+	assert.True(t, strings.HasSuffix(r.asked[2].Text, "user: switch the wifi off\n"))
+	var names []string
+	for _, tool := range r.asked[0].Tools {
+		names = append(names, tool.Name)
+	}
+	assert.Equal(t, []string{"start_task", "cron_add", "cron_list", "cron_remove"}, names)
+
+	data, err := os.ReadFile(filepath.Join(state, "telegram", "chat-42.json"))
+	require.NoError(t, err)
+	var h struct {
+		Turns []struct{ Role, Text string }
+	}
+	require.NoError(t, json.Unmarshal(data, &h))
+	require.Len(t, h.Turns, 4, "bounded to HistoryTurns")
+	assert.Equal(t, "every day at 8 check the weather", h.Turns[0].Text)
+	assert.Equal(t, "switch the wifi off", h.Turns[2].Text)
 }
