@@ -11,6 +11,7 @@ import (
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/action"
+	"github.com/openpocket/openpocket/engine/prompt"
 	"github.com/openpocket/openpocket/stdlib/agent"
 )
 
@@ -44,6 +45,10 @@ type Runner interface {
 	// → chat → completions, the working one remembered): it answers in
 	// words (text) or calls one of req.Tools (tool, raw JSON arguments).
 	Converse(ctx context.Context, req engine.ModelRequest) (text, tool, arguments string, err error)
+	// Skills lists the skills that replay without a model.
+	Skills(ctx context.Context) ([]prompt.Skill, error)
+	// ReplaySkill replays a skill with key=value parameters.
+	ReplaySkill(ctx context.Context, name string, params []string, onEvent func(engine.Event)) (engine.RunResult, error)
 	// Screenshot returns the phone's screen as PNG.
 	Screenshot(ctx context.Context) ([]byte, error)
 }

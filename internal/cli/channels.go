@@ -11,6 +11,7 @@ import (
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/action"
+	"github.com/openpocket/openpocket/engine/prompt"
 	"github.com/openpocket/openpocket/internal/cron"
 	"github.com/openpocket/openpocket/internal/workspace"
 	"github.com/openpocket/openpocket/stdlib/agent"
@@ -101,6 +102,28 @@ func (r *ChannelRunner) Converse(ctx context.Context, req engine.ModelRequest) (
 	}
 	rep, err := client.Converse(ctx, req)
 	return rep.Text, rep.Tool, rep.Arguments, err
+}
+
+// Skills lists the skills of the home and workspace (and bundled ones).
+func (r *ChannelRunner) Skills(ctx context.Context) ([]prompt.Skill, error) {
+	c, done := r.app(ctx)
+	defer done()
+	l, err := c.skillsLoader()
+	if err != nil {
+		return nil, err
+	}
+	return l.Index(0), nil
+}
+
+// ReplaySkill replays a skill without a model on the default device.
+// Replays report no agent steps; onEvent is kept for the interface.
+func (r *ChannelRunner) ReplaySkill(ctx context.Context, name string, params []string, _ func(engine.Event)) (engine.RunResult, error) {
+	c, done := r.app(ctx)
+	defer done()
+	if err := c.claimDevice(ctx); err != nil {
+		return engine.RunResult{Message: err.Error()}, err
+	}
+	return c.runSkill(ctx, name, params)
 }
 
 // Screenshot captures the default device's screen as PNG.

@@ -206,6 +206,12 @@ func (b *Bot) onMessage(chat int64, text string) {
 		b.goWork(func() { b.sendScreen(chat, "The phone's screen now.") })
 	case "/auth":
 		b.listAuth(chat)
+	case "/skills":
+		b.listSkills(chat)
+	case "/skill":
+		b.replaySkill(chat, arg)
+	case "/cron":
+		b.cronCommand(chat, arg)
 	case "/help", "/start":
 		b.reply(chat, helpText)
 	default:
@@ -218,6 +224,9 @@ const helpText = `Commands:
 /stop — stop the running task
 /status — busy or idle, current step and app
 /screen — a screenshot of the phone
+/skills — skills I can replay without a model
+/skill <name> [key=value…] — replay a skill
+/cron — scheduled jobs (/cron remove <id>)
 /auth — pending human-auth requests, with approve/reject buttons
 /help — this list
 Anything else: just write. I answer, or start a task on the phone or schedule one ("every day at 8 check the weather") and say which.`

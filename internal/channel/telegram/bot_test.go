@@ -18,6 +18,7 @@ import (
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/action"
+	"github.com/openpocket/openpocket/engine/prompt"
 	"github.com/openpocket/openpocket/internal/channel"
 	"github.com/openpocket/openpocket/internal/channel/telegram"
 	"github.com/openpocket/openpocket/internal/channel/telegram/telegramtest"
@@ -106,6 +107,17 @@ func (f *fakeRunner) Schedule(_ context.Context, a action.Action, replyTo string
 	f.schedule = append(f.schedule, a)
 	f.replyTo = replyTo
 	return "Scheduled job j1 → " + a.Str("task"), nil
+}
+
+func (f *fakeRunner) Skills(context.Context) ([]prompt.Skill, error) {
+	return []prompt.Skill{{Name: "toggle-wifi", Description: "Turn Wi-Fi on or off."}}, nil
+}
+
+func (f *fakeRunner) ReplaySkill(_ context.Context, name string, params []string, _ func(engine.Event)) (engine.RunResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.tasks = append(f.tasks, "skill "+name+" "+strings.Join(params, " "))
+	return engine.RunResult{Success: true, Steps: 2, Message: "skill replayed"}, nil
 }
 
 func (f *fakeRunner) Screenshot(context.Context) ([]byte, error) {
@@ -389,4 +401,36 @@ func TestPlainMessagesGoToTheAssistant(t *testing.T) {
 	require.Len(t, h.Turns, 4, "bounded to HistoryTurns")
 	assert.Equal(t, "every day at 8 check the weather", h.Turns[0].Text)
 	assert.Equal(t, "switch the wifi off", h.Turns[2].Text)
+}
+
+func TestSkillsSkillAndCronCommands(t *testing.T) {
+	srv := telegramtest.NewServer(t, token)
+	r := &fakeRunner{}
+	startBot(t, srv, r, nil)
+	srv.SendText(owner, "/skills")
+	_, ok := srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return hasText(c, "• toggle-wifi — Turn Wi-Fi on or off.") })
+	require.True(t, ok)
+	srv.SendText(owner, "/skill toggle-wifi state=off")
+	calls, ok := srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return len(c) > 0 && c[len(c)-1].Method == "sendPhoto" })
+	require.True(t, ok, "calls: %v", methods(calls))
+	assert.Equal(t, []string{"skill toggle-wifi state=off"}, r.tasks)
+	assert.True(t, hasText(calls, "▶ Starting: skill toggle-wifi"))
+	srv.SendText(owner, "/skill toggle-wifi off")
+	_, ok = srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return hasText(c, `Skill parameter "off": expected key=value`) })
+	require.True(t, ok)
+	srv.SendText(owner, "/cron")
+	srv.SendText(owner, "/cron remove j7")
+	_, ok = srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return len(r.schedule) == 2 && hasText(c, "Scheduled job j1")
+	})
+	require.True(t, ok)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	got := map[string]string{}
+	for _, a := range r.schedule {
+		got[a.Type] = a.Str("id")
+	}
+	assert.Equal(t, map[string]string{"cron_list": "", "cron_remove": "j7"}, got)
 }

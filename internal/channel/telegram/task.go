@@ -25,12 +25,24 @@ type runningTask struct {
 	action   string
 }
 
+// runFunc runs one piece of phone work, reporting steps to onStep.
+type runFunc func(ctx context.Context, t *runningTask, n *narrator, onStep func(engine.Event)) (engine.RunResult, error)
+
 // startTask starts task for chat unless one is running.
 func (b *Bot) startTask(chat int64, task string) {
 	if task == "" {
 		b.reply(chat, "Say what to do: /run turn Wi-Fi off")
 		return
 	}
+	b.startRun(chat, task, func(ctx context.Context, t *runningTask, n *narrator, onStep func(engine.Event)) (engine.RunResult, error) {
+		replyTo := fmt.Sprintf("%s:%d", b.Name(), t.chat)
+		return b.o.Runner.RunTask(ctx, t.task, replyTo, onStep, b.humanAuth(t.chat, n), b.askUser(t.chat, n))
+	})
+}
+
+// startRun runs work labelled task for chat unless something is running
+// (one phone, one run at a time).
+func (b *Bot) startRun(chat int64, task string, run runFunc) {
 	b.mu.Lock()
 	if cur := b.task; cur != nil {
 		b.mu.Unlock()
@@ -47,7 +59,7 @@ func (b *Bot) startTask(chat int64, task string) {
 	b.mu.Unlock()
 	b.goWork(func() {
 		defer cancel(nil)
-		b.runTask(ctx, t)
+		b.runTask(ctx, t, run)
 		b.mu.Lock()
 		b.task = nil
 		b.mu.Unlock()
@@ -55,11 +67,10 @@ func (b *Bot) startTask(chat int64, task string) {
 }
 
 // runTask runs t and narrates it in one status message.
-func (b *Bot) runTask(ctx context.Context, t *runningTask) {
+func (b *Bot) runTask(ctx context.Context, t *runningTask, run runFunc) {
 	n := &narrator{bot: b, chat: t.chat, task: t.task, every: b.o.ProgressEvery}
 	n.start()
-	replyTo := fmt.Sprintf("%s:%d", b.Name(), t.chat)
-	res, err := b.o.Runner.RunTask(ctx, t.task, replyTo, func(ev engine.Event) {
+	res, err := run(ctx, t, n, func(ev engine.Event) {
 		if ev.Kind != "agent_step" {
 			return
 		}
@@ -72,7 +83,7 @@ func (b *Bot) runTask(ctx context.Context, t *runningTask) {
 		snap := t.snapshotLocked()
 		t.mu.Unlock()
 		n.step(snap)
-	}, b.humanAuth(t.chat, n), b.askUser(t.chat, n))
+	})
 	msg := res.Message
 	if msg == "" && err != nil {
 		msg = err.Error()
