@@ -54,6 +54,7 @@ func newTGRig(t *testing.T, edit func(cfg *workspace.Config, home string)) *tgRi
 	r.home = homeWithModel(t, r.model)
 	h, err := workspace.Open(r.home)
 	require.NoError(t, err)
+	require.NoError(t, h.MarkOnboardingCompleted(time.Now())) // TestTelegramOnboarding covers the other case
 	cfg := h.Config()
 	cfg.Agent.ReturnHomeOnTaskEnd = false
 	cfg.Agent.AutoArtifactsEnabled = false
@@ -352,4 +353,28 @@ func TestTelegramRequestUserInputAnsweredInChat(t *testing.T) {
 	calls := r.wait("the final screenshot", lastIs("sendPhoto"))
 	assert.Equal(t, "✓ Joined HomeNet-5G", calls[len(calls)-1].Params["caption"])
 	assert.Contains(t, r.session(), "User replied: HomeNet-5G")
+}
+
+func TestTelegramOnboarding(t *testing.T) {
+	var ws string
+	r := newTGRig(t, func(_ *workspace.Config, home string) {
+		ws = filepath.Join(home, "workspace")
+		p := filepath.Join(ws, ".openpocket", "workspace-state.json")
+		require.NoError(t, os.WriteFile(p, []byte(`{"version": 1, "bootstrapSeededAt": "2026-02-22T03:00:00.000Z", "onboardingCompletedAt": null}`), 0o644))
+	})
+	r.gateway()
+	r.tg.SendText(tgOwner, "/run toggle wifi")
+	r.wait("the greeting", anyText("what should I call you?"))
+	r.tg.SendText(tgOwner, "Ada")
+	r.wait("the welcome", anyText("Nice to meet you, Ada!"))
+	data, err := os.ReadFile(filepath.Join(ws, ".openpocket", "workspace-state.json"))
+	require.NoError(t, err)
+	var st map[string]any
+	require.NoError(t, json.Unmarshal(data, &st))
+	assert.NotNil(t, st["onboardingCompletedAt"])
+	assert.Equal(t, "2026-02-22T03:00:00.000Z", st["bootstrapSeededAt"])
+	user, err := os.ReadFile(filepath.Join(ws, "USER.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(user), "- Call the user: Ada")
+	assert.Empty(t, r.model.Requests(), "no task ran before setup")
 }

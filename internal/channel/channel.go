@@ -49,6 +49,12 @@ type Runner interface {
 	Skills(ctx context.Context) ([]prompt.Skill, error)
 	// ReplaySkill replays a skill with key=value parameters.
 	ReplaySkill(ctx context.Context, name string, params []string, onEvent func(engine.Event)) (engine.RunResult, error)
+	// Onboarded reports whether the workspace's onboarding is complete
+	// (workspace-state.json onboardingCompletedAt, seed 003).
+	Onboarded(ctx context.Context) (bool, error)
+	// CompleteOnboarding records how the person wants to be called
+	// (USER.md) and marks onboarding complete.
+	CompleteOnboarding(ctx context.Context, name string) error
 	// Screenshot returns the phone's screen as PNG.
 	Screenshot(ctx context.Context) ([]byte, error)
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/action"
 	"github.com/openpocket/openpocket/engine/prompt"
+	"github.com/openpocket/openpocket/internal/atomicfile"
 	"github.com/openpocket/openpocket/internal/cron"
 	"github.com/openpocket/openpocket/internal/workspace"
 	"github.com/openpocket/openpocket/stdlib/agent"
@@ -124,6 +127,46 @@ func (r *ChannelRunner) ReplaySkill(ctx context.Context, name string, params []s
 		return engine.RunResult{Message: err.Error()}, err
 	}
 	return c.runSkill(ctx, name, params)
+}
+
+// Onboarded reports whether workspace-state.json has onboardingCompletedAt.
+func (r *ChannelRunner) Onboarded(ctx context.Context) (bool, error) {
+	c, done := r.app(ctx)
+	defer done()
+	h, err := c.home()
+	if err != nil {
+		return false, err
+	}
+	st, err := h.ReadWorkspaceState()
+	if err != nil {
+		return false, err
+	}
+	return st.OnboardingCompletedAt != nil, nil
+}
+
+// CompleteOnboarding adds the person's name to USER.md (a context file
+// every run and the chat assistant read) and marks onboarding complete.
+func (r *ChannelRunner) CompleteOnboarding(ctx context.Context, name string) error {
+	c, done := r.app(ctx)
+	defer done()
+	h, err := c.home()
+	if err != nil {
+		return err
+	}
+	p := filepath.Join(h.Workspace(), "USER.md")
+	old, err := os.ReadFile(p)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	text := string(old)
+	if text == "" {
+		text = "# User\n"
+	}
+	text = strings.TrimRight(text, "\n") + "\n\n- Call the user: " + name + "\n"
+	if err := atomicfile.WriteFile(p, []byte(text), 0o644); err != nil {
+		return err
+	}
+	return h.MarkOnboardingCompleted(time.Now())
 }
 
 // Screenshot captures the default device's screen as PNG.

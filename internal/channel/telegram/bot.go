@@ -66,6 +66,8 @@ type Bot struct {
 	auths     map[string]*pendingAuth    // request id → request waiting for a person
 	questions map[int64]*pendingQuestion // chat → request_user_input waiting for its reply
 	chats     chatLocks                  // one assistant turn per chat at a time
+	onboarded bool                       // workspace onboarding seen complete
+	greeted   map[int64]bool             // chats greeted while onboarding
 	workers   sync.WaitGroup
 	// base is the context tasks and replies derive from: Run's, without
 	// its cancellation (a stopping gateway still sends the final message).
@@ -98,7 +100,7 @@ func New(o Options) (*Bot, error) {
 	if o.PollTimeout <= 0 {
 		o.PollTimeout = 30 * time.Second
 	}
-	b := &Bot{o: o, log: o.Logger, auths: map[string]*pendingAuth{}, questions: map[int64]*pendingQuestion{}}
+	b := &Bot{o: o, log: o.Logger, auths: map[string]*pendingAuth{}, questions: map[int64]*pendingQuestion{}, greeted: map[int64]bool{}}
 	b.base, b.stop = context.WithCancelCause(context.Background())
 	client := &retryingClient{inner: &http.Client{Timeout: o.PollTimeout + 15*time.Second}, retry: o.Retry, logger: o.Logger}
 	opts := []tgbot.Option{
@@ -186,6 +188,9 @@ func (b *Bot) onMessage(chat int64, text string) {
 		return
 	}
 	if !strings.HasPrefix(text, "/") && (b.answerQuestion(chat, text) || b.answerPending(chat, text)) {
+		return
+	}
+	if b.onboard(chat, text) {
 		return
 	}
 	if !strings.HasPrefix(text, "/") {

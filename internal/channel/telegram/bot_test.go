@@ -48,6 +48,9 @@ type fakeRunner struct {
 	// converse scripts the assistant's replies {text, tool, args}.
 	converse [][3]string
 	asked    []engine.ModelRequest
+	// notOnboarded: the workspace's onboarding is not complete yet.
+	notOnboarded bool
+	name         string
 }
 
 func (f *fakeRunner) Converse(_ context.Context, req engine.ModelRequest) (string, string, string, error) {
@@ -118,6 +121,19 @@ func (f *fakeRunner) ReplaySkill(_ context.Context, name string, params []string
 	defer f.mu.Unlock()
 	f.tasks = append(f.tasks, "skill "+name+" "+strings.Join(params, " "))
 	return engine.RunResult{Success: true, Steps: 2, Message: "skill replayed"}, nil
+}
+
+func (f *fakeRunner) Onboarded(context.Context) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return !f.notOnboarded, nil
+}
+
+func (f *fakeRunner) CompleteOnboarding(_ context.Context, name string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.notOnboarded, f.name = false, name
+	return nil
 }
 
 func (f *fakeRunner) Screenshot(context.Context) ([]byte, error) {
@@ -433,4 +449,36 @@ func TestSkillsSkillAndCronCommands(t *testing.T) {
 		got[a.Type] = a.Str("id")
 	}
 	assert.Equal(t, map[string]string{"cron_list": "", "cron_remove": "j7"}, got)
+}
+
+func TestOnboardingOnceTasksRefusedUntilDone(t *testing.T) {
+	srv := telegramtest.NewServer(t, token)
+	r := &fakeRunner{notOnboarded: true}
+	startBot(t, srv, r, nil)
+	srv.SendText(owner, "/run turn wifi off")
+	_, ok := srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return hasText(c, "👋 Hi, I'm OpenPocket") })
+	require.True(t, ok)
+	srv.SendText(owner, "/run turn wifi off")
+	_, ok = srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return hasText(c, "Tasks wait until setup is done.") })
+	require.True(t, ok, "a task is refused with a short explanation")
+	srv.SendText(owner, "/status")
+	_, ok = srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return hasText(c, "Idle") })
+	require.True(t, ok, "/status works during setup")
+	srv.SendText(owner, "Ada")
+	_, ok = srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return hasText(c, "Nice to meet you, Ada!") })
+	require.True(t, ok)
+	r.mu.Lock()
+	assert.Equal(t, "Ada", r.name)
+	assert.Empty(t, r.tasks, "no task ran during setup")
+	r.mu.Unlock()
+	srv.SendText(owner, "/run turn wifi off")
+	calls, ok := srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return len(c) > 0 && c[len(c)-1].Method == "sendPhoto" })
+	require.True(t, ok, "calls: %v", methods(calls))
+	n := 0
+	for _, c := range calls {
+		if strings.Contains(c.Params["text"], "👋") {
+			n++
+		}
+	}
+	assert.Equal(t, 1, n, "greeted once")
 }
