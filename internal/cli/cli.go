@@ -61,6 +61,7 @@ type CLI struct {
 	Play       PlayCmd       `cmd:"" help:"Run YAML playbooks: progress per step, a summary, reports."`
 	Compile    CompileCmd    `cmd:"" help:"Print the Lua a playbook compiles to."`
 	Lint       LintCmd       `cmd:"" help:"Validate playbooks without a device."`
+	Convert    ConvertCmd    `cmd:"" help:"Convert flows of other tools (Maestro) into playbooks."`
 	Run        RunCmd        `cmd:"" help:"Run a Lua script against the device."`
 	Repl       ReplCmd       `cmd:"" help:"Interactive Lua REPL against a live device."`
 	Agent      AgentCmd      `cmd:"" help:"Run a task with a model: it looks at the screen and picks one action per step."`
@@ -97,6 +98,7 @@ type App struct {
 	ws       *workspace.Home
 	execSet  *executors.Set
 	cfg      workspace.Config
+	play     playOptions // play's report and recording options
 	// deviceErr is the first failure to open the device, which Lua runs
 	// only see as text.
 	deviceErr error

@@ -18,6 +18,8 @@ import (
 	"github.com/openpocket/openpocket/lua"
 	"github.com/openpocket/openpocket/playbooks"
 	"github.com/openpocket/openpocket/stdlib"
+	"github.com/openpocket/openpocket/stdlib/assets"
+	"github.com/openpocket/openpocket/stdlib/visual"
 )
 
 // PlayCmd runs playbooks.
@@ -31,6 +33,19 @@ type PlayCmd struct {
 	Output      string            `help:"Directory for each run's log, steps.json and failure artifacts (default: HOME/state/runs)." placeholder:"DIR" type:"path"`
 	DryRun      bool              `help:"Compile and print the plan of each selected playbook without a device."`
 	Timeout     time.Duration     `help:"Abort a playbook that runs longer than this (0 = no limit)." default:"0"`
+	ReportHTML  string            `name:"report-html" help:"Write an HTML report (one page per run, a screenshot after each UI step) to DIR." placeholder:"DIR" type:"path"`
+	Record      bool              `help:"Record the screen with the device's screenrecord (chunked past 3 minutes); kept as mp4 when the run fails."`
+	RecordKeep  string            `name:"record-keep" help:"Keep recordings of: failure (default) or always." enum:"failure,always" default:"failure"`
+	RecordLimit time.Duration     `name:"record-limit" help:"Longest recording per playbook." default:"10m"`
+	Watch       bool              `help:"Run again whenever a playbook or a sub-flow it includes changes, until Ctrl-C."`
+}
+
+// playOptions are the per-invocation extras playCompiled honours.
+type playOptions struct {
+	shots       bool // a screenshot after each UI step (for the HTML report)
+	record      bool
+	recordAll   bool
+	recordLimit time.Duration
 }
 
 // Run compiles, filters and runs each playbook, prints a summary and
@@ -42,6 +57,25 @@ func (c *PlayCmd) Run(app *App) error {
 	}
 	if c.DryRun {
 		return dryRun(app, files, c)
+	}
+	app.play = playOptions{shots: c.ReportHTML != "", record: c.Record, recordAll: c.RecordKeep == "always", recordLimit: c.RecordLimit}
+	for {
+		err := c.runOnce(app, files)
+		if !c.Watch || !waitForChange(app.Ctx, files) {
+			return err
+		}
+		if err != nil {
+			fmt.Fprintf(app.Stderr, "%v\n", err)
+		}
+		fmt.Fprintf(app.Stdout, "\nchange detected: running again\n")
+	}
+}
+
+// runOnce runs every selected playbook once and writes the reports.
+func (c *PlayCmd) runOnce(app *App, files []string) error {
+	var html *htmlReport
+	if c.ReportHTML != "" {
+		html = &htmlReport{dir: c.ReportHTML}
 	}
 	outRoot := c.Output
 	if outRoot == "" {
@@ -66,8 +100,14 @@ func (c *PlayCmd) Run(app *App) error {
 			continue
 		}
 		fmt.Fprintf(app.Stdout, "[%d/%d] %s (%s)\n", i+1, len(files), res.Meta.Name, f)
+		started := time.Now()
 		fr := app.playCompiled(app.Ctx, f, res, outRoot, c.Timeout, app.Stdout)
 		flows = append(flows, fr)
+		if html != nil {
+			if err := html.add(fr, started); err != nil {
+				fmt.Fprintf(app.Stderr, "html report: %v\n", err)
+			}
+		}
 		if errors.Is(app.Ctx.Err(), context.Canceled) {
 			break
 		}
@@ -75,7 +115,11 @@ func (c *PlayCmd) Run(app *App) error {
 	if err := c.writeReports(flows); err != nil {
 		return err
 	}
-	return app.playSummary(flows)
+	err := app.playSummary(flows)
+	if html != nil && len(html.runs) > 0 {
+		fmt.Fprintf(app.Stdout, "html report: %s\n", filepath.Join(c.ReportHTML, "index.html"))
+	}
+	return err
 }
 
 // writeReports writes the JUnit and JSON reports asked for.
@@ -185,6 +229,7 @@ func (a *App) playCompiled(ctx context.Context, file string, res *playbooks.Resu
 	_ = atomicfile.WriteFile(filepath.Join(fr.OutputDir, "playbook.lua"), res.Lua, 0o644)
 
 	rec := newStepRecorder(progress, progress != nil && isTTY(progress))
+	opts := a.play
 	eng, err := a.newEngine(engineOptions{})
 	if err != nil {
 		return fail(err)
@@ -207,6 +252,10 @@ func (a *App) playCompiled(ctx context.Context, file string, res *playbooks.Resu
 	if _, err := a.readyDevice(sess); err != nil {
 		return fail(err)
 	}
+	if opts.shots {
+		rec.shoot = stepShooter(sess, fr.OutputDir)
+	}
+	recorder := opts.startRecording(sess, logf)
 	set, err := a.executorSet()
 	if err != nil {
 		return fail(err)
@@ -214,6 +263,13 @@ func (a *App) playCompiled(ctx context.Context, file string, res *playbooks.Resu
 	reg := a.luaRegistry(set)
 	if err := reg.RegisterSource(playbooks.RuntimeModule, playbooks.RuntimeSource); err != nil {
 		return fail(err)
+	}
+	if dir, err := os.OpenRoot(filepath.Dir(file)); err == nil {
+		// References and assets live next to the playbook, and only there.
+		defer dir.Close()
+		if err := errors.Join(reg.Register(visual.New(dir)), reg.Register(assets.New(dir))); err != nil {
+			return fail(err)
+		}
 	}
 	vm, err := stdlib.NewVMWith(sess.Context(), reg, sess, lua.Options{
 		Timeout:   timeout,
@@ -242,6 +298,7 @@ func (a *App) playCompiled(ctx context.Context, file string, res *playbooks.Resu
 		logf("passed in %s", fmtMs(fr.DurationMs))
 		sess.Finish(true, "playbook passed")
 	}
+	fr.Artifacts = append(fr.Artifacts, opts.finishRecording(recorder, fr, logf)...)
 	if err := writeStepsJSON(filepath.Join(fr.OutputDir, "steps.json"), fr); err != nil {
 		logf("steps.json: %v", err)
 	}
@@ -351,4 +408,24 @@ func tagsSelected(tags, include, exclude []string) bool {
 		return false
 	}
 	return !has(exclude)
+}
+
+// stepShooter saves the screen after a UI step as steps/NNN.png in the
+// run's output directory and returns that relative path ("" on failure).
+func stepShooter(sess *engine.Session, dir string) func(n int) string {
+	return func(n int) string {
+		phone, err := sess.Phone()
+		if err != nil {
+			return ""
+		}
+		png, err := phone.Screencap(sess.Context())
+		if err != nil {
+			return ""
+		}
+		rel := filepath.Join("steps", fmt.Sprintf("%03d.png", n))
+		if os.MkdirAll(filepath.Join(dir, "steps"), 0o755) != nil || atomicfile.WriteFile(filepath.Join(dir, rel), png, 0o644) != nil {
+			return ""
+		}
+		return rel
+	}
 }

@@ -23,6 +23,7 @@ type StepReport struct {
 	Status     string `json:"status"`
 	DurationMs int64  `json:"durationMs"`
 	Error      string `json:"error,omitempty"`
+	Screenshot string `json:"screenshot,omitempty"` // the screen after a UI step, relative to the run's directory
 }
 
 // FlowReport is one playbook run.
@@ -49,6 +50,7 @@ type stepRecorder struct {
 	running  []StepReport
 	progress io.Writer // nil: no progress lines
 	tty      bool
+	shoot    func(n int) string // nil: no screenshots after UI steps
 }
 
 func newStepRecorder(progress io.Writer, tty bool) *stepRecorder {
@@ -95,6 +97,9 @@ func (r *stepRecorder) onEvent(ev engine.Event) {
 		}
 		st := StepReport{ID: id, Label: label, File: strField(ev.Fields, "file"), Line: intField(ev.Fields, "line"), Depth: depth,
 			Status: strField(ev.Fields, "status"), DurationMs: dur, Error: strField(ev.Fields, "error")}
+		if ui, _ := ev.Fields["ui"].(bool); ui && r.shoot != nil && st.Status != "skipped" {
+			st.Screenshot = r.shoot(len(r.steps) + 1)
+		}
 		r.steps = append(r.steps, st)
 		if n := len(r.running); n > 0 && r.running[n-1].ID == id {
 			r.running = r.running[:n-1]
