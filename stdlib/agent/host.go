@@ -13,7 +13,6 @@ import (
 	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/engine/prompt"
 	"github.com/openpocket/openpocket/engine/screen"
-	"github.com/openpocket/openpocket/internal/skills"
 	"github.com/openpocket/openpocket/lua"
 )
 
@@ -284,7 +283,7 @@ func (h *host) record(L *lua.LState) int {
 		Result:       o.out.Result,
 		// One description of the element for recording and for the replay
 		// tests that simulate it.
-		Target:       skills.TargetOfElement(snap, o.out.Element),
+		Target:       engine.TargetOfElement(snap, o.out.Element),
 		AppBefore:    o.out.AppBefore,
 		AppAfter:     o.out.AppAfter,
 		HashBefore:   o.out.HashBefore,
