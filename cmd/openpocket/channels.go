@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"log/slog"
 
 	"github.com/openpocket/openpocket/internal/channel"
@@ -19,7 +20,18 @@ var (
 func startChannels(cfg workspace.Config, stateDir string, runner *cli.ChannelRunner, logger *slog.Logger) ([]cli.ChatChannel, error) {
 	var out []cli.ChatChannel
 	if tg := cfg.Channels.Telegram; tg.Enabled {
+		if tg.Token() == "" && tg.BotTokenEnv != "" {
+			return nil, fmt.Errorf("channels.telegram: the variable %s (botTokenEnv) is not set", tg.BotTokenEnv)
+		}
+		var hook *telegram.Webhook
+		if tg.WebhookURL != "" {
+			hook = &telegram.Webhook{URL: tg.WebhookURL, Listen: tg.WebhookListen}
+			if hook.Listen == "" {
+				hook.Listen = "127.0.0.1:8443"
+			}
+		}
 		b, err := telegram.New(telegram.Options{
+			Webhook:        hook,
 			Token:          tg.Token(),
 			APIBaseURL:     tg.APIBaseURL,
 			AllowedUserIDs: tg.AllowedUserIDs,

@@ -89,10 +89,6 @@ func (r *tgRig) wait(what string, cond func([]telegramtest.Call) bool) []telegra
 	return calls
 }
 
-func lastIs(method string) func([]telegramtest.Call) bool {
-	return func(c []telegramtest.Call) bool { return len(c) > 0 && c[len(c)-1].Method == method }
-}
-
 func anyText(sub string) func([]telegramtest.Call) bool {
 	return func(c []telegramtest.Call) bool {
 		for _, x := range c {
@@ -149,7 +145,7 @@ func TestTelegramRunTogglesWifi(t *testing.T) {
 
 	r.tg.SendText(tgStranger, "/run toggle wifi")
 	r.tg.SendText(tgOwner, "/run toggle wifi")
-	calls := r.wait("the final screenshot", lastIs("sendPhoto"))
+	calls := r.wait("the final screenshot", func(c []telegramtest.Call) bool { return photoOf(c) != nil })
 
 	assert.False(t, r.phone.WifiOn(), "the task really toggled Wi-Fi")
 	for _, c := range calls {
@@ -167,7 +163,7 @@ func TestTelegramRunTogglesWifi(t *testing.T) {
 	require.GreaterOrEqual(t, len(edits), 2, "a progress edit and the verdict: %q", edits)
 	assert.Regexp(t, `step 2/100 · com\.android\.settings\nlast: tap_element`, edits[0])
 	assert.Equal(t, "✓ Done after 3 steps: toggle wifi\nWi-Fi is off", edits[len(edits)-1])
-	photo := calls[len(calls)-1]
+	photo := *photoOf(calls)
 	assert.Equal(t, "✓ Wi-Fi is off", photo.Params["caption"])
 	img, err := png.Decode(bytes.NewReader(photo.Photo))
 	require.NoError(t, err, "the screenshot is a real PNG of the phone")
@@ -185,8 +181,8 @@ func TestTelegramStopEndsSessionStoppedByUser(t *testing.T) {
 	r.tg.SendText(tgOwner, "/status")
 	r.wait("the busy status", anyText(`Busy: "wait for a long time"`))
 	r.tg.SendText(tgOwner, "/stop")
-	calls := r.wait("the final screenshot", lastIs("sendPhoto"))
-	assert.Equal(t, "✗ stopped by user", calls[len(calls)-1].Params["caption"])
+	calls := r.wait("the final screenshot", func(c []telegramtest.Call) bool { return photoOf(c) != nil })
+	assert.Equal(t, "✗ stopped by user", photoOf(calls).Params["caption"])
 	s := r.session()
 	assert.Contains(t, s, "## Final\n\n- status: FAILED")
 	assert.Contains(t, s, "### Message\n\nstopped by user")
@@ -226,8 +222,8 @@ func TestTelegramAuthCodeCompletesLoginOTP(t *testing.T) {
 		return n >= 2
 	})
 	r.tg.SendText(tgOwner, "482913")
-	calls := r.wait("the final screenshot", lastIs("sendPhoto"))
-	assert.Equal(t, "✓ Logged in", calls[len(calls)-1].Params["caption"])
+	calls := r.wait("the final screenshot", func(c []telegramtest.Call) bool { return photoOf(c) != nil })
+	assert.Equal(t, "✓ Logged in", photoOf(calls).Params["caption"])
 	assert.True(t, p.LoggedIn())
 	assert.Equal(t, "alice", p.LoggedInUser())
 	arts, err := filepath.Glob(filepath.Join(r.home, "state", "human-auth-artifacts", "*.json"))
@@ -350,8 +346,8 @@ func TestTelegramRequestUserInputAnsweredInChat(t *testing.T) {
 	r.tg.SendText(tgOwner, "/run join my home wifi")
 	r.wait("the question", anyText("❓ Which network should I join?"))
 	r.tg.SendText(tgOwner, "HomeNet-5G")
-	calls := r.wait("the final screenshot", lastIs("sendPhoto"))
-	assert.Equal(t, "✓ Joined HomeNet-5G", calls[len(calls)-1].Params["caption"])
+	calls := r.wait("the final screenshot", func(c []telegramtest.Call) bool { return photoOf(c) != nil })
+	assert.Equal(t, "✓ Joined HomeNet-5G", photoOf(calls).Params["caption"])
 	assert.Contains(t, r.session(), "User replied: HomeNet-5G")
 }
 
@@ -377,4 +373,15 @@ func TestTelegramOnboarding(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(user), "- Call the user: Ada")
 	assert.Empty(t, r.model.Requests(), "no task ran before setup")
+}
+
+// photoOf is the screenshot sent at a task's end (nil before); replies
+// sent meanwhile may come after it.
+func photoOf(calls []telegramtest.Call) *telegramtest.Call {
+	for i := range calls {
+		if calls[i].Method == "sendPhoto" {
+			return &calls[i]
+		}
+	}
+	return nil
 }

@@ -163,6 +163,11 @@ type TelegramConfig struct {
 	// ProgressEverySteps: the status message is edited every N steps (and
 	// whenever the app changes).
 	ProgressEverySteps int `json:"progressEverySteps"`
+	// WebhookURL switches from long polling to a webhook: the public https
+	// URL Telegram posts to; WebhookListen is the local address serving it
+	// (default 127.0.0.1:8443), behind a proxy or tunnel.
+	WebhookURL    string `json:"webhookUrl,omitempty"`
+	WebhookListen string `json:"webhookListen,omitempty"`
 }
 
 // Token returns the bot token: botToken, else the variable botTokenEnv
@@ -431,6 +436,9 @@ func (c Config) Validate() error {
 	}
 	if tg := c.Channels.Telegram; tg.Enabled && tg.BotToken == "" && tg.BotTokenEnv == "" {
 		return bad("channels.telegram", "enabled without a token: expected botToken or botTokenEnv (the name of a variable holding it)")
+	}
+	if u := c.Channels.Telegram.WebhookURL; u != "" && !strings.HasPrefix(u, "https://") {
+		return bad("channels.telegram.webhookUrl", "expected an https:// URL (Telegram posts only to https), got %q", u)
 	}
 	if strings.TrimSpace(c.Cron.JobsFile) == "" {
 		return bad("cron.jobsFile", "expected a file path")

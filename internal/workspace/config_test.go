@@ -319,6 +319,10 @@ func TestTelegramConfig(t *testing.T) {
 	if got := tg.Token(); got != "123:abc" {
 		t.Fatalf("Token() = %q", got)
 	}
+	_, _, err = ParseConfig("config.json", []byte(`{"channels": {"telegram": {"webhookUrl": "http://x"}}}`))
+	if err == nil || !strings.Contains(err.Error(), "channels.telegram.webhookUrl: expected an https:// URL") {
+		t.Fatalf("http webhook: err = %v", err)
+	}
 	_, _, err = ParseConfig("config.json", []byte("{\n \"channels\": {\"telegram\": {\"enabled\": true}}}"))
 	if err == nil || !strings.Contains(err.Error(), "config.json:2:") || !strings.Contains(err.Error(), "botToken or botTokenEnv") {
 		t.Fatalf("enabled without token: err = %v", err)

@@ -53,6 +53,9 @@ type Options struct {
 	StateDir string
 	// HistoryTurns bounds a chat's remembered conversation (30 when ≤ 0).
 	HistoryTurns int
+	// Webhook, when set, receives updates by webhook instead of long
+	// polling (the default).
+	Webhook *Webhook
 }
 
 // Bot is the Telegram channel.
@@ -115,6 +118,13 @@ func New(o Options) (*Bot, error) {
 		}),
 		tgbot.WithAllowedUpdates(tgbot.AllowedUpdates{"message", "callback_query"}),
 	}
+	if o.Webhook != nil {
+		w := *o.Webhook
+		w.secret = newSecret()
+		o.Webhook = &w
+		b.o.Webhook = &w
+		opts = append(opts, tgbot.WithWebhookSecretToken(w.secret))
+	}
 	if o.APIBaseURL != "" {
 		opts = append(opts, tgbot.WithServerURL(strings.TrimRight(o.APIBaseURL, "/")))
 	}
@@ -135,7 +145,12 @@ func (b *Bot) Name() string { return "telegram" }
 // Run long-polls for updates until ctx ends, then stops the running task
 // (its session ends FAILED) and waits for it and for pending replies.
 func (b *Bot) Run(ctx context.Context) error {
-	b.api.Start(ctx)
+	var err error
+	if b.o.Webhook != nil {
+		err = b.runWebhook(ctx)
+	} else {
+		b.api.Start(ctx)
+	}
 	b.mu.Lock()
 	if b.task != nil {
 		b.task.cancel(&channel.StopError{Reason: "stopped: the gateway is shutting down"})
@@ -143,7 +158,7 @@ func (b *Bot) Run(ctx context.Context) error {
 	b.mu.Unlock()
 	b.stop(errors.New("gateway stopping"))
 	b.workers.Wait()
-	return nil
+	return err
 }
 
 // Deliver implements channel.Channel: to is a chat id.

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -198,7 +200,7 @@ func TestRunNarratesAndEndsWithScreenshot(t *testing.T) {
 	}}
 	startBot(t, srv, r, nil)
 	srv.SendText(owner, "/run turn wifi off")
-	calls, ok := srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return len(c) > 0 && c[len(c)-1].Method == "sendPhoto" })
+	calls, ok := srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return photoOf(c) != nil })
 	require.True(t, ok, "calls: %v", methods(calls))
 	require.Equal(t, "sendMessage", calls[0].Method)
 	assert.Equal(t, "42", calls[0].Params["chat_id"])
@@ -218,7 +220,7 @@ func TestRunNarratesAndEndsWithScreenshot(t *testing.T) {
 	assert.Contains(t, edits[1], "step 4/100")
 	assert.Contains(t, edits[2], "✓ Done after 4 steps")
 	assert.Contains(t, edits[2], "Wi-Fi is off")
-	photo := calls[len(calls)-1]
+	photo := *photoOf(calls)
 	assert.Equal(t, []byte("\x89PNG fake"), photo.Photo)
 	assert.Equal(t, "✓ Wi-Fi is off", photo.Params["caption"])
 	assert.Equal(t, []string{"turn wifi off"}, r.tasks)
@@ -258,10 +260,12 @@ func TestStopCancelsWithStoppedByUser(t *testing.T) {
 	_, ok = srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return hasText(c, "Busy: \"wait forever\"") })
 	require.True(t, ok, "status while busy")
 	srv.SendText(owner, "/stop")
-	calls, ok := srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return len(c) > 0 && c[len(c)-1].Method == "sendPhoto" })
+	calls, ok := srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool {
+		return len(srv.Calls("sendPhoto")) == 1 && hasText(c, "Stopping")
+	})
 	require.True(t, ok, "calls: %v", methods(calls))
 	assert.True(t, hasText(calls, "✗ Failed after 1 steps: wait forever\nstopped by user"))
-	assert.Equal(t, "✗ stopped by user", calls[len(calls)-1].Params["caption"])
+	assert.Equal(t, "✗ stopped by user", srv.Calls("sendPhoto")[0].Params["caption"])
 }
 
 func hasText(calls []telegramtest.Call, s string) bool {
@@ -329,7 +333,7 @@ func TestHumanAuthCodeReplyAndButtons(t *testing.T) {
 	require.True(t, ok, "/auth lists the pending request again")
 
 	srv.SendText(owner, "493817")
-	calls, ok = srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return len(c) > 0 && c[len(c)-1].Method == "sendPhoto" })
+	calls, ok = srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return photoOf(c) != nil })
 	require.True(t, ok, "calls: %v", methods(calls))
 	assert.Equal(t, agent.HumanAuthDecision{Status: "approved", Text: "493817", Message: "approved in Telegram with a code"}, r.decision)
 
@@ -350,7 +354,7 @@ func TestHumanAuthRejectButton(t *testing.T) {
 	ask := calls[len(calls)-1]
 	srv.PressButton(stranger, stranger.ID, ask.MessageID, "auth:approve:req2") // ignored
 	srv.PressButton(owner, owner.ID, ask.MessageID, "auth:reject:req2")
-	calls, ok = srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return len(c) > 0 && c[len(c)-1].Method == "sendPhoto" })
+	calls, ok = srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return photoOf(c) != nil })
 	require.True(t, ok, "calls: %v", methods(calls))
 	assert.Equal(t, "rejected", r.decision.Status)
 	acks := srv.Calls("answerCallbackQuery")
@@ -367,10 +371,10 @@ func TestRequestUserInputAnsweredInChat(t *testing.T) {
 	require.True(t, ok, "calls: %v", methods(calls))
 	assert.True(t, hasText(calls, "waiting for you: an answer to a question"))
 	srv.SendText(owner, "large please")
-	calls, ok = srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return len(c) > 0 && c[len(c)-1].Method == "sendPhoto" })
+	calls, ok = srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return photoOf(c) != nil })
 	require.True(t, ok, "calls: %v", methods(calls))
 	assert.Equal(t, "large please", r.answer)
-	assert.Equal(t, "✓ ordered large please", calls[len(calls)-1].Params["caption"])
+	assert.Equal(t, "✓ ordered large please", photoOf(calls).Params["caption"])
 }
 
 func TestPlainMessagesGoToTheAssistant(t *testing.T) {
@@ -390,7 +394,7 @@ func TestPlainMessagesGoToTheAssistant(t *testing.T) {
 	_, ok = srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return hasText(c, "🗓 Scheduled job j1 → check the weather") })
 	require.True(t, ok, "cron_add goes to the runner and is confirmed in words")
 	srv.SendText(owner, "switch the wifi off")
-	calls, ok := srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return len(c) > 0 && c[len(c)-1].Method == "sendPhoto" })
+	calls, ok := srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return photoOf(c) != nil })
 	require.True(t, ok, "calls: %v", methods(calls))
 	assert.True(t, hasText(calls, "🤖 That is a task for the phone, starting it: turn Wi-Fi off"), "says which it decided")
 	assert.Equal(t, []string{"turn Wi-Fi off"}, r.tasks)
@@ -427,7 +431,7 @@ func TestSkillsSkillAndCronCommands(t *testing.T) {
 	_, ok := srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return hasText(c, "• toggle-wifi — Turn Wi-Fi on or off.") })
 	require.True(t, ok)
 	srv.SendText(owner, "/skill toggle-wifi state=off")
-	calls, ok := srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return len(c) > 0 && c[len(c)-1].Method == "sendPhoto" })
+	calls, ok := srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return photoOf(c) != nil })
 	require.True(t, ok, "calls: %v", methods(calls))
 	assert.Equal(t, []string{"skill toggle-wifi state=off"}, r.tasks)
 	assert.True(t, hasText(calls, "▶ Starting: skill toggle-wifi"))
@@ -472,7 +476,7 @@ func TestOnboardingOnceTasksRefusedUntilDone(t *testing.T) {
 	assert.Empty(t, r.tasks, "no task ran during setup")
 	r.mu.Unlock()
 	srv.SendText(owner, "/run turn wifi off")
-	calls, ok := srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return len(c) > 0 && c[len(c)-1].Method == "sendPhoto" })
+	calls, ok := srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return photoOf(c) != nil })
 	require.True(t, ok, "calls: %v", methods(calls))
 	n := 0
 	for _, c := range calls {
@@ -481,4 +485,47 @@ func TestOnboardingOnceTasksRefusedUntilDone(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1, n, "greeted once")
+}
+
+func TestWebhookReceivesUpdatesWithTheSecret(t *testing.T) {
+	srv := telegramtest.NewServer(t, token)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	l.Close()
+	startBot(t, srv, &fakeRunner{}, func(o *telegram.Options) {
+		o.Webhook = &telegram.Webhook{URL: "https://bot.example.com/tg/hook", Listen: addr}
+	})
+	calls, ok := srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return len(c) > 0 && c[0].Method == "setWebhook" })
+	require.True(t, ok, "calls: %v", methods(calls))
+	secret := calls[0].Params["secret_token"]
+	assert.Len(t, secret, 48)
+	assert.Equal(t, "https://bot.example.com/tg/hook", calls[0].Params["url"])
+	assert.Empty(t, srv.Calls("getUpdates"), "no long polling with a webhook")
+
+	post := func(secret string, body []byte) {
+		req, err := http.NewRequest(http.MethodPost, "http://"+addr+"/tg/hook", bytes.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("X-Telegram-Bot-Api-Secret-Token", secret)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+	}
+	post("wrong", srv.TextUpdate(owner, 1, "/status")) // a forged POST is dropped
+	post(secret, srv.TextUpdate(owner, 2, "/help"))
+	calls, ok = srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return hasText(c, "Commands:") })
+	require.True(t, ok, "calls: %v", methods(calls))
+	time.Sleep(100 * time.Millisecond)
+	assert.False(t, hasText(srv.Calls(""), "Idle"), "the forged /status got nothing")
+}
+
+// photoOf is the screenshot sent at a task's end (nil before); replies
+// sent meanwhile may come after it.
+func photoOf(calls []telegramtest.Call) *telegramtest.Call {
+	for i := range calls {
+		if calls[i].Method == "sendPhoto" {
+			return &calls[i]
+		}
+	}
+	return nil
 }

@@ -99,6 +99,16 @@ func (s *Server) SendTextIn(u User, chat int64, text string) {
 	s.push(map[string]any{"message": msg})
 }
 
+// TextUpdate is the JSON of an update carrying a text message from u in
+// its private chat, as Telegram posts it to a webhook.
+func (s *Server) TextUpdate(u User, id int64, text string) []byte {
+	data, _ := json.Marshal(map[string]any{"update_id": id, "message": map[string]any{
+		"message_id": s.msgID(), "date": time.Now().Unix(),
+		"from": map[string]any{"id": u.ID, "is_bot": false, "first_name": u.FirstName},
+		"chat": map[string]any{"id": u.ID, "type": "private"}, "text": text}})
+	return data
+}
+
 // PressButton queues a callback query: u pressed an inline button with
 // data under the bot's message messageID in chat.
 func (s *Server) PressButton(u User, chat int64, messageID int, data string) {
@@ -212,7 +222,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		id, _ := strconv.Atoi(params["message_id"])
 		call.MessageID = id
 		result = s.message(call)
-	case "answerCallbackQuery", "editMessageReplyMarkup", "setMyCommands", "deleteWebhook":
+	case "answerCallbackQuery", "editMessageReplyMarkup", "setMyCommands", "deleteWebhook", "setWebhook":
 		result = true
 	default:
 		writeJSON(w, http.StatusNotFound, map[string]any{"ok": false, "error_code": 404, "description": "Not Found: method " + method})
