@@ -149,6 +149,7 @@ func (b *Bot) Run(ctx context.Context) error {
 	if b.o.Webhook != nil {
 		err = b.runWebhook(ctx)
 	} else {
+		b.dropWebhook(ctx)
 		b.api.Start(ctx)
 	}
 	b.mu.Lock()
@@ -159,6 +160,16 @@ func (b *Bot) Run(ctx context.Context) error {
 	b.stop(errors.New("gateway stopping"))
 	b.workers.Wait()
 	return err
+}
+
+// dropWebhook removes a webhook left from an earlier webhook setup: while
+// one is set, Telegram refuses long polling (409 Conflict).
+func (b *Bot) dropWebhook(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if _, err := b.api.DeleteWebhook(ctx, &tgbot.DeleteWebhookParams{}); err != nil && ctx.Err() == nil {
+		b.log.Warn("telegram: deleteWebhook failed; long polling may be refused", "err", redactToken(err.Error()))
+	}
 }
 
 // Deliver implements channel.Channel: to is a chat id.

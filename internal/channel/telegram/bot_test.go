@@ -225,6 +225,7 @@ func TestRunNarratesAndEndsWithScreenshot(t *testing.T) {
 	assert.Equal(t, "✓ Wi-Fi is off", photo.Params["caption"])
 	assert.Equal(t, []string{"turn wifi off"}, r.tasks)
 	assert.Equal(t, "telegram:42", r.replyTo, "jobs the model schedules deliver to this chat")
+	assert.Len(t, srv.Calls("deleteWebhook"), 1, "polling starts by removing a leftover webhook")
 	assert.Len(t, srv.Calls("sendMessage"), 1, "one status message, edited")
 }
 
