@@ -13,7 +13,9 @@ import (
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/action"
+	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/engine/prompt"
+	"github.com/openpocket/openpocket/internal/adb"
 	"github.com/openpocket/openpocket/internal/atomicfile"
 	"github.com/openpocket/openpocket/internal/cron"
 	"github.com/openpocket/openpocket/internal/workspace"
@@ -174,11 +176,18 @@ func (r *ChannelRunner) Screenshot(ctx context.Context) ([]byte, error) {
 	c, done := r.app(ctx)
 	defer done()
 	c.Ctx = ctx
-	p, err := c.openPhone()
+	if c.UseSim {
+		if _, err := c.startSim(); err != nil {
+			return nil, err
+		}
+	}
+	// No device lease: a screenshot only reads the screen, so /screen
+	// works while a task drives the phone.
+	d, err := c.adbClient().Open(ctx, adb.Target{Serial: c.Device, Endpoint: c.Target})
 	if err != nil {
 		return nil, err
 	}
-	return p.Screencap(ctx)
+	return device.NewPhone(d, c.phoneOptions()).Screencap(ctx)
 }
 
 // startChannels starts the enabled chat channels; they run until stop.
