@@ -180,6 +180,7 @@ func TestTelegramStopEndsSessionStoppedByUser(t *testing.T) {
 	r.wait("the model's second call", func([]telegramtest.Call) bool { return len(r.model.Requests()) >= 2 })
 	r.tg.SendText(tgOwner, "/status")
 	r.wait("the busy status", anyText(`Busy: "wait for a long time"`))
+	r.wait("the status naming the phone", anyText("phone: "+r.sim))
 	r.tg.SendText(tgOwner, "/screen")
 	r.wait("a screenshot while the task runs", func(c []telegramtest.Call) bool { return photoOf(c) != nil })
 	shot := r.tg.Calls("sendPhoto")[0]

@@ -55,6 +55,9 @@ type Runner interface {
 	// CompleteOnboarding records how the person wants to be called
 	// (USER.md) and marks onboarding complete.
 	CompleteOnboarding(ctx context.Context, name string) error
+	// Target names the phone tasks run on ("" when it is the adb server's
+	// only device), for /status.
+	Target() string
 	// Screenshot returns the phone's screen as PNG.
 	Screenshot(ctx context.Context) ([]byte, error)
 }

@@ -171,6 +171,16 @@ func (r *ChannelRunner) CompleteOnboarding(ctx context.Context, name string) err
 	return h.MarkOnboardingCompleted(time.Now())
 }
 
+// Target is the default device's serial ("" = the only attached one).
+func (r *ChannelRunner) Target() string {
+	c, done := r.app(context.Background())
+	defer done()
+	if c.UseSim && c.sim != nil {
+		return c.sim.Serial() + " (virtual phone)"
+	}
+	return c.defaultDeviceName()
+}
+
 // Screenshot captures the default device's screen as PNG.
 func (r *ChannelRunner) Screenshot(ctx context.Context) ([]byte, error) {
 	c, done := r.app(ctx)

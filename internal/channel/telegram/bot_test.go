@@ -138,6 +138,8 @@ func (f *fakeRunner) CompleteOnboarding(_ context.Context, name string) error {
 	return nil
 }
 
+func (f *fakeRunner) Target() string { return "emulator-5554" }
+
 func (f *fakeRunner) Screenshot(context.Context) ([]byte, error) {
 	return []byte("\x89PNG fake"), nil
 }
@@ -242,7 +244,7 @@ func TestStrangerGetsNothing(t *testing.T) {
 	calls = srv.Calls("")
 	require.Len(t, calls, 1, "only the owner's /status is answered: %v", methods(calls))
 	assert.Equal(t, "42", calls[0].Params["chat_id"])
-	assert.Contains(t, calls[0].Params["text"], "Idle")
+	assert.Equal(t, "Idle: no task running. Phone: emulator-5554.", calls[0].Params["text"])
 	assert.Empty(t, r.tasks)
 	assert.Contains(t, logs.String(), "ignored a message from someone not allowed")
 	assert.Contains(t, logs.String(), "user=666")

@@ -117,8 +117,12 @@ func (b *Bot) status() string {
 	b.mu.Lock()
 	t := b.task
 	b.mu.Unlock()
+	target := b.o.Runner.Target()
+	if target == "" {
+		target = "the attached device"
+	}
 	if t == nil {
-		return "Idle: no task running."
+		return "Idle: no task running. Phone: " + target + "."
 	}
 	s := t.snapshot()
 	var sb strings.Builder
@@ -132,6 +136,7 @@ func (b *Bot) status() string {
 	if s.action != "" {
 		fmt.Fprintf(&sb, "\nlast action: %s", s.action)
 	}
+	fmt.Fprintf(&sb, "\nphone: %s", target)
 	return sb.String()
 }
 
