@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -67,18 +68,23 @@ func newTGRig(t *testing.T, edit func(cfg *workspace.Config, home string)) *tgRi
 	return r
 }
 
-// gateway starts `openpocket gateway` and stops it (SIGTERM) with the test.
-func (r *tgRig) gateway() *strings.Builder {
+// gateway starts `openpocket gateway` and stops it (SIGTERM) with the
+// test; the returned func stops it earlier.
+func (r *tgRig) gateway() (*strings.Builder, func()) {
 	r.t.Helper()
 	r.t.Setenv("OP_E2E_TG_TOKEN", tgToken)
 	cmd, stdout, stderr := start(r.t, r.home, "-s", r.sim, "gateway", "--stop-timeout", "20s")
-	r.t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		assert.Equal(r.t, 0, exitCode(r.t, cmd, stdout), stderr.String())
-		assert.NotContains(r.t, stderr.String(), tgToken, "the bot token is never logged")
-	})
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			assert.Equal(r.t, 0, exitCode(r.t, cmd, stdout), stderr.String())
+			assert.NotContains(r.t, stderr.String(), tgToken, "the bot token is never logged")
+		})
+	}
+	r.t.Cleanup(stop)
 	waitFor(r.t, "the Telegram channel to start", func() bool { return strings.Contains(stderr.String(), "channel telegram started") })
-	return stderr
+	return stderr, stop
 }
 
 // wait waits for the calls to satisfy cond.
@@ -141,7 +147,7 @@ func TestTelegramRunTogglesWifi(t *testing.T) {
 	r.model.ReplyTool("launch_app", map[string]any{"packageName": "com.android.settings", "thought": "open settings"})
 	r.model.ReplyTool("tap_element", map[string]any{"elementId": mark, "thought": "the Wi-Fi switch"})
 	r.model.ReplyTool("finish", map[string]any{"message": "Wi-Fi is off"})
-	r.gateway()
+	_, _ = r.gateway()
 
 	r.tg.SendText(tgStranger, "/run toggle wifi")
 	r.tg.SendText(tgOwner, "/run toggle wifi")
@@ -175,7 +181,7 @@ func TestTelegramStopEndsSessionStoppedByUser(t *testing.T) {
 	r := newTGRig(t, nil)
 	r.model.ReplyTool("wait", map[string]any{"durationMs": 100})
 	r.model.Push(llmtest.Reply{Delay: 60 * time.Second, ToolCalls: []llmtest.ToolCall{{Name: "finish", Arguments: `{"message":"too late"}`}}})
-	r.gateway()
+	_, _ = r.gateway()
 	r.tg.SendText(tgOwner, "/run wait for a long time")
 	r.wait("the model's second call", func([]telegramtest.Call) bool { return len(r.model.Requests()) >= 2 })
 	r.tg.SendText(tgOwner, "/status")
@@ -206,7 +212,7 @@ func TestTelegramAuthCodeCompletesLoginOTP(t *testing.T) {
 	r.model.ReplyTool("request_human_auth", map[string]any{"capability": "2fa", "instruction": "Enter the 6-digit code sent to alice's phone"})
 	r.model.ReplyTool("shell", map[string]any{"command": fmt.Sprintf("input tap %d %d", vx, vy)})
 	r.model.ReplyTool("finish", map[string]any{"message": "Logged in"})
-	r.gateway()
+	_, _ = r.gateway()
 
 	r.tg.SendText(tgOwner, "/run log in as alice")
 	ask := r.wait("the authorization request", anyText("Authorization needed"))
@@ -254,7 +260,7 @@ func TestTelegramCronDeliveryPostsToTheChat(t *testing.T) {
 	})
 	r.model.ReplyTool("finish", map[string]any{"message": "Sunny, 21°C"})
 	r.tg.Fail("sendMessage", 502, 1) // delayed by the outage, not lost
-	r.gateway()
+	_, _ = r.gateway()
 	calls := r.wait("the delivery after a retry", func(c []telegramtest.Call) bool { return len(c) >= 2 })
 	var got []string
 	for _, c := range calls {
@@ -308,7 +314,7 @@ func freePort(t *testing.T) int {
 func TestTelegramScheduleInWordsListedByCronList(t *testing.T) {
 	r := newTGRig(t, nil)
 	r.model.ReplyTool("cron_add", map[string]any{"task": "check the weather", "expr": "0 8 * * *", "summary": "every day at 8", "name": "Weather"})
-	r.gateway()
+	_, _ = r.gateway()
 	r.tg.SendText(tgOwner, "every day at 8 check the weather")
 	calls := r.wait("the confirmation", anyText("🗓 Scheduled job"))
 	assert.True(t, anyText("results go to this chat")(calls))
@@ -349,7 +355,7 @@ func TestTelegramRequestUserInputAnsweredInChat(t *testing.T) {
 		}
 		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "finish", Arguments: `{"message":"no answer seen"}`}}}
 	})
-	r.gateway()
+	_, _ = r.gateway()
 	r.tg.SendText(tgOwner, "/run join my home wifi")
 	r.wait("the question", anyText("❓ Which network should I join?"))
 	r.tg.SendText(tgOwner, "HomeNet-5G")
@@ -365,7 +371,7 @@ func TestTelegramOnboarding(t *testing.T) {
 		p := filepath.Join(ws, ".openpocket", "workspace-state.json")
 		require.NoError(t, os.WriteFile(p, []byte(`{"version": 1, "bootstrapSeededAt": "2026-02-22T03:00:00.000Z", "onboardingCompletedAt": null}`), 0o644))
 	})
-	r.gateway()
+	_, _ = r.gateway()
 	r.tg.SendText(tgOwner, "/run toggle wifi")
 	r.wait("the greeting", anyText("what should I call you?"))
 	r.tg.SendText(tgOwner, "Ada")
@@ -391,4 +397,21 @@ func photoOf(calls []telegramtest.Call) *telegramtest.Call {
 		}
 	}
 	return nil
+}
+
+func TestTelegramGatewayStopEndsTheTaskGracefully(t *testing.T) {
+	r := newTGRig(t, nil)
+	r.model.ReplyTool("wait", map[string]any{"durationMs": 100})
+	r.model.Push(llmtest.Reply{Delay: 60 * time.Second, ToolCalls: []llmtest.ToolCall{{Name: "finish", Arguments: `{"message":"too late"}`}}})
+	_, stop := r.gateway()
+	r.tg.SendText(tgOwner, "/run wait for a long time")
+	r.wait("the model's second call", func([]telegramtest.Call) bool { return len(r.model.Requests()) >= 2 })
+	stop() // SIGTERM: exit 0 asserted inside
+	calls := r.tg.Calls("")
+	photo := photoOf(calls)
+	require.NotNil(t, photo, "the last message still went out: %+v", calls)
+	assert.Equal(t, "✗ stopped: the gateway is shutting down", photo.Params["caption"])
+	s := r.session()
+	assert.Contains(t, s, "- status: FAILED")
+	assert.Contains(t, s, "### Message\n\nstopped: the gateway is shutting down")
 }
