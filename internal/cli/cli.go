@@ -72,7 +72,7 @@ type CLI struct {
 	Cron       CronCmd       `cmd:"" help:"Manage scheduled jobs: list, add, remove, enable, disable, run."`
 	Skills     SkillsCmd     `cmd:"" help:"List, show, validate and replay skills (learned procedures) without a model."`
 	Sessions   SessionsCmd   `cmd:"" help:"List and show recorded agent sessions."`
-	Gateway    GatewayCmd    `cmd:"" help:"Run the scheduler and heartbeat in the foreground until Ctrl-C (SIGUSR1 reloads config and jobs)."`
+	Gateway    GatewayCmd    `cmd:"" help:"Run the scheduler, heartbeat and chat channels (Telegram) in the foreground until Ctrl-C (SIGUSR1 reloads config and jobs)."`
 	Auth       AuthCmd       `cmd:"" help:"List, approve and reject pending human-auth requests."`
 }
 
