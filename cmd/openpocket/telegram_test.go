@@ -202,8 +202,13 @@ func TestTelegramStopEndsSessionStoppedByUser(t *testing.T) {
 }
 
 func TestTelegramAuthCodeCompletesLoginOTP(t *testing.T) {
+	t.Run("with the relay", func(t *testing.T) { testTelegramAuthCode(t, true) })
+	t.Run("chat only", func(t *testing.T) { testTelegramAuthCode(t, false) })
+}
+
+func testTelegramAuthCode(t *testing.T, relay bool) {
 	r := newTGRig(t, func(cfg *workspace.Config, _ string) {
-		cfg.HumanAuth.Enabled, cfg.HumanAuth.RelayPort = true, freePort(t)
+		cfg.HumanAuth.Enabled, cfg.HumanAuth.RelayPort = relay, freePort(t)
 	})
 	p := r.phone
 	p.SetOTP("482913")
@@ -223,7 +228,11 @@ func TestTelegramAuthCodeCompletesLoginOTP(t *testing.T) {
 		}
 	}
 	assert.Contains(t, req.Params["reply_markup"], "auth:approve:")
-	assert.Contains(t, req.Params["text"], "Relay page: http://127.0.0.1:", "the relay link comes along")
+	if relay {
+		assert.Contains(t, req.Params["text"], "Relay page: http://127.0.0.1:", "the relay link comes along")
+	} else {
+		assert.NotContains(t, req.Params["text"], "Relay page")
+	}
 	r.tg.SendText(tgOwner, "/auth")
 	r.wait("/auth listing it", func(c []telegramtest.Call) bool {
 		n := 0

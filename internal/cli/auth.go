@@ -175,11 +175,16 @@ func errAddrInUse(err error) error {
 
 // humanAuthFor is the run's request_human_auth answerer: with
 // humanAuth.enabled, a Broker whose links the relay serves (and, on an
-// interactive terminal, the terminal too — the first answer wins); nil
+// interactive terminal, the terminal too — the first answer wins); for a
+// chat's run without the relay, a Broker over the chat alone (the request
+// is listed by `openpocket auth`, a code becomes its text artifact); nil
 // otherwise (the terminal only, as before).
 func (a *App) humanAuthFor(ctx context.Context, sess *engine.Session, o agentRunOptions) (agent.HumanAuthFunc, error) {
 	if !a.cfg.HumanAuth.Enabled {
-		return o.Ask, nil // nil: the terminal only, as before
+		if o.Ask == nil {
+			return nil, nil
+		}
+		return a.chatOnlyAuth(o.Ask)
 	}
 	h, err := a.home()
 	if err != nil {
@@ -214,4 +219,19 @@ func (a *App) humanAuthFor(ctx context.Context, sess *engine.Session, o agentRun
 		b.Terminal = agent.TerminalAuth(o.Stdin, o.Stdout)
 	}
 	return b.Ask, nil
+}
+
+// chatOnlyAuth is a relay-less Broker whose only asker is a chat.
+func (a *App) chatOnlyAuth(ask agent.HumanAuthFunc) (agent.HumanAuthFunc, error) {
+	h, err := a.home()
+	if err != nil {
+		return nil, err
+	}
+	b := &humanauth.Broker{Store: humanauth.Open(h.State()), AgentID: "default", Workspace: h.Workspace(),
+		MaxTimeout: time.Duration(a.cfg.HumanAuth.RequestTimeoutSec) * time.Second, Terminal: ask}
+	return func(ctx context.Context, req agent.HumanAuthRequest) (agent.HumanAuthDecision, error) {
+		d, err := b.Ask(ctx, req)
+		d.Link = "" // no relay serves it
+		return d, err
+	}, nil
 }
