@@ -1,6 +1,7 @@
 // Command openpocket is the composition root: it hands the process's
 // arguments and streams to the CLI, with the front ends the CLI starts
-// (the human-auth relay, the MCP server), and exits with the code it returns.
+// (the human-auth relay, chat channels, the MCP server), and exits with the
+// code it returns.
 package main
 
 import (
@@ -24,7 +25,7 @@ func main() {
 // deps binds the front ends to the CLI (front ends never import each
 // other, so the composition root does).
 func deps() cli.Deps {
-	return cli.Deps{StartRelay: startRelay, ServeMCP: serveMCP}
+	return cli.Deps{StartRelay: startRelay, StartChannels: startChannels, ServeMCP: serveMCP}
 }
 
 func startRelay(ctx context.Context, store *humanauth.Store, addr string) (string, func(), error) {
