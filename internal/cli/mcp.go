@@ -19,6 +19,7 @@ import (
 	"github.com/openpocket/openpocket/internal/atomicfile"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/skills"
+	"github.com/openpocket/openpocket/internal/workspace"
 )
 
 // MCPCmd serves the phone to coding agents over the Model Context
@@ -280,11 +281,10 @@ func (b *MCPBackend) SessionsList(ctx context.Context, limit int) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	files, err := filepath.Glob(filepath.Join(h.SessionsDir(), "session-*.md"))
+	files, err := workspace.SessionFiles(h.SessionsDir())
 	if err != nil {
 		return nil, err
 	}
-	sort.Sort(sort.Reverse(sort.StringSlice(files)))
 	if limit > 0 && len(files) > limit {
 		files = files[:limit]
 	}
