@@ -58,6 +58,25 @@ type Event struct {
 	Fields map[string]any
 }
 
+// Int reads a number field; Lua numbers arrive as float64. 0 when absent.
+func (e Event) Int(name string) int {
+	switch v := e.Fields[name].(type) {
+	case float64:
+		return int(v)
+	case int:
+		return v
+	case int64:
+		return int(v)
+	}
+	return 0
+}
+
+// Str reads a string field; "" when absent or not a string.
+func (e Event) Str(name string) string {
+	s, _ := e.Fields[name].(string)
+	return s
+}
+
 // ErrNoModel reports an agent run without a configured model.
 var ErrNoModel = errors.New("no model configured: add a profile to config.json `models` or pass --model")
 

@@ -217,3 +217,14 @@ func TestActContextInterruptsOneCallNotTheSession(t *testing.T) {
 	assert.True(t, <-sawSession, "the executor's context carries the session (Lua run_script binds to it)")
 	assert.NoError(t, s.Context().Err(), "the session goes on")
 }
+
+func TestEventFieldsReadLuaAndGoNumbers(t *testing.T) {
+	ev := engine.Event{Kind: "agent_step", Fields: map[string]any{"step": float64(3), "max_steps": 20, "model_ms": int64(1500), "action": "tap", "n": "x"}}
+	assert.Equal(t, 3, ev.Int("step"))
+	assert.Equal(t, 20, ev.Int("max_steps"))
+	assert.Equal(t, 1500, ev.Int("model_ms"))
+	assert.Equal(t, 0, ev.Int("missing"))
+	assert.Equal(t, 0, ev.Int("n"), "a string is not a number")
+	assert.Equal(t, "tap", ev.Str("action"))
+	assert.Equal(t, "", ev.Str("step"), "a number is not a string")
+}

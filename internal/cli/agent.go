@@ -155,28 +155,15 @@ func (p *agentProgress) event(ev engine.Event) {
 		return
 	}
 	f := ev.Fields
-	step, maxSteps := agentFieldInt(f["step"]), agentFieldInt(f["max_steps"])
+	step, maxSteps := ev.Int("step"), ev.Int("max_steps")
 	act, _ := f["action"].(string)
 	res, _ := f["result"].(string)
-	ms := agentFieldInt(f["model_ms"])
+	ms := ev.Int("model_ms")
 	if p.tty {
 		fmt.Fprintf(p.w, "\x1b[1mstep %d/%d\x1b[0m  %-32s %s \x1b[2m(model %.1fs)\x1b[0m\n", step, maxSteps, agentShort(act, 32), agentShort(agentFirstLine(res), 60), float64(ms)/1000)
 		return
 	}
 	fmt.Fprintf(p.w, "step %d/%d action=%s model_ms=%d result=%q\n", step, maxSteps, act, ms, agentShort(agentFirstLine(res), 120))
-}
-
-// fieldInt reads an event number (Lua numbers arrive as float64).
-func agentFieldInt(v any) int {
-	switch x := v.(type) {
-	case float64:
-		return int(x)
-	case int:
-		return x
-	case int64:
-		return int(x)
-	}
-	return 0
 }
 
 func agentFirstLine(s string) string {

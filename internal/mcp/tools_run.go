@@ -218,7 +218,7 @@ func (s *Server) progress(ctx context.Context, req *sdk.CallToolRequest) func(en
 		if ev.Kind != "agent_step" {
 			return
 		}
-		step, maxSteps := number(ev.Fields["step"]), number(ev.Fields["max_steps"])
+		step, maxSteps := ev.Int("step"), ev.Int("max_steps")
 		msg := fmt.Sprintf("step %d", step)
 		if maxSteps > 0 {
 			msg = fmt.Sprintf("step %d/%d", step, maxSteps)
@@ -234,19 +234,6 @@ func (s *Server) progress(ctx context.Context, req *sdk.CallToolRequest) func(en
 			s.log.Debug("mcp: progress notification", "err", err)
 		}
 	}
-}
-
-// number reads an event number (Lua numbers arrive as float64).
-func number(v any) int {
-	switch x := v.(type) {
-	case float64:
-		return int(x)
-	case int:
-		return x
-	case int64:
-		return int(x)
-	}
-	return 0
 }
 
 func (s *Server) sessionsList(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {

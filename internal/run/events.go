@@ -166,22 +166,9 @@ func fromEngine(ev engine.Event) Event {
 	return out
 }
 
-func intField(f map[string]any, k string) int {
-	switch v := f[k].(type) {
-	case float64:
-		return int(v)
-	case int:
-		return v
-	case int64:
-		return int(v)
-	}
-	return 0
-}
+func intField(f map[string]any, k string) int { return engine.Event{Fields: f}.Int(k) }
 
-func strField(f map[string]any, k string) string {
-	s, _ := f[k].(string)
-	return s
-}
+func strField(f map[string]any, k string) string { return engine.Event{Fields: f}.Str(k) }
 
 func idField(f map[string]any, k string) string {
 	switch v := f[k].(type) {

@@ -165,7 +165,7 @@ func (s *Service) playCompiled(ctx context.Context, lc *lifecycle, name string, 
 	// The run's own lines, Lua's log.* and print, and the runtime's log
 	// all reach log.txt in one human format.
 	fileHandler := s.cfg.LogHandler(logFile, slog.LevelDebug)
-	runLog := slog.New(teeHandler{s.cfg.Logger.Handler(), fileHandler})
+	runLog := slog.New(slog.NewMultiHandler(s.cfg.Logger.Handler(), fileHandler))
 	fileLog := slog.New(fileHandler)
 	logf := func(format string, args ...any) { fileLog.Info(fmt.Sprintf(format, args...)) }
 	rec.logf = logf

@@ -75,7 +75,7 @@ func (b *Bot) runTask(ctx context.Context, t *runningTask, run runFunc) {
 			return
 		}
 		t.mu.Lock()
-		t.step, t.maxSteps = fieldInt(ev.Fields["step"]), fieldInt(ev.Fields["max_steps"])
+		t.step, t.maxSteps = ev.Int("step"), ev.Int("max_steps")
 		t.action, _ = ev.Fields["action"].(string)
 		if app, _ := ev.Fields["app"].(string); app != "" {
 			t.app = app
@@ -156,17 +156,4 @@ func (t *runningTask) snapshot() taskState {
 
 func (t *runningTask) snapshotLocked() taskState {
 	return taskState{task: t.task, started: t.started, step: t.step, maxSteps: t.maxSteps, app: t.app, action: t.action}
-}
-
-// fieldInt reads an event number (Lua numbers arrive as float64).
-func fieldInt(v any) int {
-	switch x := v.(type) {
-	case float64:
-		return int(x)
-	case int:
-		return x
-	case int64:
-		return int(x)
-	}
-	return 0
 }
