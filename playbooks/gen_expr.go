@@ -139,20 +139,28 @@ func (g *gen) literal(v *Value) string {
 		return numLit(v.Num)
 	case VString:
 		return g.str(v.Str)
-	case VList:
-		parts := make([]string, len(v.List))
-		for i, c := range v.List {
-			parts[i] = g.literal(c)
-		}
-		return "{" + strings.Join(parts, ", ") + "}"
-	case VMap:
-		parts := make([]string, len(v.Keys))
-		for i, k := range v.Keys {
-			parts[i] = luaKey(k) + " = " + g.literal(v.Map[i])
-		}
-		return "{" + strings.Join(parts, ", ") + "}"
+	case VList, VMap:
+		return luaTable(v, g.literal)
 	}
 	return "nil"
+}
+
+// luaTable renders a list or map value as a Lua table constructor, each
+// element rendered by elem.
+func luaTable(v *Value, elem func(*Value) string) string {
+	var parts []string
+	if v.Kind == VList {
+		parts = make([]string, len(v.List))
+		for i, c := range v.List {
+			parts[i] = elem(c)
+		}
+	} else {
+		parts = make([]string, len(v.Keys))
+		for i, k := range v.Keys {
+			parts[i] = luaKey(k) + " = " + elem(v.Map[i])
+		}
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
 }
 
 // typed renders a value where a whole ${expr} keeps its Lua type.
@@ -161,19 +169,8 @@ func (g *gen) typed(v *Value) string {
 		g.checkExpr(e, v.Pos, "")
 		return "(" + e + ")"
 	}
-	switch v.Kind {
-	case VList:
-		parts := make([]string, len(v.List))
-		for i, c := range v.List {
-			parts[i] = g.typed(c)
-		}
-		return "{" + strings.Join(parts, ", ") + "}"
-	case VMap:
-		parts := make([]string, len(v.Keys))
-		for i, k := range v.Keys {
-			parts[i] = luaKey(k) + " = " + g.typed(v.Map[i])
-		}
-		return "{" + strings.Join(parts, ", ") + "}"
+	if v.Kind == VList || v.Kind == VMap {
+		return luaTable(v, g.typed)
 	}
 	return g.literal(v)
 }
