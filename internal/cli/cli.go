@@ -31,6 +31,7 @@ var Version = "0.1.0-dev"
 // Globals are the flags every command accepts.
 type Globals struct {
 	Home      string `help:"OpenPocket home directory (config, workspace, state)." env:"OPENPOCKET_HOME" placeholder:"DIR"`
+	AgentID   string `name:"agent" help:"Agent of the install to act as (default: the install's own home); see openpocket agents." env:"OPENPOCKET_AGENT" placeholder:"ID"`
 	Config    string `help:"Config file (default: HOME/config.json)." placeholder:"FILE"`
 	Device    string `help:"adb serial of the device to drive." short:"s" env:"ANDROID_SERIAL" placeholder:"SERIAL"`
 	Target    string `help:"TCP device endpoint to connect first (host:port)." placeholder:"HOST:PORT"`
@@ -71,6 +72,8 @@ type CLI struct {
 	Skills     SkillsCmd     `cmd:"" help:"List, show, validate and replay skills (learned procedures) without a model."`
 	Sessions   SessionsCmd   `cmd:"" help:"List and show recorded agent sessions."`
 	Gateway    GatewayCmd    `cmd:"" help:"Run the scheduler and heartbeat in the foreground until Ctrl-C (SIGUSR1 reloads config and jobs)."`
+	Agents     AgentsCmd     `cmd:"" help:"Create, list, show and remove the agents of this install."`
+	TargetCmd  TargetCmd     `cmd:"" name:"target" help:"Show, set and clear the selected agent's target (its phone, bound exclusively)."`
 }
 
 // Help is the top-level help's closing text: the exit codes scripts rely on.

@@ -25,7 +25,7 @@ func (a *App) home() (*workspace.Home, error) {
 	if a.ws != nil {
 		return a.ws, nil
 	}
-	h, err := workspace.Open(a.Home)
+	h, err := a.openAgentHome()
 	if err != nil {
 		return nil, UsageError{err}
 	}
