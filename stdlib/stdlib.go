@@ -118,16 +118,28 @@ func NewVMWith(ctx context.Context, reg *lua.Registry, sess *engine.Session, o l
 		return nil, err
 	}
 	vm.OnClose(func() { stop(); cancel(nil) })
-	if o.AutoRequire && reg.Has("assert") {
-		// Lua's builtin assert would shadow the module for scripts that
-		// use modules as globals; the module is callable like the builtin,
-		// so it can take its place (assert(x) and assert.visible(sel)).
-		if _, err := vm.Eval(`assert = require("assert")`); err != nil {
+	if o.AutoRequire {
+		if err := UseAssertModule(vm); err != nil {
 			vm.Close()
 			return nil, err
 		}
 	}
 	return vm, nil
+}
+
+// UseAssertModule makes the global assert the assert module in a VM whose
+// modules resolve as globals (lua.Options.AutoRequire): Lua's builtin
+// assert would shadow it, and the module is callable like the builtin, so
+// it can take its place (assert(x) and assert.visible(sel)). Every VM that
+// auto-requires — runs, and scripts started with script.run — calls it, so
+// a script sees the same assert wherever it runs. A registry without the
+// module keeps the builtin.
+func UseAssertModule(vm *lua.VM) error {
+	if !vm.Registry().Has("assert") {
+		return nil
+	}
+	_, err := vm.Eval(`assert = require("assert")`)
+	return err
 }
 
 // PollInterval is the pause between two UI tree polls of ui finds.

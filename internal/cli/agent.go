@@ -8,12 +8,9 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/openpocket/openpocket/engine"
-	"github.com/openpocket/openpocket/engine/prompt"
-	"github.com/openpocket/openpocket/internal/skills"
-	"github.com/openpocket/openpocket/stdlib/agent"
+	"github.com/openpocket/openpocket/internal/run"
 )
 
 // AgentCmd runs a model-driven task: `openpocket agent "task"`.
@@ -36,6 +33,8 @@ type agentRunOptions struct {
 	// Stdin is a TTY); nil for unattended runs (scheduler).
 	Stdin  io.Reader
 	Stdout io.Writer
+	// HumanAuth answers request_human_auth instead (a relay).
+	HumanAuth run.HumanAuthFunc
 }
 
 // agentResult is the --json output.
@@ -97,71 +96,23 @@ func (c *AgentCmd) Run(app *App) error {
 	return FailedError{Msg: fmt.Sprintf("agent: %s: %s", status, res.Message), Cause: modelFailure(err)}
 }
 
-// runAgent runs one agent task with the configured engine, persisting the
-// session, trace, screenshots and daily memory. The scheduler calls it for
-// cron jobs. The session is always finalized; a non-nil error with an empty
-// result means nothing ran (bad config, unknown model profile).
+// runAgent runs one agent task through the run service. The scheduler
+// calls it for cron jobs. A non-nil error with an empty result means
+// nothing ran (bad config, unknown model profile).
 func (a *App) runAgent(ctx context.Context, task string, o agentRunOptions) (engine.RunResult, error) {
 	if ctx == nil {
 		ctx = a.Ctx
 	}
-	e, err := a.newEngine(engineOptions{Model: o.Model, WithModel: true, Persist: true})
+	svc, err := a.runService()
 	if err != nil {
 		return engine.RunResult{}, err
 	}
-	h, err := a.home()
-	if err != nil {
-		return engine.RunResult{}, err
+	ro := run.AgentOptions{Task: task, Model: o.Model, MaxSteps: o.MaxSteps, Stdin: o.Stdin, Stdout: o.Stdout, HumanAuth: o.HumanAuth}
+	if o.OnEvent != nil {
+		ro.Events = func(ev run.Event) { o.OnEvent(engine.Event{Kind: string(ev.Kind), Fields: ev.Fields}) }
 	}
-	cfg := a.cfg
-	sess, err := a.session(ctx, e, engine.SessionOptions{Task: task, Persist: true, OnEvent: o.OnEvent})
-	if err != nil {
-		return engine.RunResult{}, err
-	}
-	if res, err := a.readyDevice(sess); err != nil {
-		return res, err
-	}
-	var files []prompt.ContextFile
-	for _, f := range h.ContextFiles(cfg.Agent.ContextBudgetChars) {
-		files = append(files, prompt.ContextFile{Name: f.Name, Content: f.Content})
-	}
-	if files == nil {
-		files = []prompt.ContextFile{} // none: do not fall back to reading them again
-	}
-	maxSteps := cfg.Agent.MaxSteps
-	if o.MaxSteps > 0 {
-		maxSteps = o.MaxSteps
-	}
-	set, err := a.executorSet()
-	if err != nil {
-		return engine.RunResult{}, err
-	}
-	loader := a.skillLoader()
-	res, err := agent.Run(ctx, sess, agent.Options{
-		Registry:           agent.Registry(a.luaModules(set, loader)...),
-		Skills:             loader.Index(0),
-		MaxSteps:           maxSteps,
-		SystemPromptMode:   cfg.Agent.SystemPromptMode,
-		ReturnHome:         cfg.Agent.ReturnHomeOnTaskEnd,
-		LoopDelay:          time.Duration(cfg.Agent.LoopDelayMs) * time.Millisecond,
-		ContextFiles:       files,
-		ContextBudgetChars: cfg.Agent.ContextBudgetChars,
-		Stdin:              o.Stdin,
-		Stdout:             o.Stdout,
-	})
-	if res.Success && cfg.Agent.AutoArtifactsEnabled {
-		// What worked becomes a skill and a replay script; failing to write
-		// them does not fail the run.
-		skill, script, werr := skills.WriteArtifacts(h.Workspace(), task, res.SessionPath, sess.Trace(), time.Now())
-		switch {
-		case errors.Is(werr, skills.ErrNothingToLearn):
-		case werr != nil:
-			a.logger().Warn("auto artifacts not written", "err", werr)
-		default:
-			res.SkillPath, res.ScriptPath = skill, script
-		}
-	}
-	return res, err
+	res, err := svc.Agent(ctx, ro)
+	return res.RunResult, err
 }
 
 // agentProgress prints one line per agent step: a compact live line on a

@@ -20,6 +20,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/openpocket/openpocket/internal/lease"
+	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/sim"
 	"github.com/openpocket/openpocket/internal/workspace"
 	"github.com/openpocket/openpocket/stdlib/executors"
@@ -91,6 +92,7 @@ type App struct {
 	sim      *sim.Sim
 	ws       *workspace.Home
 	execSet  *executors.Set
+	svc      *run.Service
 	cfg      workspace.Config
 	// deviceErr is the first failure to open the device, which Lua runs
 	// only see as text.

@@ -4,19 +4,20 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/device"
+	"github.com/openpocket/openpocket/engine/prompt"
+	"github.com/openpocket/openpocket/internal/adb"
 	"github.com/openpocket/openpocket/internal/llm"
+	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/skills"
 	"github.com/openpocket/openpocket/internal/workspace"
-	"github.com/openpocket/openpocket/lua"
-	"github.com/openpocket/openpocket/stdlib"
 	"github.com/openpocket/openpocket/stdlib/executors"
-	"github.com/openpocket/openpocket/stdlib/skillsmod"
 )
 
 // home opens OPENPOCKET_HOME once per command (created on first use) and
@@ -134,17 +135,13 @@ func (a *App) phoneOptions() device.Options {
 	return o
 }
 
-// engineOptions choose what a run needs.
-type engineOptions struct {
-	// Model names the profile to load ("" with WithModel = default).
-	Model     string
-	WithModel bool
-	// Persist gives the engine the workspace (sessions, memory).
-	Persist bool
-}
-
-// newEngine composes an engine for one run.
-func (a *App) newEngine(o engineOptions) (*engine.Engine, error) {
+// runService builds the run service of this command once: the device
+// opener (global device flags, config's target, the lease), the model
+// factory, the workspace's executors and skills, config's agent settings.
+func (a *App) runService() (*run.Service, error) {
+	if a.svc != nil {
+		return a.svc, nil
+	}
 	h, err := a.home()
 	if err != nil {
 		return nil, err
@@ -153,38 +150,74 @@ func (a *App) newEngine(o engineOptions) (*engine.Engine, error) {
 	if a.Device == "" && a.Target == "" && !a.UseSim {
 		a.Device, a.Target = cfg.Target.Device, cfg.Target.AdbEndpoint
 	}
-	e := &engine.Engine{
-		OpenDevice:   a.openDevice,
-		PhoneOptions: a.phoneOptions(),
-		Logger:       a.logger(),
-	}
 	set, err := a.executorSet()
 	if err != nil {
 		return nil, err
 	}
-	e.Executors = set.Actions(executors.VMRunner(a.luaRegistry(set), func(ctx context.Context) any {
-		if s := engine.SessionFrom(ctx); s != nil {
-			return s
+	a.svc = run.New(run.Config{
+		OpenDevice:   a.openRunDevice,
+		PhoneOptions: a.phoneOptions(),
+		Model: func(profile string) (engine.Model, error) {
+			m, err := a.model(profile)
+			if err != nil {
+				return nil, err
+			}
+			return m, nil
+		},
+		Executors:    set,
+		Store:        h,
+		WorkspaceDir: h.Workspace(),
+		StateDir:     h.State(),
+		ContextFiles: func(budget int) []prompt.ContextFile {
+			var files []prompt.ContextFile
+			for _, f := range h.ContextFiles(budget) {
+				files = append(files, prompt.ContextFile{Name: f.Name, Content: f.Content})
+			}
+			return files
+		},
+		Skills: a.skillLoader(),
+		Agent: run.AgentDefaults{
+			MaxSteps:           cfg.Agent.MaxSteps,
+			SystemPromptMode:   cfg.Agent.SystemPromptMode,
+			ReturnHome:         cfg.Agent.ReturnHomeOnTaskEnd,
+			LoopDelay:          time.Duration(cfg.Agent.LoopDelayMs) * time.Millisecond,
+			ContextBudgetChars: cfg.Agent.ContextBudgetChars,
+			AutoArtifacts:      cfg.Agent.AutoArtifactsEnabled,
+		},
+		PIN:    cfg.Target.Pin,
+		Logger: a.logger(),
+		LogHandler: func(w io.Writer, level slog.Level) slog.Handler {
+			return newHumanHandler(w, level)
+		},
+	})
+	// What the wake-up before a run did is worth a line on the terminal.
+	a.svc.Subscribe(func(ev run.Event) {
+		if ev.Ready != nil && ev.Ready.Report != "" {
+			fmt.Fprintln(a.Stderr, ev.Ready.Report)
 		}
-		return nil
-	}))
-	_ = h
-	if o.Persist {
-		e.Workspace = h
-	}
-	if o.WithModel {
-		m, err := a.model(o.Model)
-		if err != nil {
-			return nil, err
-		}
-		e.Model = m
-	}
-	return e, nil
+	})
+	return a.svc, nil
 }
 
-// session starts a run on a fresh engine.
-func (a *App) session(ctx context.Context, e *engine.Engine, opts engine.SessionOptions) (*engine.Session, error) {
-	return e.NewSession(ctx, opts)
+// openRunDevice is the run service's device opener: "" is the device the
+// global flags (or config) select, a serial that device. The lease is held
+// until the command ends (a command may run several times on it).
+func (a *App) openRunDevice(ctx context.Context, target string) (engine.Device, func(), error) {
+	if target == "" || target == a.Device {
+		d, err := a.openDevice(ctx)
+		return d, nil, err
+	}
+	d, err := a.adbClient().Open(ctx, adb.Target{Serial: target})
+	if err == nil {
+		err = a.leaseDevice(ctx, d.Serial())
+	}
+	if err != nil {
+		if a.deviceErr == nil {
+			a.deviceErr = err
+		}
+		return nil, nil, err
+	}
+	return d, nil, nil
 }
 
 // executorSet opens the workspace's executors once per command; background
@@ -200,17 +233,6 @@ func (a *App) executorSet() (*executors.Set, error) {
 	a.execSet = set
 	a.onExit(func() { set.Close() })
 	return set, nil
-}
-
-// luaRegistry is the module set every run sees: the standard library plus
-// the executor modules (script, fs, exec, process, memory) and skills.
-func (a *App) luaRegistry(set *executors.Set) *lua.Registry {
-	return stdlib.Registry(a.luaModules(set, a.skillLoader())...)
-}
-
-// luaModules are the modules added to the standard library for CLI runs.
-func (a *App) luaModules(set *executors.Set, loader *skills.Loader) []lua.Module {
-	return append(set.Modules(), skillsmod.New(loader))
 }
 
 // skillLoader finds skills: bundled, OPENPOCKET_HOME/skills, workspace/skills.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,11 +12,9 @@ import (
 	"time"
 
 	"github.com/openpocket/openpocket/engine"
-	"github.com/openpocket/openpocket/internal/atomicfile"
+	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/workspace"
-	"github.com/openpocket/openpocket/lua"
 	"github.com/openpocket/openpocket/playbooks"
-	"github.com/openpocket/openpocket/stdlib"
 )
 
 // PlayCmd runs playbooks.
@@ -144,11 +141,7 @@ func (a *App) runPlaybook(ctx context.Context, path string, params map[string]st
 	if err != nil {
 		return engine.RunResult{Message: err.Error()}, err
 	}
-	h, err := a.home()
-	if err != nil {
-		return engine.RunResult{}, err
-	}
-	fr := a.playCompiled(ctx, path, res, filepath.Join(h.State(), "runs"), 0, nil)
+	fr := a.playCompiled(ctx, path, res, "", 0, nil)
 	r := engine.RunResult{Success: fr.Status == "passed", Message: "playbook " + fr.Status, Steps: len(fr.Steps)}
 	if fr.Error != "" {
 		r.Message = fr.Error
@@ -156,151 +149,22 @@ func (a *App) runPlaybook(ctx context.Context, path string, params map[string]st
 	return r, nil
 }
 
-// playCompiled runs one compiled playbook in a fresh session and VM and
-// writes its output directory: log.txt, steps.json, playbook.lua and, on
-// failure, the screen and UI dump at that moment.
+// playCompiled runs one compiled playbook through the run service (outRoot
+// "" = HOME/state/runs), drawing step progress on progress when not nil.
 func (a *App) playCompiled(ctx context.Context, file string, res *playbooks.Result, outRoot string, timeout time.Duration, progress io.Writer) FlowReport {
-	start := time.Now()
-	name := res.Meta.Name
-	if name == "" {
-		name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
-	}
-	fr := FlowReport{Name: name, File: file, Steps: []StepReport{}}
-	fail := func(err error) FlowReport {
-		fr.Status, fr.Error = "failed", err.Error()
-		fr.DurationMs = time.Since(start).Milliseconds()
-		return fr
-	}
-	// Created exclusively: a second run in the same second gets its own.
-	dir, err := workspace.CreateRunDir(outRoot, start.Format("20060102-150405")+"-"+workspace.SafeName(name))
+	svc, err := a.runService()
 	if err != nil {
-		return fail(err)
+		return FlowReport{Name: file, File: file, Status: "failed", Error: err.Error(), Steps: []StepReport{}}
 	}
-	fr.OutputDir = dir
-	logFile, err := os.Create(filepath.Join(fr.OutputDir, "log.txt"))
-	if err != nil {
-		return fail(err)
+	o := run.PlaybookOptions{File: file, Compiled: res, OutputDir: outRoot, Timeout: timeout}
+	if progress != nil {
+		o.Events = newStepProgress(progress, isTTY(progress)).event
 	}
-	defer logFile.Close()
-	_ = atomicfile.WriteFile(filepath.Join(fr.OutputDir, "playbook.lua"), res.Lua, 0o644)
-
-	rec := newStepRecorder(progress, progress != nil && isTTY(progress))
-	eng, err := a.newEngine(engineOptions{})
-	if err != nil {
-		return fail(err)
-	}
-	// The run's own lines, Lua's log.* and print, and the runtime's log
-	// all reach log.txt in one human format.
-	runLog := a.runLogger(logFile)
-	eng.Logger = runLog
-	fileLog := slog.New(newHumanHandler(logFile, slog.LevelDebug))
-	logf := func(format string, args ...any) { fileLog.Info(fmt.Sprintf(format, args...)) }
-	sess, err := eng.NewSession(ctx, engine.SessionOptions{Task: name, ArtifactsDir: fr.OutputDir, OnEvent: func(ev engine.Event) {
-		rec.onEvent(ev)
-		if ev.Kind == "step_end" {
-			logf("%s %s %s", strField(ev.Fields, "status"), strField(ev.Fields, "label"), strField(ev.Fields, "error"))
-		}
-	}})
-	if err != nil {
-		return fail(err)
-	}
-	if _, err := a.readyDevice(sess); err != nil {
-		return fail(err)
-	}
-	set, err := a.executorSet()
-	if err != nil {
-		return fail(err)
-	}
-	reg := a.luaRegistry(set)
-	if err := reg.RegisterSource(playbooks.RuntimeModule, playbooks.RuntimeSource); err != nil {
-		return fail(err)
-	}
-	vm, err := stdlib.NewVMWith(sess.Context(), reg, sess, lua.Options{
-		Timeout:   timeout,
-		Print:     func(s string) { runLog.Info(s) },
-		SourceMap: res.Map.VMFunc(res.Chunk),
-		Globals:   res.Globals(), // secret parameters, kept out of playbook.lua
-	})
-	if err != nil {
-		sess.Finish(false, err.Error())
-		return fail(err)
-	}
-	logf("start %s (%s)", name, file)
-	runErr := vm.Run(res.Chunk, res.Lua)
-	vm.Close()
-	fr.Steps = rec.result()
-	fr.DurationMs = time.Since(start).Milliseconds()
-	if runErr != nil {
-		fr.Status, fr.Error = "failed", interruptedAt(runErr, rec).Error()
-		logf("FAILED: %s", fr.Error)
-		if ctx.Err() == nil {
-			fr.Artifacts = captureFailure(sess, fr.OutputDir)
-		}
-		sess.Finish(false, runErr.Error())
-	} else {
-		fr.Status = "passed"
-		logf("passed in %s", fmtMs(fr.DurationMs))
-		sess.Finish(true, "playbook passed")
-	}
-	if err := writeStepsJSON(filepath.Join(fr.OutputDir, "steps.json"), fr); err != nil {
-		logf("steps.json: %v", err)
-	}
+	fr, _ := svc.Playbook(ctx, o)
 	if progress != nil && fr.Status != "passed" {
-		fmt.Fprintf(progress, "FAILED %s: %s\n", name, fr.Error)
+		fmt.Fprintf(progress, "FAILED %s: %s\n", fr.Name, fr.Error)
 	}
 	return fr
-}
-
-// interruptedAt names the YAML step that was running when a timeout or
-// Ctrl-C stopped the run: the VM can only place it in the flow runtime's
-// Lua, which means nothing to the playbook's author.
-func interruptedAt(err error, rec *stepRecorder) error {
-	var se *lua.ScriptError
-	if !errors.As(err, &se) || se.Kind != lua.KindCanceled {
-		return err
-	}
-	st, ok := rec.current()
-	if !ok || st.File == "" {
-		return err
-	}
-	what := "interrupted"
-	if errors.Is(err, context.DeadlineExceeded) {
-		what = se.Message // "run exceeded its timeout of 2s"
-	}
-	return wrapped{msg: fmt.Sprintf("%s:%d: %s: %s", st.File, st.Line, st.Label, what), err: err}
-}
-
-// wrapped replaces an error's message and keeps it for errors.Is/As.
-type wrapped struct {
-	msg string
-	err error
-}
-
-func (w wrapped) Error() string { return w.msg }
-func (w wrapped) Unwrap() error { return w.err }
-
-// captureFailure saves the screen and the UI dump at the moment of failure.
-func captureFailure(sess *engine.Session, dir string) []string {
-	phone, err := sess.Phone()
-	if err != nil {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	var out []string
-	if png, err := phone.Screencap(ctx); err == nil {
-		p := filepath.Join(dir, "failure.png")
-		if atomicfile.WriteFile(p, png, 0o644) == nil {
-			out = append(out, p)
-		}
-	}
-	if xml, err := phone.Transport().ExecOut(ctx, "uiautomator dump /dev/tty"); err == nil {
-		p := filepath.Join(dir, "failure.xml")
-		if atomicfile.WriteFile(p, xml, 0o644) == nil {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // expandPlaybooks turns the arguments into a sorted list of files: a

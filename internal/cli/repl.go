@@ -15,8 +15,8 @@ import (
 
 	"github.com/ergochat/readline"
 
+	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/lua"
-	"github.com/openpocket/openpocket/stdlib"
 )
 
 // ReplCmd is the interactive Lua prompt against the device.
@@ -41,18 +41,25 @@ var replGlobals = []string{"device", "screen", "ui", "app", "wait", "log", "json
 // values; an incomplete chunk continues on the next line; Ctrl-C cancels
 // the running statement (or clears the pending input) without leaving.
 func (c *ReplCmd) Run(app *App) error {
-	sess, reg, done, err := app.newLuaSession("repl")
-	if err != nil {
-		return err
-	}
-	defer done()
-	defer sess.Finish(true, "repl closed")
-	app.warnIfNotReady(sess)
-
 	out := c.stdout
 	if out == nil {
 		out = app.Stdout
 	}
+	svc, err := app.runService()
+	if err != nil {
+		return err
+	}
+	printer := out // readline's writer once it exists
+	rs, err := svc.REPL(app.Ctx, run.REPLOptions{Print: func(line string) { fmt.Fprintln(printer, line) }})
+	if err != nil {
+		return err
+	}
+	defer rs.Close()
+	if rs.ReadyErr != nil {
+		// The prompt still opens, so the user can look and unlock by hand.
+		fmt.Fprintf(app.Stderr, "warning: %v\n", rs.ReadyErr)
+	}
+	vm := rs.VM
 	cfg := &readline.Config{
 		Prompt:          replPrompt,
 		HistoryLimit:    replHistoryMax,
@@ -77,15 +84,8 @@ func (c *ReplCmd) Run(app *App) error {
 		return fmt.Errorf("repl: %w", err)
 	}
 	defer rl.Close()
-	printer := rl.Stdout()
+	printer = rl.Stdout()
 
-	vm, err := stdlib.NewVMWith(app.Ctx, reg, sess, lua.Options{
-		Print: func(line string) { fmt.Fprintln(printer, line) },
-	})
-	if err != nil {
-		return err
-	}
-	defer vm.Close()
 	names, err := preRequire(vm, vm.Registry())
 	if err != nil {
 		return err

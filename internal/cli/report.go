@@ -6,151 +6,55 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
-	"time"
 
-	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/internal/atomicfile"
+	"github.com/openpocket/openpocket/internal/run"
 )
 
-// StepReport is one executed playbook step as steps.json records it.
-type StepReport struct {
-	ID         string `json:"id"` // "3", "4.1", "on_start.1"…
-	Label      string `json:"label"`
-	File       string `json:"file,omitempty"`
-	Line       int    `json:"line,omitempty"`
-	Depth      int    `json:"depth,omitempty"`
-	Status     string `json:"status"`
-	DurationMs int64  `json:"durationMs"`
-	Error      string `json:"error,omitempty"`
+// StepReport and FlowReport are the run service's playbook results
+// (steps.json's format).
+type (
+	StepReport = run.StepReport
+	FlowReport = run.PlaybookResult
+)
+
+// stepProgress draws the run service's step events as progress lines: a
+// live line per running step on a terminal, one line per finished step.
+type stepProgress struct {
+	w   io.Writer
+	tty bool
 }
 
-// FlowReport is one playbook run.
-type FlowReport struct {
-	Name       string       `json:"name"`
-	File       string       `json:"file"`
-	Status     string       `json:"status"` // passed | failed
-	DurationMs int64        `json:"durationMs"`
-	Error      string       `json:"error,omitempty"`
-	OutputDir  string       `json:"outputDir,omitempty"`
-	Steps      []StepReport `json:"steps"`
-	Artifacts  []string     `json:"artifacts,omitempty"`
-}
+func newStepProgress(w io.Writer, tty bool) *stepProgress { return &stepProgress{w: w, tty: tty} }
 
-// stepRecorder turns the flow runtime's events into step reports and,
-// on a terminal, progress lines.
-type stepRecorder struct {
-	mu      sync.Mutex
-	steps   []StepReport
-	started map[string]time.Time
-	// running is the stack of steps started and not yet ended (nested
-	// steps above their parent), so an interruption names the YAML line
-	// of the step that was running.
-	running  []StepReport
-	progress io.Writer // nil: no progress lines
-	tty      bool
-}
-
-func newStepRecorder(progress io.Writer, tty bool) *stepRecorder {
-	return &stepRecorder{started: map[string]time.Time{}, progress: progress, tty: tty}
-}
-
-func intField(f map[string]any, k string) int {
-	switch v := f[k].(type) {
-	case float64:
-		return int(v)
-	case int:
-		return v
-	case int64:
-		return int(v)
+func (p *stepProgress) event(ev run.Event) {
+	if ev.Step == nil {
+		return
 	}
-	return 0
-}
-
-func strField(f map[string]any, k string) string {
-	s, _ := f[k].(string)
-	return s
-}
-
-// onEvent is the session's event sink.
-func (r *stepRecorder) onEvent(ev engine.Event) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	id := idField(ev.Fields, "id")
-	label := strField(ev.Fields, "label")
-	depth := intField(ev.Fields, "depth")
+	st := ev.Step
 	switch ev.Kind {
-	case "step_start":
-		r.started[id] = time.Now()
-		r.running = append(r.running, StepReport{ID: id, Label: label, File: strField(ev.Fields, "file"), Line: intField(ev.Fields, "line"), Depth: depth})
-		if r.progress != nil && r.tty {
-			fmt.Fprintf(r.progress, "\r\033[K%s▶ %s", strings.Repeat("  ", depth), label)
+	case run.KindStepStart:
+		if p.tty {
+			fmt.Fprintf(p.w, "\r\033[K%s▶ %s", strings.Repeat("  ", st.Depth), st.Label)
 		}
-	case "step_end":
-		dur := int64(intField(ev.Fields, "duration_ms"))
-		if dur == 0 {
-			if t, ok := r.started[id]; ok {
-				dur = time.Since(t).Milliseconds()
-			}
+	case run.KindStepEnd:
+		mark := map[string]string{"passed": "✓", "failed": "✗", "warned": "!", "skipped": "-"}[st.Status]
+		if mark == "" {
+			mark = "?"
 		}
-		st := StepReport{ID: id, Label: label, File: strField(ev.Fields, "file"), Line: intField(ev.Fields, "line"), Depth: depth,
-			Status: strField(ev.Fields, "status"), DurationMs: dur, Error: strField(ev.Fields, "error")}
-		r.steps = append(r.steps, st)
-		if n := len(r.running); n > 0 && r.running[n-1].ID == id {
-			r.running = r.running[:n-1]
+		line := fmt.Sprintf("%s%s %s (%s)", strings.Repeat("  ", st.Depth), mark, st.Label, fmtMs(st.DurationMs))
+		if st.Error != "" && st.Status != "passed" {
+			line += ": " + oneLine(st.Error)
 		}
-		if r.progress != nil {
-			mark := map[string]string{"passed": "✓", "failed": "✗", "warned": "!", "skipped": "-"}[st.Status]
-			if mark == "" {
-				mark = "?"
-			}
-			line := fmt.Sprintf("%s%s %s (%s)", strings.Repeat("  ", depth), mark, label, fmtMs(dur))
-			if st.Error != "" && st.Status != "passed" {
-				line += ": " + oneLine(st.Error)
-			}
-			if r.tty {
-				fmt.Fprintf(r.progress, "\r\033[K%s\n", line)
-			} else {
-				fmt.Fprintln(r.progress, line)
-			}
+		if p.tty {
+			fmt.Fprintf(p.w, "\r\033[K%s\n", line)
+		} else {
+			fmt.Fprintln(p.w, line)
 		}
 	}
 }
 
-// current is the innermost step running now, if any.
-func (r *stepRecorder) current() (StepReport, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if len(r.running) == 0 {
-		return StepReport{}, false
-	}
-	return r.running[len(r.running)-1], true
-}
-
-// idField reads a step id: the flow runtime sends strings ("4.1"); a
-// number is formatted.
-func idField(f map[string]any, k string) string {
-	switch v := f[k].(type) {
-	case string:
-		return v
-	case float64, int, int64:
-		return fmt.Sprint(v)
-	}
-	return ""
-}
-
-func (r *stepRecorder) result() []StepReport {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]StepReport{}, r.steps...)
-}
-
-func fmtMs(ms int64) string {
-	if ms < 1000 {
-		return fmt.Sprintf("%dms", ms)
-	}
-	return fmt.Sprintf("%.1fs", float64(ms)/1000)
-}
+func fmtMs(ms int64) string { return run.FormatMs(ms) }
 
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
@@ -158,15 +62,6 @@ func oneLine(s string) string {
 		return string(r[:160]) + "…"
 	}
 	return s
-}
-
-// writeStepsJSON writes a flow's steps.json atomically.
-func writeStepsJSON(path string, fr FlowReport) error {
-	b, err := json.MarshalIndent(fr, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(path, append(b, '\n'), 0o644)
 }
 
 // jsonReport is play --report-json: every playbook with its steps and

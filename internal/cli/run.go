@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/openpocket/openpocket/engine"
-	"github.com/openpocket/openpocket/internal/skills"
+	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/lua"
-	"github.com/openpocket/openpocket/stdlib"
 )
 
 // RunCmd runs a Lua script against the device.
@@ -41,54 +39,16 @@ func (c *RunCmd) Run(app *App) error {
 		// flags; the script never sees it.
 		args = args[1:]
 	}
-	sess, reg, done, err := app.newLuaSession("run " + filepath.Base(c.Script))
+	svc, err := app.runService()
 	if err != nil {
 		return err
 	}
-	defer done()
-	vm, err := stdlib.NewVMWith(app.Ctx, reg, sess, lua.Options{
-		Timeout:     c.Timeout,
-		Args:        args,
-		AutoRequire: true, // ui.tap(...) works without require, as in the REPL
-		Print:       func(line string) { fmt.Fprintln(app.Stdout, line) },
-	})
-	if err != nil {
-		sess.Finish(false, err.Error())
-		return err
-	}
-	defer vm.Close()
-	runErr := vm.Run(c.Script, src)
+	_, runErr := svc.Script(app.Ctx, run.ScriptOptions{Name: c.Script, Source: src, Args: args, Timeout: c.Timeout,
+		Print: func(line string) { fmt.Fprintln(app.Stdout, line) }})
 	if runErr == nil {
-		sess.Finish(true, "script finished")
 		return nil
 	}
-	sess.Finish(false, runErr.Error())
 	return app.scriptError(runErr)
-}
-
-// newLuaSession composes what a Lua run needs: the engine of the CLI's
-// device selection and config (OPENPOCKET_HOME), a throwaway (not
-// persisted) session bound to ctx, and the registry of the whole library
-// plus the workspace's executor modules (fs, exec, process, memory,
-// script). done finalizes nothing; the executors close with the command.
-func (a *App) newLuaSession(task string) (*engine.Session, *lua.Registry, func(), error) {
-	return a.newLuaSessionCtx(a.Ctx, task)
-}
-
-func (a *App) newLuaSessionCtx(ctx context.Context, task string) (*engine.Session, *lua.Registry, func(), error) {
-	eng, err := a.newEngine(engineOptions{})
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	set, err := a.executorSet()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	sess, err := eng.NewSession(ctx, engine.SessionOptions{Task: task})
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return sess, a.luaRegistry(set), func() {}, nil
 }
 
 // runLuaFile runs a Lua script for the scheduler: no terminal output, the
@@ -103,20 +63,16 @@ func (a *App) runLuaFile(ctx context.Context, path string, args []string) (engin
 	if err != nil {
 		return engine.RunResult{Message: err.Error()}, UsageError{fmt.Errorf("lua job: %w", err)}
 	}
-	sess, reg, done, err := a.newLuaSessionCtx(ctx, "lua "+filepath.Base(path))
+	svc, err := a.runService()
 	if err != nil {
 		return engine.RunResult{Message: err.Error()}, err
 	}
-	defer done()
-	vm, err := stdlib.NewVMWith(sess.Context(), reg, sess, lua.Options{Args: args, AutoRequire: true})
-	if err != nil {
-		return sess.Finish(false, err.Error()), err
+	res, err := svc.Script(ctx, run.ScriptOptions{Name: path, Source: src, Args: args})
+	var se *lua.ScriptError
+	if err != nil && res.Message == "" && !errors.As(err, &se) {
+		return engine.RunResult{Message: err.Error()}, err // nothing ran
 	}
-	defer vm.Close()
-	if err := vm.Run(path, src); err != nil {
-		return sess.Finish(false, err.Error()), nil
-	}
-	return sess.Finish(true, "script finished"), nil
+	return res.RunResult, nil
 }
 
 // scriptError reports a failed script: syntax errors are bad input
@@ -161,16 +117,13 @@ func (a *App) runSkill(ctx context.Context, name string, args []string) (engine.
 		}
 		params[k] = v
 	}
-	sess, reg, done, err := a.newLuaSessionCtx(ctx, "skill "+skillName)
+	svc, err := a.runService()
 	if err != nil {
 		return engine.RunResult{Message: err.Error()}, err
 	}
-	defer done()
-	if res, err := a.readyDevice(sess); err != nil {
-		return res, nil
+	res, err := svc.Replay(ctx, run.ReplayOptions{Name: skillName, Skill: from, Source: src, Params: params})
+	if err != nil && res.Message == "" {
+		return engine.RunResult{Message: err.Error()}, err // nothing ran
 	}
-	if _, err := skills.Run(sess.Context(), sess, src, skills.RunOptions{Name: from, Params: params, Registry: reg}); err != nil {
-		return sess.Finish(false, err.Error()), nil
-	}
-	return sess.Finish(true, "skill replayed"), nil
+	return res.RunResult, nil
 }

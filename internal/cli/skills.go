@@ -11,7 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/skills"
 )
 
@@ -246,29 +246,21 @@ func (c *SkillsRunCmd) Run(app *App) error {
 	if err := skills.Check(from, src); err != nil {
 		return UsageError{err}
 	}
-	e, err := app.newEngine(engineOptions{Persist: true})
+	svc, err := app.runService()
 	if err != nil {
 		return err
 	}
-	rec := newStepRecorder(app.Stdout, isTTY(app.Stdout))
-	sess, err := app.session(app.Ctx, e, engine.SessionOptions{Task: "skill " + name + ": " + task, Persist: true, OnEvent: rec.onEvent})
-	if err != nil {
-		return err
+	rres, runErr := svc.Replay(app.Ctx, run.ReplayOptions{Name: name, Skill: from, Source: src, Params: c.Params, Timeout: c.Timeout,
+		Task: "skill " + name + ": " + task, Persist: true, Events: newStepProgress(app.Stdout, isTTY(app.Stdout)).event})
+	var notReady *run.NotReadyError
+	if runErr != nil && (rres.Message == "" || errors.As(runErr, &notReady)) {
+		return runErr // nothing ran: workspace, device not ready
 	}
-	if _, err := app.readyDevice(sess); err != nil {
-		return err
-	}
-	set, err := app.executorSet()
-	if err != nil {
-		return err
-	}
-	reg := app.luaRegistry(set)
-	res, runErr := skills.Run(sess.Context(), sess, src, skills.RunOptions{Name: from, Params: c.Params, Registry: reg, Timeout: c.Timeout})
+	res := rres
 	if runErr == nil {
-		r := sess.Finish(true, fmt.Sprintf("Replayed skill %s: %d step(s) passed, no model calls.", name, res.Passed))
 		fmt.Fprintf(app.Stdout, "✓ %s: %d step(s) passed\n", name, res.Passed)
-		if r.SessionPath != "" {
-			fmt.Fprintf(app.Stdout, "session: %s\n", r.SessionPath)
+		if res.SessionPath != "" {
+			fmt.Fprintf(app.Stdout, "session: %s\n", res.SessionPath)
 		}
 		return nil
 	}
@@ -279,10 +271,9 @@ func (c *SkillsRunCmd) Run(app *App) error {
 	}
 	// The final block says why in full (a dialog's name, what the screen
 	// showed); the terminal gets the structured report below.
-	r := sess.Finish(false, "Replay of skill "+name+" stopped: "+runErr.Error())
 	fmt.Fprintf(app.Stderr, "✗ %s\n", report)
-	if r.SessionPath != "" {
-		fmt.Fprintf(app.Stderr, "session: %s\n", r.SessionPath)
+	if res.SessionPath != "" {
+		fmt.Fprintf(app.Stderr, "session: %s\n", res.SessionPath)
 	}
 	if !c.FallbackAgent || errors.Is(runErr, context.Canceled) {
 		return app.failedRun("replay failed")

@@ -12,6 +12,7 @@ import (
 	"github.com/openpocket/openpocket/internal/executor/policy"
 	"github.com/openpocket/openpocket/internal/executor/script"
 	"github.com/openpocket/openpocket/lua"
+	"github.com/openpocket/openpocket/stdlib"
 )
 
 // Config bundles the executors' configurations (config.json scriptExecutor,
@@ -68,6 +69,9 @@ func runLua(ctx context.Context, reg *lua.Registry, session any, src string, tim
 		return "", err
 	}
 	defer vm.Close()
+	if err := stdlib.UseAssertModule(vm); err != nil {
+		return "", err
+	}
 	err = vm.Run("script.lua", []byte(src))
 	return out.String(), err
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/openpocket/openpocket/internal/executor/coding"
 	"github.com/openpocket/openpocket/lua"
 	"github.com/openpocket/openpocket/lua/luatest"
+	"github.com/openpocket/openpocket/stdlib"
 )
 
 // testConfig allows sleep (not in the default exec allowlist) so
@@ -123,6 +124,19 @@ func TestVMRunner(t *testing.T) {
 
 	_, err = run(ctx, "while true do end", 100*time.Millisecond)
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
+}
+
+// A script started with script.run (or run_script) in Lua sees the same
+// assert as every other run: the assert module, callable like the builtin.
+func TestVMRunnerScriptsGetTheAssertModule(t *testing.T) {
+	ws := newWorkspace(t)
+	run := VMRunner(stdlib.Registry(Modules(ws, testConfig())...), nil)
+	out, err := run(context.Background(), "print(type(assert), type(assert.eq)); assert(true); assert.eq(1, 1)", time.Second)
+	require.NoError(t, err)
+	assert.Equal(t, "table\tfunction\n", out)
+	_, err = run(context.Background(), "assert.eq(1, 2, 'one is not two')", time.Second)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "one is not two")
 }
 
 func act(typ string, params map[string]any) action.Action {

@@ -1,0 +1,154 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/engine/prompt"
+	"github.com/openpocket/openpocket/internal/skills"
+	"github.com/openpocket/openpocket/stdlib/agent"
+	"time"
+)
+
+// HumanAuthRequest, HumanAuthDecision and HumanAuthFunc are the agent's
+// request_human_auth hook: a front end (terminal, web relay, chat) asks a
+// person and returns the decision.
+type (
+	HumanAuthRequest  = agent.HumanAuthRequest
+	HumanAuthDecision = agent.HumanAuthDecision
+	HumanAuthFunc     = agent.HumanAuthFunc
+)
+
+// ErrHumanAuthUnavailable is returned by a HumanAuthFunc when nobody can
+// be asked.
+var ErrHumanAuthUnavailable = agent.ErrHumanAuthUnavailable
+
+// TerminalAuth asks on a terminal (see stdlib/agent.TerminalAuth).
+func TerminalAuth(in io.Reader, out io.Writer) HumanAuthFunc { return agent.TerminalAuth(in, out) }
+
+// AgentOptions name one agent run; zero values use config.json's agent
+// settings.
+type AgentOptions struct {
+	Target
+	Task string
+	// Model is the profile ("" = defaultModel).
+	Model string
+	// MaxSteps overrides agent.maxSteps when > 0.
+	MaxSteps int
+	// HumanAuth answers request_human_auth; nil asks on Stdin/Stdout when
+	// Stdin is a terminal, else tells the model nobody can answer.
+	HumanAuth HumanAuthFunc
+	Stdin     io.Reader
+	Stdout    io.Writer
+	Events    func(Event)
+}
+
+// AgentResult is an agent run's verdict (engine.RunResult: success,
+// message, session path, steps, tokens, learned skill paths).
+type AgentResult struct {
+	engine.RunResult
+	RunID string
+}
+
+// Agent runs one task with the configured model, persisting the session,
+// trace, screenshots and daily memory. The session is always finalized. A
+// non-nil error with an empty result (no SessionPath, no Message) means
+// nothing ran: bad config, unknown model profile, no device; otherwise the
+// error is the cause of a failed run (model or device error, cancellation).
+func (s *Service) Agent(ctx context.Context, o AgentOptions) (AgentResult, error) {
+	lc := s.begin(RunAgent, o.Task, o.Target, o.Events)
+	res, err := s.agent(ctx, lc, o)
+	msg := res.Message
+	if msg == "" && err != nil {
+		msg = err.Error()
+	}
+	if res.SessionPath != "" {
+		lc.artifact(res.SessionPath, "session")
+	}
+	if res.SkillPath != "" {
+		lc.artifact(res.SkillPath, "skill")
+		lc.artifact(res.ScriptPath, "script")
+	}
+	lc.end(res.Success, msg, res.SessionPath)
+	return AgentResult{RunResult: res, RunID: lc.id}, err
+}
+
+func (s *Service) agent(ctx context.Context, lc *lifecycle, o AgentOptions) (engine.RunResult, error) {
+	cfg := s.cfg
+	e, err := lc.engine(engineOptions{persist: true, model: true, profile: o.Model})
+	if err != nil {
+		return engine.RunResult{}, err
+	}
+	sess, err := lc.session(ctx, e, engine.SessionOptions{Task: o.Task, Persist: true})
+	if err != nil {
+		return engine.RunResult{}, err
+	}
+	if err := lc.ready(sess); err != nil {
+		return sess.Finish(false, err.Error()), err
+	}
+	files := []prompt.ContextFile{} // none: do not fall back to reading them again
+	if cfg.ContextFiles != nil {
+		files = append(files, cfg.ContextFiles(cfg.Agent.ContextBudgetChars)...)
+	}
+	maxSteps := cfg.Agent.MaxSteps
+	if o.MaxSteps > 0 {
+		maxSteps = o.MaxSteps
+	}
+	res, err := agent.Run(ctx, sess, agent.Options{
+		Registry:           agent.Registry(s.Modules()...),
+		Skills:             cfg.Skills.Index(0),
+		MaxSteps:           maxSteps,
+		SystemPromptMode:   cfg.Agent.SystemPromptMode,
+		ReturnHome:         cfg.Agent.ReturnHome,
+		LoopDelay:          cfg.Agent.LoopDelay,
+		ContextFiles:       files,
+		ContextBudgetChars: cfg.Agent.ContextBudgetChars,
+		Stdin:              o.Stdin,
+		Stdout:             o.Stdout,
+		HumanAuth:          lc.humanAuth(o),
+	})
+	if res.Success && cfg.Agent.AutoArtifacts && cfg.WorkspaceDir != "" {
+		// What worked becomes a skill and a replay script; failing to write
+		// them does not fail the run.
+		skill, script, werr := skills.WriteArtifacts(cfg.WorkspaceDir, o.Task, res.SessionPath, sess.Trace(), time.Now())
+		switch {
+		case errors.Is(werr, skills.ErrNothingToLearn):
+		case werr != nil:
+			cfg.Logger.Warn("auto artifacts not written", "err", werr)
+		default:
+			res.SkillPath, res.ScriptPath = skill, script
+		}
+	}
+	return res, err
+}
+
+// humanAuth wraps the run's human-auth answerer so every request and its
+// decision are events. The terminal fallback of agent.Run (Stdin is a TTY)
+// is kept by resolving it here.
+func (lc *lifecycle) humanAuth(o AgentOptions) HumanAuthFunc {
+	ask := o.HumanAuth
+	if ask == nil {
+		if o.Stdin == nil || !agent.IsTerminal(o.Stdin) {
+			ask = func(context.Context, HumanAuthRequest) (HumanAuthDecision, error) {
+				return HumanAuthDecision{}, ErrHumanAuthUnavailable
+			}
+		} else {
+			ask = agent.TerminalAuth(o.Stdin, o.Stdout)
+		}
+	}
+	return func(ctx context.Context, req HumanAuthRequest) (HumanAuthDecision, error) {
+		info := HumanAuthInfo{ID: req.ID, Capability: req.Capability, Instruction: req.Instruction, Timeout: req.Timeout}
+		asked := info
+		lc.emit(Event{Kind: KindHumanAuth, HumanAuth: &asked})
+		d, err := ask(ctx, req)
+		answered := info
+		answered.Answered, answered.Status = true, d.Status
+		if err != nil {
+			answered.Status = "unavailable"
+		}
+		lc.emit(Event{Kind: KindHumanAuth, HumanAuth: &answered})
+		return d, err
+	}
+}
