@@ -209,6 +209,9 @@ func (a *App) openRunDevice(ctx context.Context, target string) (engine.Device, 
 	}
 	d, err := a.adbClient().Open(ctx, adb.Target{Serial: target})
 	if err == nil {
+		err = a.honourBindings(ctx, d)
+	}
+	if err == nil {
 		err = a.leaseDevice(ctx, d.Serial())
 	}
 	if err != nil {

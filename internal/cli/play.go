@@ -28,6 +28,8 @@ type PlayCmd struct {
 	Output      string            `help:"Directory for each run's log, steps.json and failure artifacts (default: HOME/state/runs)." placeholder:"DIR" type:"path"`
 	DryRun      bool              `help:"Compile and print the plan of each selected playbook without a device."`
 	Timeout     time.Duration     `help:"Abort a playbook that runs longer than this (0 = no limit)." default:"0"`
+	Devices     []string          `help:"Split the playbooks across these devices (adb serials), run side by side; the JUnit report has a suite per device." sep:"," placeholder:"SERIAL,…"`
+	Shards      int               `help:"Split the playbooks across the first N attached devices no other agent has bound." placeholder:"N"`
 }
 
 // Run compiles, filters and runs each playbook, prints a summary and
@@ -50,6 +52,9 @@ func (c *PlayCmd) Run(app *App) error {
 	}
 	if err := workspace.CheckWritableDir(outRoot); err != nil {
 		return UsageError{fmt.Errorf("--output %s: run output cannot be written there: %w", outRoot, err)}
+	}
+	if c.sharded() {
+		return c.runSharded(app, files, outRoot)
 	}
 	var flows []FlowReport
 	for i, f := range files {
