@@ -13,6 +13,7 @@ import (
 
 	"github.com/openpocket/openpocket/internal/lease"
 	"github.com/openpocket/openpocket/internal/llm/llmtest"
+	"github.com/openpocket/openpocket/internal/sim"
 	"github.com/openpocket/openpocket/internal/sim/simtest"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
@@ -20,17 +21,27 @@ import (
 // agentInstall makes an install with managed agents, each bound to its
 // own virtual phone and answering to its own fake model server.
 func agentInstall(t *testing.T, ids ...string) (home string, env []string, phones map[string]string, servers map[string]*llmtest.Server) {
+	home, env, sims, servers := agentInstallSims(t, ids...)
+	phones = map[string]string{}
+	for id, s := range sims {
+		phones[id] = s.Serial()
+	}
+	return home, env, phones, servers
+}
+
+// agentInstallSims is agentInstall returning the virtual phones.
+func agentInstallSims(t *testing.T, ids ...string) (home string, env []string, sims map[string]*sim.Sim, servers map[string]*llmtest.Server) {
 	t.Helper()
 	home = filepath.Join(t.TempDir(), "install")
 	env = []string{lease.DirEnv + "=" + t.TempDir(), workspace.EnvAgent + "="}
-	phones, servers = map[string]string{}, map[string]*llmtest.Server{}
+	sims, servers = map[string]*sim.Sim{}, map[string]*llmtest.Server{}
 	in, err := workspace.OpenInstall(home)
 	require.NoError(t, err)
 	for _, id := range ids {
-		phones[id] = simtest.Start(t).Serial()
+		sims[id] = simtest.Start(t)
 		r := runBinary(t, env, "--home", home, "agents", "create", id)
 		require.Equal(t, 0, r.code, r.stderr)
-		r = runBinary(t, env, "--home", home, "--agent", id, "target", "set", "--type", "emulator", "--device", phones[id])
+		r = runBinary(t, env, "--home", home, "--agent", id, "target", "set", "--type", "emulator", "--device", sims[id].Serial())
 		require.Equal(t, 0, r.code, r.stderr)
 		srv := llmtest.NewServer(t)
 		servers[id] = srv
@@ -38,10 +49,10 @@ func agentInstall(t *testing.T, ids ...string) (home string, env []string, phone
 		require.NoError(t, err)
 		cfg := h.Config()
 		cfg.Models = map[string]workspace.ModelProfile{"fake": {BaseURL: srv.BaseURL(), Model: "gpt-fake"}}
-		cfg.DefaultModel, cfg.Agent.LoopDelayMs = "fake", 0
+		cfg.DefaultModel, cfg.Agent.LoopDelayMs, cfg.Agent.ReturnHomeOnTaskEnd = "fake", 0, false
 		require.NoError(t, h.SaveConfig(cfg))
 	}
-	return home, env, phones, servers
+	return home, env, sims, servers
 }
 
 // readTree concatenates the text files below dir.

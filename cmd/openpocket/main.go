@@ -13,5 +13,6 @@ import (
 )
 
 func main() {
+	cli.DashboardServer = serveDashboard
 	os.Exit(cli.Main(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -45,6 +45,8 @@ var rules = []rule{
 	{prefix: "internal/atomicfile"},
 	{prefix: "internal/lease", libs: []string{"golang.org/x/sys"}},
 	{prefix: "internal/archtest"},
+	// The dashboards see the install only through their Manager/Agent ports.
+	{prefix: "internal/dashboard"},
 	// The run service: the one run lifecycle (run output directories come
 	// from the workspace's helpers).
 	{prefix: "internal/run", own: []string{"engine", "lua", "stdlib", "playbooks", "internal/skills", "internal/workspace"}},

@@ -75,6 +75,7 @@ type CLI struct {
 	Gateway    GatewayCmd    `cmd:"" help:"Run the scheduler and heartbeat in the foreground until Ctrl-C (SIGUSR1 reloads config and jobs)."`
 	Agents     AgentsCmd     `cmd:"" help:"Create, list, show and remove the agents of this install."`
 	TargetCmd  TargetCmd     `cmd:"" name:"target" help:"Show, set and clear the selected agent's target (its phone, bound exclusively)."`
+	Dashboard  DashboardCmd  `cmd:"" help:"Serve the manager dashboard (every agent, its target, gateway state, agent pages) until Ctrl-C."`
 }
 
 // Help is the top-level help's closing text: the exit codes scripts rely on.
@@ -100,6 +101,8 @@ type App struct {
 	// command names this process in device leases ("openpocket agent").
 	command string
 	leases  map[string]*lease.Lease
+	// deviceUse: how the run service takes device leases (dashboard.go).
+	deviceUse deviceUse
 }
 
 // Main parses args, runs the command and returns the process exit code.

@@ -155,7 +155,7 @@ func (a *App) runService() (*run.Service, error) {
 		return nil, err
 	}
 	a.svc = run.New(run.Config{
-		OpenDevice:   a.openRunDevice,
+		OpenDevice:   a.deviceOpener(),
 		PhoneOptions: a.phoneOptions(),
 		Model: func(profile string) (engine.Model, error) {
 			m, err := a.model(profile)
