@@ -23,8 +23,9 @@ SOAKTIME ?= 60m
 all: build
 
 ## setup: install the adb server (Debian package `adb`) and bubblewrap (Debian
-## package `bubblewrap`, which confines scripts and exec) when missing, and zsh and fish
-## for the completion tests
+## package `bubblewrap`, which confines scripts and exec) when missing, zsh and
+## fish for the completion tests, and Chromium (Debian package `chromium`) for
+## the web page tests
 setup:
 	@if command -v adb >/dev/null 2>&1; then \
 		echo "adb: $$(command -v adb)"; \
@@ -52,6 +53,15 @@ setup:
 		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zsh fish; \
 	else \
 		echo "zsh and fish are not installed and apt-get is unavailable: install them for the completion tests" >&2; \
+		exit 1; \
+	fi
+	@if command -v chromium >/dev/null 2>&1; then \
+		echo "chromium: $$(command -v chromium)"; \
+	elif command -v apt-get >/dev/null 2>&1; then \
+		echo "installing chromium for the web page tests (apt-get install -y chromium)"; \
+		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	else \
+		echo "chromium is not installed and apt-get is unavailable: install Chromium so that 'chromium' is on PATH" >&2; \
 		exit 1; \
 	fi
 
