@@ -100,7 +100,7 @@ soak: setup
 
 ## demo: run the example playbook against the embedded virtual phone
 demo: setup build
-	./$(BIN) --sim play examples/demo.yaml --output demo-report
+	./$(BIN) --sim play examples/demo.yaml --output demo-report --report-html demo-report/html
 
 ## bench: benchmarks with ratios against floors measured in the same run
 bench: setup

@@ -90,6 +90,8 @@ type VM struct {
 	stopCalls context.CancelCauseFunc
 	// tostring is the base library's, kept from before any script runs.
 	tostring LValue
+	// env holds per-VM state that modules share (Env), freed with the VM.
+	env map[any]any
 }
 
 const vmRegistryKey = "openpocket.vm"
@@ -176,6 +178,23 @@ func (vm *VM) Registry() *Registry { return vm.reg }
 // OnClose registers fn to run when the VM closes (last registered runs
 // first); module instances release per-run resources with it.
 func (vm *VM) OnClose(fn func()) { vm.onClose = append(vm.onClose, fn) }
+
+// Env is the VM's own environment for modules: the value stored under key,
+// created by create on first use. All modules of a VM that use the same key
+// share one value (the standard library's last snapshot, timeouts, poll
+// hook); it lives exactly as long as the VM, so no process-wide map keyed by
+// VM is needed. Like the VM itself, it is for the VM's goroutine.
+func (vm *VM) Env(key any, create func() any) any {
+	if v, ok := vm.env[key]; ok {
+		return v
+	}
+	if vm.env == nil {
+		vm.env = map[any]any{}
+	}
+	v := create()
+	vm.env[key] = v
+	return v
+}
 
 // Close cancels the VM's context, runs OnClose hooks and frees the state.
 // It is idempotent.

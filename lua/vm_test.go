@@ -265,3 +265,28 @@ func TestConcurrentVMsShareCache(t *testing.T) {
 		require.NoError(t, <-errs)
 	}
 }
+
+func TestEnvIsPerVMAndShared(t *testing.T) {
+	newVM := func() *VM {
+		vm, err := New(context.Background(), nil, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(vm.Close)
+		return vm
+	}
+	type key struct{}
+	a, b := newVM(), newVM()
+	created := 0
+	mk := func() any { created++; return &struct{ n int }{n: created} }
+	first := a.Env(key{}, mk)
+	if again := a.Env(key{}, mk); again != first {
+		t.Fatal("the same key in one VM must give the same value")
+	}
+	if other := b.Env(key{}, mk); other == first {
+		t.Fatal("another VM must get its own value")
+	}
+	if created != 2 {
+		t.Fatalf("create called %d times, want once per VM", created)
+	}
+}

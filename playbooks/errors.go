@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/openpocket/openpocket/engine/textpos"
 )
 
 // Pos is a position in a playbook file (1-based line and column; 0 when
@@ -132,65 +133,11 @@ func snippet(src []byte, line, col int) string {
 	return num + text + caret
 }
 
-// levenshtein is the edit distance between a and b in runes, counting a
-// transposition of two neighbours as one edit (optimal string alignment),
-// so "tpa" is closer to "tap" than to "lua".
-func levenshtein(a, b string) int {
-	if a == b {
-		return 0
-	}
-	ra, rb := []rune(a), []rune(b)
-	if len(ra) > 64 || len(rb) > 64 {
-		return 1 << 20
-	}
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
-}
+// didYouMean is "; did you mean \"x\"?" or "" (textpos.DidYouMean).
+func didYouMean(s string, candidates []string) string { return textpos.DidYouMean(s, candidates) }
 
-// nearest returns the candidate closest to s when it is close enough to be
-// a plausible typo, or "".
-func nearest(s string, candidates []string) string {
-	best, bestD := "", 1<<30
-	ls := strings.ToLower(s)
-	for _, c := range candidates {
-		d := levenshtein(ls, strings.ToLower(c))
-		if d < bestD || (d == bestD && c < best) {
-			best, bestD = c, d
-		}
-	}
-	limit := max(2, utf8.RuneCountInString(s)/3)
-	if best == "" || bestD > limit {
-		return ""
-	}
-	return best
-}
-
-// didYouMean is "; did you mean \"x\"?" or "".
-func didYouMean(s string, candidates []string) string {
-	if n := nearest(s, candidates); n != "" {
-		return fmt.Sprintf("; did you mean %q?", n)
-	}
-	return ""
-}
+// nearest is textpos.Nearest.
+func nearest(s string, candidates []string) string { return textpos.Nearest(s, candidates) }
 
 // asError returns the *Error list inside err, if any.
 func asErrorList(err error) (ErrorList, bool) {

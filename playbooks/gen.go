@@ -12,7 +12,7 @@ import (
 )
 
 // Modules the generated code may require, in header order.
-var luaModules = []string{"ui", "device", "app", "wait", "assert", "screen", "events", "log", "json", "time", "re"}
+var luaModules = []string{"ui", "device", "app", "wait", "assert", "screen", "events", "log", "json", "time", "re", "visual", "assets"}
 
 // luaGlobals are names an expression may use without declaring them.
 var luaGlobals = map[string]bool{
@@ -396,6 +396,10 @@ func (g *gen) step(s *Step, id string) {
 	if sec := s.Args["secret"]; sec != nil && sec.Bool {
 		info += ", secret = true"
 	}
+	if isUIStep(s) && (s.Args["secret"] == nil || !s.Args["secret"].Bool) {
+		// No report screenshot right after typing a secret.
+		info += ", ui = true"
+	}
 	info += "}"
 	g.infos = append(g.infos, info)
 	w.f("flow.step(__steps[%d], function()", len(g.infos))
@@ -548,6 +552,10 @@ func (g *gen) body(s *Step, id string) {
 		}
 		return
 	}
+	if d := stepDefs[s.Kind]; d != nil && d.gen != nil {
+		d.gen(g, s, id)
+		return
+	}
 	switch s.Kind {
 	case "launch", "stop", "clear_state":
 		pkg := g.argStr(s, "app")
@@ -561,7 +569,9 @@ func (g *gen) body(s *Step, id string) {
 		switch s.Kind {
 		case "launch":
 			o := g.opts("clear", boolLit(s.Args["clear_state"]), "stop", boolLit(s.Args["stop"]))
-			if o == "{}" {
+			if g.genLaunchExtras(s, pkg) {
+				g.settle()
+			} else if o == "{}" {
 				w.f("flow.must(%s.launch(%s))", g.use("app"), pkg)
 			} else {
 				w.f("flow.must(%s.launch(%s, %s))", g.use("app"), pkg, o)
@@ -573,6 +583,9 @@ func (g *gen) body(s *Step, id string) {
 			w.f("flow.must(%s.clear(%s))", g.use("app"), pkg)
 		}
 	case "tap", "double_tap", "long_press":
+		if g.genTapRepeat(s, id) {
+			return
+		}
 		dur := ""
 		if v := s.Args["duration_ms"]; v != nil {
 			dur = strconv.FormatInt(v.Int, 10)
@@ -661,6 +674,9 @@ func (g *gen) body(s *Step, id string) {
 		}
 		g.settle()
 	case "scroll_until_visible":
+		if g.genScroll(s, to) {
+			return
+		}
 		o := g.opts("direction", g.literal(s.Args["direction"]), "max_swipes", g.argTyped(s, "max_swipes"), "timeout_ms", to)
 		w.f("flow.must(%s.scroll_into_view(%s, %s))", g.use("ui"), g.sel(s.Sel), o)
 	case "wait_for":
@@ -674,6 +690,9 @@ func (g *gen) body(s *Step, id string) {
 	case "sleep":
 		w.f("%s.ms(%d)", g.use("wait"), s.Args["ms"].Int)
 	case "assert_visible", "assert_not_visible":
+		if g.genAssertSize(s, to) {
+			return
+		}
 		fn := strings.TrimPrefix(s.Kind, "assert_")
 		w.f("%s.%s(%s, %s)", g.use("assert"), fn, g.sel(s.Sel), g.opts("timeout_ms", to, "message", g.argStr(s, "message")))
 	case "assert_text":
@@ -906,8 +925,25 @@ func (g *gen) sel(s *Selector) string {
 	for _, f := range s.Fields {
 		parts = append(parts, f.Name+" = "+g.typed(f.Value))
 	}
+	// A relation named more than once (contains: [a, b]) becomes a list.
+	count := map[string]int{}
 	for _, r := range s.Relations {
-		parts = append(parts, r.Name+" = "+g.sel(r.Sel))
+		count[r.Name]++
+	}
+	var listed []string
+	lists := map[string][]string{}
+	for _, r := range s.Relations {
+		if count[r.Name] == 1 {
+			parts = append(parts, r.Name+" = "+g.sel(r.Sel))
+			continue
+		}
+		if lists[r.Name] == nil {
+			listed = append(listed, r.Name)
+		}
+		lists[r.Name] = append(lists[r.Name], g.sel(r.Sel))
+	}
+	for _, name := range listed {
+		parts = append(parts, name+" = {"+strings.Join(lists[name], ", ")+"}")
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/openpocket/openpocket/engine/textpos"
 	"github.com/openpocket/openpocket/lua"
 )
 
@@ -207,20 +208,9 @@ func jsonErr(data []byte, err error, off int64) error {
 	return fmt.Errorf("json.decode: %v at line %d, column %d", err, line, col)
 }
 
-func lineCol(data []byte, off int64) (int, int) {
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	line, col := 1, 1
-	for _, c := range data[:off] {
-		if c == '\n' {
-			line, col = line+1, 1
-		} else {
-			col++
-		}
-	}
-	return line, col
-}
+// lineCol is textpos.LineCol: columns count characters, as in every
+// other position OpenPocket reports.
+func lineCol(data []byte, off int64) (int, int) { return textpos.LineCol(data, off) }
 
 func toLuaJSON(L *lua.LState, v any) lua.LValue {
 	switch x := v.(type) {

@@ -43,6 +43,9 @@ func newSelType() *lua.UserDataType[*Sel] {
 			"right_of": relMethod("right_of", func(s *screen.Selector, r *screen.Selector) { s.RightOf = r }),
 			"child_of": relMethod("child_of", func(s *screen.Selector, r *screen.Selector) { s.ChildOf = r }),
 			"contains": relMethod("contains", func(s *screen.Selector, r *screen.Selector) { s.Contains = r }),
+			"contains_child": relMethod("contains_child", func(s *screen.Selector, r *screen.Selector) {
+				s.ContainsChild = r
+			}),
 			"index": func(L *lua.LState, s *Sel) int {
 				n := L.CheckInt(2)
 				c := s.S
@@ -112,13 +115,14 @@ func luaFieldNames(text string) string {
 var camelFields = strings.NewReplacer(
 	"textContains", "text_contains", "textRegex", "text_regex", "descContains", "desc_contains",
 	"leftOf", "left_of", "rightOf", "right_of", "childOf", "child_of",
+	"idRegex", "id_regex", "containsChild", "contains_child",
 )
 
 // selFields are the keys a selector table accepts.
 var selFields = []string{
-	"text", "text_contains", "text_regex", "id", "desc", "desc_contains", "class", "package", "index",
+	"text", "text_contains", "text_regex", "id", "id_regex", "desc", "desc_contains", "class", "package", "index",
 	"clickable", "enabled", "checked", "focused", "selected", "scrollable", "checkable",
-	"below", "above", "left_of", "right_of", "child_of", "contains",
+	"below", "above", "left_of", "right_of", "child_of", "contains", "contains_child",
 }
 
 // checkSel reads a selector argument: a string (exact text, content-desc
@@ -208,6 +212,8 @@ func tableSelector(L *lua.LState, t *lua.LTable, depth int) (screen.Selector, er
 			str("text_regex", &s.TextRegex, v)
 		case "id":
 			str("id", &s.ID, v)
+		case "id_regex":
+			str("id_regex", &s.IDRegex, v)
 		case "desc":
 			str("desc", &s.Desc, v)
 		case "desc_contains":
@@ -248,7 +254,21 @@ func tableSelector(L *lua.LState, t *lua.LTable, depth int) (screen.Selector, er
 		case "child_of":
 			rel("child_of", &s.ChildOf, v)
 		case "contains":
+			if list, ok := selectorList(v); ok {
+				// contains = {sel, sel, …}: every one is a descendant.
+				for i, item := range list {
+					r, rerr := toSelector(L, item, depth+1)
+					if rerr != nil {
+						err = fmt.Errorf("selector field contains[%d]: %v", i+1, rerr)
+						return
+					}
+					s.ContainsAll = append(s.ContainsAll, &r)
+				}
+				return
+			}
 			rel("contains", &s.Contains, v)
+		case "contains_child":
+			rel("contains_child", &s.ContainsChild, v)
 		default:
 			err = fmt.Errorf("unknown selector field %q (valid: %s)", string(key), strings.Join(selFields, ", "))
 		}
@@ -336,4 +356,38 @@ func screenShows(root *screen.Node) string {
 		return "screen shows no labels"
 	}
 	return "screen shows: " + strings.Join(labels, ", ")
+}
+
+// selectorList reports whether v is a list of selectors ({{text = "A"},
+// {id = "b"}} or {"A", "B"}) rather than one selector table ({"A"} or
+// {text = "A"}).
+func selectorList(v lua.LValue) ([]lua.LValue, bool) {
+	t, ok := v.(*lua.LTable)
+	if !ok || t.Len() == 0 {
+		return nil, false
+	}
+	mixed := false
+	t.ForEach(func(k, _ lua.LValue) {
+		if _, isNum := k.(lua.LNumber); !isNum {
+			mixed = true // {text = "A", {…}} is one selector, not a list
+		}
+	})
+	if mixed {
+		return nil, false
+	}
+	var items []lua.LValue
+	for i := 1; i <= t.Len(); i++ {
+		item := t.RawGetInt(i)
+		switch item.(type) {
+		case *lua.LTable, *lua.LUserData:
+		case lua.LString:
+			if t.Len() == 1 {
+				return nil, false // {"Save"}: one text selector
+			}
+		default:
+			return nil, false
+		}
+		items = append(items, item)
+	}
+	return items, true
 }

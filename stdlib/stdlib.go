@@ -159,18 +159,14 @@ type env struct {
 	res       map[string]*regexp.Regexp
 }
 
-var envs sync.Map // *lua.VM → *env
+type envKey struct{}
 
+// envOf is the VM's one environment, handed to every module of the VM (it
+// lives in the VM itself: lua.VM.Env).
 func envOf(vm *lua.VM) *env {
-	if e, ok := envs.Load(vm); ok {
-		return e.(*env)
-	}
-	e := &env{vm: vm, uiTimeout: DefaultTimeout, res: map[string]*regexp.Regexp{}}
-	if prev, loaded := envs.LoadOrStore(vm, e); loaded {
-		return prev.(*env)
-	}
-	vm.OnClose(func() { envs.Delete(vm) })
-	return e
+	return vm.Env(envKey{}, func() any {
+		return &env{vm: vm, uiTimeout: DefaultTimeout, res: map[string]*regexp.Regexp{}}
+	}).(*env)
 }
 
 // session returns the VM's engine session or raises naming fn.

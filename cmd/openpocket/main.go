@@ -1,5 +1,6 @@
 // Command openpocket is the composition root: it hands the process's
-// arguments and streams to the CLI and exits with the code it returns.
+// arguments and streams to the CLI, with the front ends the CLI starts
+// (the human-auth relay), and exits with the code it returns.
 package main
 
 import (
@@ -10,9 +11,15 @@ import (
 	_ "time/tzdata"
 
 	"github.com/openpocket/openpocket/internal/cli"
+	"github.com/openpocket/openpocket/internal/humanauth"
+	"github.com/openpocket/openpocket/internal/relay"
 )
 
 func main() {
 	cli.DashboardServer = serveDashboard
-	os.Exit(cli.Main(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(cli.MainWith(context.Background(), os.Args[1:], os.Stdout, os.Stderr, cli.Deps{StartRelay: startRelay}))
+}
+
+func startRelay(ctx context.Context, store *humanauth.Store, addr string) (string, func(), error) {
+	return relay.Start(ctx, store, relay.Options{Addr: addr})
 }

@@ -47,6 +47,8 @@
 //     content-desc or hint (it is anchored as ^(?:expr)$).
 //   - ID: the full resource-id ("com.app:id/save") or the part after ":id/"
 //     ("save").
+//   - IDRegex: RE2 expression that must match the whole resource-id or the
+//     part after ":id/" (".*page_save"); nodes without an id never match.
 //   - Desc / DescContains: like Text / TextContains on content-desc only.
 //   - Class: the full class name or the simple name after the last dot
 //     ("Button" matches android.widget.Button).
@@ -62,6 +64,9 @@
 //     right ≤ reference left; RightOf: left ≥ reference right.
 //   - ChildOf: the node is a (strict) descendant of any match of the reference.
 //   - Contains: the node has a (strict) descendant matching the reference.
+//   - ContainsChild: a direct child of the node matches the reference.
+//   - ContainsAll: for each of these references the node has a descendant
+//     matching it (Maestro's containsDescendants).
 //
 // A selector with a relation returns its matches nearest first: nodes in the
 // reference's row (LeftOf/RightOf: vertical extents overlap) or column

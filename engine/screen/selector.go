@@ -20,6 +20,7 @@ type Selector struct {
 	TextContains string // case-insensitive substring of text, content-desc or hint
 	TextRegex    string // RE2 full match of text, content-desc or hint
 	ID           string // resource-id, full or the part after ":id/"
+	IDRegex      string // RE2 full match of the resource-id, full or the part after ":id/"
 	Desc         string // exact content-desc
 	DescContains string // case-insensitive substring of content-desc
 	Class        string // full class name or simple name ("Button")
@@ -30,6 +31,12 @@ type Selector struct {
 	Clickable, Enabled, Checked, Focused, Selected, Scrollable, Checkable *bool
 
 	Below, Above, LeftOf, RightOf, ChildOf, Contains *Selector
+
+	ContainsChild *Selector // a direct child matches (Contains: any descendant)
+
+	// ContainsAll: each of these matches some descendant (Maestro's
+	// containsDescendants list).
+	ContainsAll []*Selector
 }
 
 // Bool returns a pointer to b, for Selector state fields.
@@ -47,9 +54,10 @@ type Matcher struct {
 	sel Selector
 
 	text, textContains, desc, descContains string
-	re                                     *regexp.Regexp
+	re, idRe                               *regexp.Regexp
 
-	below, above, leftOf, rightOf, childOf, contains *Matcher
+	below, above, leftOf, rightOf, childOf, contains, containsChild *Matcher
+	containsAll                                                     []*Matcher
 }
 
 // Compile validates the selector and precompiles its regular expression and
@@ -86,7 +94,7 @@ func (s Selector) compile(path string, depth int) (*Matcher, error) {
 		if path != "" {
 			where = "selector " + path
 		}
-		return nil, fmt.Errorf("screen: empty %s: set at least one of text, textContains, textRegex, id, desc, descContains, class, package, a state (clickable, enabled, checked, focused, selected, scrollable, checkable) or a relation (below, above, leftOf, rightOf, childOf, contains)", where)
+		return nil, fmt.Errorf("screen: empty %s: set at least one of text, textContains, textRegex, id, idRegex, desc, descContains, class, package, a state (clickable, enabled, checked, focused, selected, scrollable, checkable) or a relation (below, above, leftOf, rightOf, childOf, contains, containsChild)", where)
 	}
 	m := &Matcher{sel: s}
 	if s.Index != nil && *s.Index < 0 {
@@ -114,16 +122,22 @@ func (s Selector) compile(path string, depth int) (*Matcher, error) {
 		}
 		*f.dst = v
 	}
-	if s.TextRegex != "" {
-		re, err := regexp.Compile(`^(?:` + s.TextRegex + `)$`)
+	for _, rx := range []struct {
+		name, src string
+		dst       **regexp.Regexp
+	}{{"textRegex", s.TextRegex, &m.re}, {"idRegex", s.IDRegex, &m.idRe}} {
+		if rx.src == "" {
+			continue
+		}
+		re, err := regexp.Compile(`^(?:` + rx.src + `)$`)
 		if err != nil {
 			var perr *syntax.Error
 			if errors.As(err, &perr) {
-				return nil, fail("textRegex", "invalid regular expression %q: %s: %q", s.TextRegex, perr.Code, perr.Expr)
+				return nil, fail(rx.name, "invalid regular expression %q: %s: %q", rx.src, perr.Code, perr.Expr)
 			}
-			return nil, fail("textRegex", "invalid regular expression %q: %v", s.TextRegex, err)
+			return nil, fail(rx.name, "invalid regular expression %q: %v", rx.src, err)
 		}
-		m.re = re
+		*rx.dst = re
 	}
 	for _, r := range []struct {
 		name string
@@ -136,6 +150,7 @@ func (s Selector) compile(path string, depth int) (*Matcher, error) {
 		{"rightOf", s.RightOf, &m.rightOf},
 		{"childOf", s.ChildOf, &m.childOf},
 		{"contains", s.Contains, &m.contains},
+		{"containsChild", s.ContainsChild, &m.containsChild},
 	} {
 		if r.sub == nil {
 			continue
@@ -146,6 +161,16 @@ func (s Selector) compile(path string, depth int) (*Matcher, error) {
 		}
 		*r.dst = sub
 	}
+	for i, sub := range s.ContainsAll {
+		if sub == nil {
+			return nil, fail(fmt.Sprintf("containsAll[%d]", i), "is nil")
+		}
+		cm, err := sub.compile(field(fmt.Sprintf("containsAll[%d]", i)), depth+1)
+		if err != nil {
+			return nil, err
+		}
+		m.containsAll = append(m.containsAll, cm)
+	}
 	return m, nil
 }
 
@@ -155,7 +180,7 @@ func (s Selector) isEmpty() bool {
 		s.Clickable == nil && s.Enabled == nil && s.Checked == nil && s.Focused == nil &&
 		s.Selected == nil && s.Scrollable == nil && s.Checkable == nil &&
 		s.Below == nil && s.Above == nil && s.LeftOf == nil && s.RightOf == nil &&
-		s.ChildOf == nil && s.Contains == nil
+		s.ChildOf == nil && s.Contains == nil && s.IDRegex == "" && s.ContainsChild == nil && len(s.ContainsAll) == 0
 }
 
 // Selector returns the selector the matcher was compiled from.
@@ -171,6 +196,9 @@ func (m *Matcher) matchLocal(n *Node) bool {
 		return false
 	}
 	if s.ID != "" && n.ResourceID != s.ID && shortID(n.ResourceID) != s.ID {
+		return false
+	}
+	if m.idRe != nil && (n.ResourceID == "" || !m.idRe.MatchString(n.ResourceID) && !m.idRe.MatchString(shortID(n.ResourceID))) {
 		return false
 	}
 	if s.Class != "" && n.Class != s.Class && simpleClass(n.Class) != s.Class {
@@ -274,22 +302,32 @@ func (m *Matcher) FindAll(root *Node) []*Node {
 	}
 	var holders map[*Node]int // strict ancestor of a contained match → levels
 	if m.contains != nil {
-		refs := m.contains.FindAll(root)
+		if holders = ancestorsOf(m.contains, root); holders == nil {
+			return nil
+		}
+	}
+	var allHolders []map[*Node]int // one per containsAll selector
+	for _, cm := range m.containsAll {
+		h := ancestorsOf(cm, root)
+		if h == nil {
+			return nil
+		}
+		allHolders = append(allHolders, h)
+	}
+	var directParents map[*Node]bool // parents of a containsChild match
+	if m.containsChild != nil {
+		refs := m.containsChild.FindAll(root)
 		if len(refs) == 0 {
 			return nil
 		}
-		holders = make(map[*Node]int)
+		directParents = make(map[*Node]bool, len(refs))
 		for _, r := range refs {
-			lv := 1
-			for p := r.Parent; p != nil; p = p.Parent {
-				if old, ok := holders[p]; !ok || lv < old {
-					holders[p] = lv
-				}
-				lv++
+			if r.Parent != nil {
+				directParents[r.Parent] = true
 			}
 		}
 	}
-	relational := len(spatial) > 0 || parents != nil || holders != nil
+	relational := len(spatial) > 0 || parents != nil || holders != nil || directParents != nil || allHolders != nil
 
 	var out []match
 	order := 0
@@ -324,6 +362,19 @@ func (m *Matcher) FindAll(root *Node) []*Node {
 		}
 		if holders != nil {
 			lv, ok := holders[n]
+			if !ok {
+				return true
+			}
+			mt.levels += float64(lv)
+		}
+		if directParents != nil {
+			if !directParents[n] {
+				return true
+			}
+			mt.levels++
+		}
+		for _, h := range allHolders {
+			lv, ok := h[n]
 			if !ok {
 				return true
 			}
@@ -419,6 +470,7 @@ func (s Selector) stringDepth(depth int) string {
 	str("textContains", s.TextContains)
 	str("textRegex", s.TextRegex)
 	str("id", s.ID)
+	str("idRegex", s.IDRegex)
 	str("desc", s.Desc)
 	str("descContains", s.DescContains)
 	str("class", s.Class)
@@ -444,13 +496,39 @@ func (s Selector) stringDepth(depth int) string {
 	}{
 		{"below", s.Below}, {"above", s.Above}, {"leftOf", s.LeftOf},
 		{"rightOf", s.RightOf}, {"childOf", s.ChildOf}, {"contains", s.Contains},
+		{"containsChild", s.ContainsChild},
 	} {
 		if r.v != nil {
 			parts = append(parts, r.name+"("+r.v.stringDepth(depth+1)+")")
+		}
+	}
+	for _, c := range s.ContainsAll {
+		if c != nil {
+			parts = append(parts, "contains("+c.stringDepth(depth+1)+")")
 		}
 	}
 	if len(parts) == 0 {
 		return "<empty selector>"
 	}
 	return strings.Join(parts, " ")
+}
+
+// ancestorsOf maps every strict ancestor of a match of m to the fewest
+// levels above one; nil when m matches nothing.
+func ancestorsOf(m *Matcher, root *Node) map[*Node]int {
+	refs := m.FindAll(root)
+	if len(refs) == 0 {
+		return nil
+	}
+	holders := make(map[*Node]int)
+	for _, r := range refs {
+		lv := 1
+		for p := r.Parent; p != nil; p = p.Parent {
+			if old, ok := holders[p]; !ok || lv < old {
+				holders[p] = lv
+			}
+			lv++
+		}
+	}
+	return holders
 }

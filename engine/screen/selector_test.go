@@ -50,6 +50,9 @@ func TestSelectorFindAll(t *testing.T) {
 		{"id short", Selector{ID: "save"}, []string{"save:Save"}},
 		{"id full", Selector{ID: "com.android.settings:id/save"}, []string{"save:Save"}},
 		{"id wrong package", Selector{ID: "com.other:id/save"}, []string{}},
+		{"idRegex on the short id", Selector{IDRegex: `.*_input`}, []string{"name_input:", "email_input:ada@example.com"}},
+		{"idRegex on the full id", Selector{IDRegex: `com\.android\.settings:id/(save|cancel)`}, []string{"cancel:Cancel", "save:Save"}},
+		{"idRegex anchored", Selector{IDRegex: `inp`}, []string{}},
 		{"id shared", Selector{ID: "title"}, []string{"title:Wi-Fi calling", "title:Bluetooth", "title:NFC"}},
 		{"desc exact", Selector{Desc: "Save changes"}, []string{"save:Save"}},
 		{"desc does not match text", Selector{Desc: "Save"}, []string{}},
@@ -86,6 +89,10 @@ func TestSelectorFindAll(t *testing.T) {
 		{"contains innermost first", Selector{Contains: &Selector{Text: "Bluetooth"}}, []string{"LinearLayout(Bluetooth)", "list:", "FrameLayout(Name)"}},
 		{"contains clickable row", Selector{Clickable: T, Contains: &Selector{Text: "Wi-Fi calling"}}, []string{"LinearLayout(Wi-Fi calling)"}},
 		{"contains checked switch", Selector{Clickable: T, Contains: &Selector{Class: "Switch", Checked: F}}, []string{"LinearLayout(Bluetooth)"}},
+		{"containsChild only the direct parent", Selector{ContainsChild: &Selector{Text: "Bluetooth"}}, []string{"LinearLayout(Bluetooth)"}},
+		{"containsChild is not any descendant", Selector{Clickable: T, ContainsChild: &Selector{Text: "Wi-Fi calling"}}, []string{}},
+		{"containsAll needs every one", Selector{Clickable: T, ContainsAll: []*Selector{{Text: "Bluetooth"}, {Class: "Switch"}}}, []string{"LinearLayout(Bluetooth)"}},
+		{"containsAll none when one is missing", Selector{Clickable: T, ContainsAll: []*Selector{{Text: "Bluetooth"}, {Text: "NFC"}}}, []string{}},
 		{"nested relations", Selector{Class: "Switch", ChildOf: &Selector{Clickable: T, Contains: &Selector{TextContains: "wi-fi"}}}, []string{"switch_widget:"}},
 	}
 	for _, tt := range tests {

@@ -29,11 +29,12 @@ var rules = []rule{
 	{prefix: "cmd/openpocket", own: []string{""}},
 	{prefix: "engine/action"},
 	{prefix: "engine/screen"},
+	{prefix: "engine/textpos"},
 	{prefix: "engine", own: []string{"engine"}},
 	{prefix: "lua", own: []string{"lua", "engine"}, libs: []string{"github.com/yuin/gopher-lua"}},
 	{prefix: "lua/luasrc"},
 	{prefix: "stdlib", own: []string{"stdlib", "lua", "engine"}},
-	{prefix: "playbooks", own: []string{"engine/action", "lua/luasrc"}, libs: []string{"go.yaml.in/yaml/v3"}},
+	{prefix: "playbooks", own: []string{"engine/action", "engine/textpos", "lua/luasrc"}, libs: []string{"go.yaml.in/yaml/v3"}},
 	{prefix: "internal/adb", own: []string{"engine"}, libs: []string{"github.com/zach-klippenstein/goadb"}},
 	{prefix: "internal/sim", own: []string{"internal/sim"}, libs: []string{"golang.org/x/image"}},
 	{prefix: "internal/llm", own: []string{"engine"}, libs: []string{"github.com/openai/openai-go/v3"}},
@@ -42,6 +43,7 @@ var rules = []rule{
 	{prefix: "internal/workspace", own: []string{"engine"}},
 	{prefix: "internal/cron", own: []string{"engine"}, libs: []string{"github.com/go-co-op/gocron/v2", "github.com/jonboulle/clockwork"}},
 	{prefix: "internal/skills", own: []string{"engine", "lua/luasrc"}},
+	{prefix: "internal/convert", own: []string{"playbooks", "engine/action", "internal/atomicfile"}, libs: []string{"go.yaml.in/yaml/v3"}},
 	{prefix: "internal/atomicfile"},
 	{prefix: "internal/lease", libs: []string{"golang.org/x/sys"}},
 	{prefix: "internal/archtest"},
@@ -50,9 +52,11 @@ var rules = []rule{
 	// The run service: the one run lifecycle (run output directories come
 	// from the workspace's helpers).
 	{prefix: "internal/run", own: []string{"engine", "lua", "stdlib", "playbooks", "internal/skills", "internal/workspace"}},
+	{prefix: "internal/humanauth", own: []string{"stdlib/agent", "internal/atomicfile"}},
+	{prefix: "internal/relay", own: []string{"internal/humanauth"}, libs: []string{"github.com/chromedp/chromedp"}},
 	// The CLI is still the application layer (issue 17 moves runs into a run
 	// service); until then it may import everything but other front ends.
-	{prefix: "internal/cli", own: []string{"internal/run", "engine", "lua", "stdlib", "playbooks", "internal/adb", "internal/sim", "internal/llm", "internal/executor", "internal/sandbox", "internal/workspace", "internal/cron", "internal/skills"},
+	{prefix: "internal/cli", own: []string{"internal/run", "engine", "lua", "stdlib", "playbooks", "internal/adb", "internal/sim", "internal/llm", "internal/executor", "internal/sandbox", "internal/workspace", "internal/cron", "internal/skills", "internal/humanauth", "internal/convert"},
 		libs: []string{"github.com/alecthomas/kong", "github.com/ergochat/readline", "github.com/jonboulle/clockwork"}},
 }
 
@@ -60,10 +64,8 @@ var rules = []rule{
 // issue 17 (thin bindings, skills without Lua). The test fails when one
 // disappears too, so the list only shrinks.
 var debt = map[string][]string{
-	"stdlib/agent":     {"internal/skills"},
 	"stdlib/skillsmod": {"internal/skills"},
 	"stdlib/executors": {"internal/executor/coding", "internal/executor/memory", "internal/executor/policy", "internal/executor/script"},
-	"internal/skills":  {"lua", "stdlib", "github.com/yuin/gopher-lua/parse"},
 }
 
 func ruleFor(pkg string) (rule, bool) {

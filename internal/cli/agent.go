@@ -107,7 +107,10 @@ func (a *App) runAgent(ctx context.Context, task string, o agentRunOptions) (eng
 	if err != nil {
 		return engine.RunResult{}, err
 	}
-	ro := run.AgentOptions{Task: task, Model: o.Model, MaxSteps: o.MaxSteps, Stdin: o.Stdin, Stdout: o.Stdout, HumanAuth: o.HumanAuth}
+	ro := run.AgentOptions{Task: task, Model: o.Model, MaxSteps: o.MaxSteps, Stdin: o.Stdin, Stdout: o.Stdout, HumanAuth: o.HumanAuth,
+		HumanAuthFor: func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error) {
+			return a.humanAuthFor(ctx, sess, o)
+		}}
 	if o.OnEvent != nil {
 		ro.Events = func(ev run.Event) { o.OnEvent(engine.Event{Kind: string(ev.Kind), Fields: ev.Fields}) }
 	}

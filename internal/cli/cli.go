@@ -63,6 +63,7 @@ type CLI struct {
 	Play       PlayCmd       `cmd:"" help:"Run YAML playbooks: progress per step, a summary, reports."`
 	Compile    CompileCmd    `cmd:"" help:"Print the Lua a playbook compiles to."`
 	Lint       LintCmd       `cmd:"" help:"Validate playbooks without a device."`
+	Convert    ConvertCmd    `cmd:"" help:"Convert flows of other tools (Maestro) into playbooks."`
 	Run        RunCmd        `cmd:"" help:"Run a Lua script against the device."`
 	Repl       ReplCmd       `cmd:"" help:"Interactive Lua REPL against a live device."`
 	Agent      AgentCmd      `cmd:"" help:"Run a task with a model: it looks at the screen and picks one action per step."`
@@ -73,6 +74,7 @@ type CLI struct {
 	Skills     SkillsCmd     `cmd:"" help:"List, show, validate and replay skills (learned procedures) without a model."`
 	Sessions   SessionsCmd   `cmd:"" help:"List and show recorded agent sessions."`
 	Gateway    GatewayCmd    `cmd:"" help:"Run the scheduler and heartbeat in the foreground until Ctrl-C (SIGUSR1 reloads config and jobs)."`
+	Auth       AuthCmd       `cmd:"" help:"List, approve and reject pending human-auth requests."`
 	Agents     AgentsCmd     `cmd:"" help:"Create, list, show and remove the agents of this install."`
 	TargetCmd  TargetCmd     `cmd:"" name:"target" help:"Show, set and clear the selected agent's target (its phone, bound exclusively)."`
 	Dashboard  DashboardCmd  `cmd:"" help:"Serve the manager dashboard (every agent, its target, gateway state, agent pages) until Ctrl-C."`
@@ -89,12 +91,18 @@ type App struct {
 	Ctx    context.Context
 	Logger *slog.Logger
 
+	// StartRelay starts the human-auth relay (bound by the composition
+	// root); relayBase is set once one runs in this process.
+	StartRelay RelayStarter
+	relayBase  string
+
 	cleanups []func()
 	sim      *sim.Sim
 	ws       *workspace.Home
 	execSet  *executors.Set
 	svc      *run.Service
 	cfg      workspace.Config
+	play     playOptions // play's report and recording options
 	// deviceErr is the first failure to open the device, which Lua runs
 	// only see as text.
 	deviceErr error
@@ -107,6 +115,11 @@ type App struct {
 
 // Main parses args, runs the command and returns the process exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return MainWith(ctx, args, stdout, stderr, Deps{})
+}
+
+// MainWith is Main with the composition root's dependencies.
+func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps Deps) int {
 	var cli CLI
 	exit := -1
 	parser, err := kong.New(&cli,
@@ -153,7 +166,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}()
 		defer stop()
 	}
-	app := &App{Globals: cli.Globals, Stdout: stdout, Stderr: stderr, Ctx: ctx, command: "openpocket " + commandName(kctx.Command())}
+	app := &App{Globals: cli.Globals, Stdout: stdout, Stderr: stderr, Ctx: ctx, command: "openpocket " + commandName(kctx.Command()),
+		StartRelay: deps.StartRelay}
 	// Info and above reach the terminal (log.info from Lua included);
 	// --verbose adds debug. Runs with a log.txt get every level there.
 	level := slog.LevelInfo

@@ -64,40 +64,15 @@ func (c *GatewayCmd) Run(app *App) error {
 			return err
 		}
 	}
-	clock := c.clock
-	if clock == nil {
-		clock = clockwork.NewRealClock()
+	if app.cfg.HumanAuth.Enabled {
+		// Scheduled runs have no terminal: their human-auth links point here.
+		base, err := app.startRelay(app.Ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(app.Stderr, "human-auth relay: %s\n", base)
 	}
-	g := &gateway{app: app, home: h, clock: clock, cfg: app.cfg,
-		jobsPath: h.Resolve(app.cfg.Cron.JobsFile), statePath: filepath.Join(h.State(), "cron-state.json")}
-	g.print = &gatewayPrinter{w: app.Stderr, tty: isTTY(app.Stderr), clock: clock, started: map[string]time.Time{}}
-
-	runner := app.jobRunner()
-	runsFor := runner.runsFor
-	if c.runsFor != nil {
-		runsFor = c.runsFor
-	}
-	// Each run gets its App copy under the lock, so a reload never
-	// changes the config under a starting job.
-	runner.runsFor = func(ctx context.Context, device string) (jobRuns, func()) {
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		return runsFor(ctx, device)
-	}
-	if _, err := cron.LoadState(g.statePath); err != nil {
-		g.print.line("!", "warning: %v; starting with empty job state", err)
-	}
-	schedLog := slog.New(slog.DiscardHandler) // events are printed instead
-	if app.Verbose && app.Logger != nil {
-		schedLog = app.Logger
-	}
-	g.sched, err = cron.New(g.jobsPath, g.statePath, runner, cron.Options{
-		Clock:         clock,
-		Logger:        schedLog,
-		OnEvent:       g.print.event,
-		TickInterval:  time.Duration(g.cfg.Cron.TickSec) * time.Second,
-		DefaultDevice: app.defaultDeviceName(),
-	})
+	g, err := c.newGateway(app, h)
 	if err != nil {
 		return err
 	}
@@ -126,6 +101,52 @@ func (c *GatewayCmd) Run(app *App) error {
 		}
 	}
 	return g.stop(c.StopTimeout)
+}
+
+// newGateway builds the gateway's scheduler over the jobs file and state,
+// its printer and its job runner (each run takes its App copy under the
+// gateway's lock, so a reload never changes the config under a starting
+// job).
+func (c *GatewayCmd) newGateway(app *App, h *workspace.Home) (*gateway, error) {
+	clock := c.clock
+	if clock == nil {
+		clock = clockwork.NewRealClock()
+	}
+	g := &gateway{app: app, home: h, clock: clock, cfg: app.cfg,
+		jobsPath: h.Resolve(app.cfg.Cron.JobsFile), statePath: filepath.Join(h.State(), "cron-state.json")}
+	g.print = &gatewayPrinter{w: app.Stderr, tty: isTTY(app.Stderr), clock: clock, started: map[string]time.Time{}}
+
+	runner := app.jobRunner()
+	runsFor := runner.runsFor
+	if c.runsFor != nil {
+		runsFor = c.runsFor
+	}
+	// Each run gets its App copy under the lock, so a reload never
+	// changes the config under a starting job.
+	runner.runsFor = func(ctx context.Context, device string) (jobRuns, func()) {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return runsFor(ctx, device)
+	}
+	if _, err := cron.LoadState(g.statePath); err != nil {
+		g.print.line("!", "warning: %v; starting with empty job state", err)
+	}
+	schedLog := slog.New(slog.DiscardHandler) // events are printed instead
+	if app.Verbose && app.Logger != nil {
+		schedLog = app.Logger
+	}
+	var err error
+	g.sched, err = cron.New(g.jobsPath, g.statePath, runner, cron.Options{
+		Clock:         clock,
+		Logger:        schedLog,
+		OnEvent:       g.print.event,
+		TickInterval:  time.Duration(g.cfg.Cron.TickSec) * time.Second,
+		DefaultDevice: app.defaultDeviceName(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return g, nil
 }
 
 func (g *gateway) heartbeatPath() string { return filepath.Join(g.home.State(), "heartbeat.log") }

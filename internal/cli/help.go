@@ -18,7 +18,8 @@ var examples = map[string][]string{
 	"devices":         {"openpocket devices", "openpocket devices --json"},
 	"snapshot":        {"openpocket --sim snapshot", "openpocket -s emulator-5554 snapshot --json --som marks.png"},
 	"act":             {`openpocket --sim act '{"type":"launch_app","packageName":"com.android.settings"}'`, `openpocket act '{"type":"tap","x":540,"y":1200}' --observe`},
-	"play":            {"openpocket --sim play examples/demo.yaml", "openpocket play flows/ -e user=bob --include-tags smoke --report junit.xml", "openpocket play flows/login.yaml --dry-run"},
+	"play":            {"openpocket --sim play examples/demo.yaml", "openpocket play flows/ -e user=bob --include-tags smoke --report junit.xml", "openpocket play flows/login.yaml --dry-run", "openpocket play flows/ --report-html report/ --record --watch"},
+	"convert maestro": {"openpocket convert maestro .maestro/ -o playbooks/", "openpocket convert maestro .maestro/login.yaml -o out/ --no-lint"},
 	"compile":         {"openpocket compile flows/login.yaml -e user=bob > login.lua", "openpocket play flows/login.yaml --dry-run   (the plan, not the Lua)"},
 	"lint":            {"openpocket lint flows/", "openpocket lint flows/login.yaml -e user=bob"},
 	"run":             {"openpocket --sim run script.lua", "openpocket run script.lua -- --user bob   (arg[1] is \"--user\")"},
@@ -43,6 +44,9 @@ var examples = map[string][]string{
 	"sessions list":   {"openpocket sessions list", "openpocket sessions list --json"},
 	"sessions show":   {"openpocket sessions show 20260222-030000", "openpocket sessions show latest"},
 	"gateway":         {"openpocket --sim gateway"},
+	"auth list":       {"openpocket auth list"},
+	"auth approve":    {"openpocket auth approve 20260222-030000-step-4 --text 482913", "openpocket auth approve 20260222-030000-step-4"},
+	"auth reject":     {"openpocket auth reject 20260222-030000-step-4"},
 }
 
 // exampleHelp is the "Examples:" block of a command's help.

@@ -30,6 +30,19 @@ type PlayCmd struct {
 	Timeout     time.Duration     `help:"Abort a playbook that runs longer than this (0 = no limit)." default:"0"`
 	Devices     []string          `help:"Split the playbooks across these devices (adb serials), run side by side; the JUnit report has a suite per device." sep:"," placeholder:"SERIAL,…"`
 	Shards      int               `help:"Split the playbooks across the first N attached devices no other agent has bound." placeholder:"N"`
+	ReportHTML  string            `name:"report-html" help:"Write an HTML report (one page per run, a screenshot after each UI step) to DIR." placeholder:"DIR" type:"path"`
+	Record      bool              `help:"Record the screen with the device's screenrecord (chunked past 3 minutes); kept as mp4 when the run fails."`
+	RecordKeep  string            `name:"record-keep" help:"Keep recordings of: failure (default) or always." enum:"failure,always" default:"failure"`
+	RecordLimit time.Duration     `name:"record-limit" help:"Longest recording per playbook." default:"10m"`
+	Watch       bool              `help:"Run again whenever a playbook or a sub-flow it includes changes, until Ctrl-C."`
+}
+
+// playOptions are the per-invocation extras playCompiled honours.
+type playOptions struct {
+	shots       bool // a screenshot after each UI step (for the HTML report)
+	record      bool
+	recordAll   bool
+	recordLimit time.Duration
 }
 
 // Run compiles, filters and runs each playbook, prints a summary and
@@ -41,6 +54,25 @@ func (c *PlayCmd) Run(app *App) error {
 	}
 	if c.DryRun {
 		return dryRun(app, files, c)
+	}
+	app.play = playOptions{shots: c.ReportHTML != "", record: c.Record, recordAll: c.RecordKeep == "always", recordLimit: c.RecordLimit}
+	for {
+		err := c.runOnce(app, files)
+		if !c.Watch || !waitForChange(app.Ctx, files) {
+			return err
+		}
+		if err != nil {
+			fmt.Fprintf(app.Stderr, "%v\n", err)
+		}
+		fmt.Fprintf(app.Stdout, "\nchange detected: running again\n")
+	}
+}
+
+// runOnce runs every selected playbook once and writes the reports.
+func (c *PlayCmd) runOnce(app *App, files []string) error {
+	var html *htmlReport
+	if c.ReportHTML != "" {
+		html = &htmlReport{dir: c.ReportHTML}
 	}
 	outRoot := c.Output
 	if outRoot == "" {
@@ -68,8 +100,14 @@ func (c *PlayCmd) Run(app *App) error {
 			continue
 		}
 		fmt.Fprintf(app.Stdout, "[%d/%d] %s (%s)\n", i+1, len(files), res.Meta.Name, f)
+		started := time.Now()
 		fr := app.playCompiled(app.Ctx, f, res, outRoot, c.Timeout, app.Stdout)
 		flows = append(flows, fr)
+		if html != nil {
+			if err := html.add(fr, started); err != nil {
+				fmt.Fprintf(app.Stderr, "html report: %v\n", err)
+			}
+		}
 		if errors.Is(app.Ctx.Err(), context.Canceled) {
 			break
 		}
@@ -77,7 +115,11 @@ func (c *PlayCmd) Run(app *App) error {
 	if err := c.writeReports(flows); err != nil {
 		return err
 	}
-	return app.playSummary(flows)
+	err := app.playSummary(flows)
+	if html != nil && len(html.runs) > 0 {
+		fmt.Fprintf(app.Stdout, "html report: %s\n", filepath.Join(c.ReportHTML, "index.html"))
+	}
+	return err
 }
 
 // writeReports writes the JUnit and JSON reports asked for.
@@ -155,13 +197,21 @@ func (a *App) runPlaybook(ctx context.Context, path string, params map[string]st
 }
 
 // playCompiled runs one compiled playbook through the run service (outRoot
-// "" = HOME/state/runs), drawing step progress on progress when not nil.
+// "" = HOME/state/runs) with this invocation's extras (step screenshots,
+// screen recording), drawing step progress on progress when not nil.
 func (a *App) playCompiled(ctx context.Context, file string, res *playbooks.Result, outRoot string, timeout time.Duration, progress io.Writer) FlowReport {
 	svc, err := a.runService()
 	if err != nil {
 		return FlowReport{Name: file, File: file, Status: "failed", Error: err.Error(), Steps: []StepReport{}}
 	}
-	o := run.PlaybookOptions{File: file, Compiled: res, OutputDir: outRoot, Timeout: timeout}
+	opts := a.play
+	o := run.PlaybookOptions{File: file, Compiled: res, OutputDir: outRoot, Timeout: timeout, StepScreenshots: opts.shots}
+	if opts.record {
+		o.Around = func(sess *engine.Session, logf func(string, ...any)) func(FlowReport) []string {
+			recorder := opts.startRecording(sess, logf)
+			return func(fr FlowReport) []string { return opts.finishRecording(recorder, fr, logf) }
+		}
+	}
 	if progress != nil {
 		o.Events = newStepProgress(progress, isTTY(progress)).event
 	}

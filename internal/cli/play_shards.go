@@ -33,6 +33,9 @@ func (c *PlayCmd) sharded() bool { return len(c.Devices) > 0 || c.Shards > 0 }
 // runSharded runs the selected files across the devices and writes one
 // report with a suite per device.
 func (c *PlayCmd) runSharded(app *App, files []string, outRoot string) error {
+	if c.ReportHTML != "" || c.Record || c.Watch {
+		return UsageError{errors.New("--report-html, --record and --watch do not work with --devices/--shards yet")}
+	}
 	devices, err := c.shardDevices(app)
 	if err != nil {
 		return err

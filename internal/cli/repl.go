@@ -59,7 +59,32 @@ func (c *ReplCmd) Run(app *App) error {
 		// The prompt still opens, so the user can look and unlock by hand.
 		fmt.Fprintf(app.Stderr, "warning: %v\n", rs.ReadyErr)
 	}
-	vm := rs.VM
+	cfg := c.readlineConfig(app, out)
+	rl, err := readline.NewFromConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("repl: %w", err)
+	}
+	defer rl.Close()
+	printer = rl.Stdout()
+
+	names, err := preRequire(rs.VM, rs.VM.Registry())
+	if err != nil {
+		return err
+	}
+	cfg.AutoComplete = &completer{names: names}
+	if err := rl.SetConfig(cfg); err != nil {
+		return fmt.Errorf("repl: %w", err)
+	}
+	lines := newLineCanceller()
+	defer lines.stop()
+	fmt.Fprintf(printer, "OpenPocket %s Lua REPL: modules %s are globals; =expr prints; Ctrl-C cancels, Ctrl-D exits.\n",
+		Version, strings.Join(replGlobals, ", "))
+	return replLoop(app.Ctx, rl, rs.VM, printer, lines)
+}
+
+// readlineConfig is the prompt's configuration: history in
+// HOME/state/repl_history unless --no-history, test streams when set.
+func (c *ReplCmd) readlineConfig(app *App, out io.Writer) *readline.Config {
 	cfg := &readline.Config{
 		Prompt:          replPrompt,
 		HistoryLimit:    replHistoryMax,
@@ -79,44 +104,53 @@ func (c *ReplCmd) Run(app *App) error {
 			cfg.HistoryFile = filepath.Join(app.ws.State(), "repl_history")
 		}
 	}
-	rl, err := readline.NewFromConfig(cfg)
-	if err != nil {
-		return fmt.Errorf("repl: %w", err)
-	}
-	defer rl.Close()
-	printer = rl.Stdout()
+	return cfg
+}
 
-	names, err := preRequire(vm, vm.Registry())
-	if err != nil {
-		return err
-	}
-	cfg.AutoComplete = &completer{names: names}
-	if err := rl.SetConfig(cfg); err != nil {
-		return fmt.Errorf("repl: %w", err)
-	}
+// lineCanceller turns Ctrl-C while a statement runs into cancelling that
+// statement only. The CLI installs no handler for repl, so SIGINT is ours
+// for the whole REPL; at the prompt the terminal is raw and readline sees
+// ^C as a key.
+type lineCanceller struct {
+	mu     sync.Mutex
+	cancel context.CancelFunc
+	sigs   chan os.Signal
+}
 
-	// Ctrl-C while a statement runs cancels that statement only. The CLI
-	// installs no handler for repl, so SIGINT is ours for the whole REPL;
-	// at the prompt the terminal is raw and readline sees ^C as a key.
-	var (
-		mu         sync.Mutex
-		cancelLine context.CancelFunc
-	)
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt)
-	defer signal.Stop(sigs)
+func newLineCanceller() *lineCanceller {
+	l := &lineCanceller{sigs: make(chan os.Signal, 1)}
+	signal.Notify(l.sigs, os.Interrupt)
 	go func() {
-		for range sigs {
-			mu.Lock()
-			if cancelLine != nil {
-				cancelLine()
+		for range l.sigs {
+			l.mu.Lock()
+			if l.cancel != nil {
+				l.cancel()
 			}
-			mu.Unlock()
+			l.mu.Unlock()
 		}
 	}()
+	return l
+}
 
-	fmt.Fprintf(printer, "OpenPocket %s Lua REPL: modules %s are globals; =expr prints; Ctrl-C cancels, Ctrl-D exits.\n",
-		Version, strings.Join(replGlobals, ", "))
+func (l *lineCanceller) stop() { signal.Stop(l.sigs) }
+
+// eval runs one chunk under a context Ctrl-C cancels; interrupted says the
+// chunk (not the whole REPL) was cancelled.
+func (l *lineCanceller) eval(parent context.Context, vm *lua.VM, src string) (vals []any, interrupted bool, err error) {
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	l.mu.Lock()
+	l.cancel = cancel
+	l.mu.Unlock()
+	vals, err = vm.EvalContext(ctx, src)
+	l.mu.Lock()
+	l.cancel = nil
+	l.mu.Unlock()
+	return vals, ctx.Err() != nil && parent.Err() == nil, err
+}
+
+// replLoop reads, evaluates and prints until Ctrl-D.
+func replLoop(ctx context.Context, rl *readline.Instance, vm *lua.VM, printer io.Writer, lines *lineCanceller) error {
 	var pending strings.Builder
 	for {
 		if pending.Len() > 0 {
@@ -134,8 +168,8 @@ func (c *ReplCmd) Run(app *App) error {
 		case err != nil:
 			return fmt.Errorf("repl: %w", err)
 		}
-		if app.Ctx.Err() != nil {
-			return app.Ctx.Err()
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
 		if pending.Len() == 0 && strings.TrimSpace(line) == "" {
 			continue
@@ -145,33 +179,20 @@ func (c *ReplCmd) Run(app *App) error {
 		if pending.Len() == len(line) {
 			src = strings.TrimPrefix(strings.TrimSpace(src), "=") // =expr
 		}
-		ctx, cancel := context.WithCancel(app.Ctx)
-		mu.Lock()
-		cancelLine = cancel
-		mu.Unlock()
-		vals, err := vm.EvalContext(ctx, src)
-		mu.Lock()
-		cancelLine = nil
-		mu.Unlock()
-		interrupted := ctx.Err() != nil && app.Ctx.Err() == nil
-		cancel()
+		vals, interrupted, err := lines.eval(ctx, vm, src)
 		if needMore(vm, src, err) {
 			pending.WriteString("\n")
 			continue
 		}
 		pending.Reset()
-		if err != nil {
-			if interrupted {
-				fmt.Fprintln(printer, "interrupted")
-				continue
-			}
-			if app.Ctx.Err() != nil {
-				return app.Ctx.Err()
-			}
+		switch {
+		case err != nil && interrupted:
+			fmt.Fprintln(printer, "interrupted")
+		case err != nil && ctx.Err() != nil:
+			return ctx.Err()
+		case err != nil:
 			fmt.Fprintln(printer, replErr(err))
-			continue
-		}
-		if len(vals) > 0 {
+		case len(vals) > 0:
 			fmt.Fprintln(printer, formatValues(vals))
 		}
 	}

@@ -160,7 +160,7 @@ func (c *SkillsValidateCmd) Run(app *App) error {
 			problems = append(problems, err)
 			return
 		}
-		if err := skills.Check(from, src); err != nil {
+		if err := run.CheckSkill(from, src); err != nil {
 			problems = append(problems, err)
 		}
 	}
@@ -194,7 +194,7 @@ func (c *SkillsValidateCmd) Run(app *App) error {
 					checked++
 					b, err := os.ReadFile(p)
 					if err == nil {
-						err = skills.Check(p, b)
+						err = run.CheckSkill(p, b)
 					}
 					if err != nil {
 						problems = append(problems, err)
@@ -243,7 +243,7 @@ func (c *SkillsRunCmd) Run(app *App) error {
 	if c.shadowNote != "" {
 		fmt.Fprintln(app.Stderr, c.shadowNote)
 	}
-	if err := skills.Check(from, src); err != nil {
+	if err := run.CheckSkill(from, src); err != nil {
 		return UsageError{err}
 	}
 	svc, err := app.runService()
@@ -264,7 +264,7 @@ func (c *SkillsRunCmd) Run(app *App) error {
 		}
 		return nil
 	}
-	var se *skills.StepError
+	var se *run.StepError
 	report := runErr.Error()
 	if errors.As(runErr, &se) {
 		report = fmt.Sprintf("step %d (%s) failed\n  expected: %s\n  screen:   %s", se.Step, se.Label, orText(se.Expected, se.Message), orText(strings.TrimPrefix(se.Saw, "app "), "-"))
@@ -281,7 +281,7 @@ func (c *SkillsRunCmd) Run(app *App) error {
 	if se == nil {
 		// Not a failed check (a bundled skill's script raised, the device
 		// went away mid-step): the model still takes over from here.
-		se = &skills.StepError{Step: res.Passed + 1, Label: "replay", Message: oneLine(runErr.Error())}
+		se = &run.StepError{Step: res.Passed + 1, Label: "replay", Message: oneLine(runErr.Error())}
 	}
 	done := res.Passed
 	var labels []string

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openpocket/openpocket/engine/textpos"
 	"github.com/openpocket/openpocket/internal/atomicfile"
 )
 
@@ -425,14 +426,8 @@ func describeKind(t reflect.Type) string {
 func jsonError(path string, data []byte, err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		off := se.Offset - 1
-		if se.Error() == "unexpected end of JSON input" {
-			off = int64(len(bytes.TrimRight(data, " \t\r\n")))
-		}
-		off = max(0, min(off, int64(len(data))))
-		before := data[:off]
-		line := bytes.Count(before, []byte("\n")) + 1
-		col := len([]rune(string(before[bytes.LastIndexByte(before, '\n')+1:]))) + 1
+		off, _ := textpos.JSONSyntaxOffset(data, err)
+		line, col := textpos.LineCol(data, off)
 		return fmt.Errorf("%s:%d:%d: malformed JSON: %s", path, line, col, se.Error())
 	}
 	var te *json.UnmarshalTypeError

@@ -285,6 +285,27 @@ func (s *Scheduler) reload(refresh bool) error {
 	}
 
 	now := s.clock.Now()
+	desired := s.desiredJobs(f, now)
+	s.mu.Lock()
+	s.problems = problems
+	s.mu.Unlock()
+	remove, add := s.diffEntries(desired)
+	s.applyChanges(remove, add, now)
+	s.pruneState(f)
+	if refresh {
+		s.refreshNextRuns()
+	}
+	s.mu.Lock()
+	n := len(s.entries)
+	s.mu.Unlock()
+	s.log.Info("cron jobs loaded", "scheduled", n, "problems", len(problems))
+	s.emit(Event{Kind: EventReloaded, Message: fmt.Sprintf("%d jobs scheduled, %d problems", n, len(problems))})
+	return nil
+}
+
+// desiredJobs are the enabled, valid jobs of f that should be scheduled
+// (a one-shot job that already ran is not).
+func (s *Scheduler) desiredJobs(f JobsFile, now time.Time) map[string]compiled {
 	desired := map[string]compiled{}
 	for i, j := range f.Jobs {
 		if j.raw != nil || !j.Enabled || j.ID == "" {
@@ -302,10 +323,16 @@ func (s *Scheduler) reload(refresh bool) error {
 		}
 		desired[j.ID] = c
 	}
+	return desired
+}
 
+// diffEntries compares the scheduled entries with the desired jobs: the
+// entries to remove (gone or changed schedule) are taken out of s.entries,
+// the jobs to add are returned sorted by id; unchanged entries take the
+// new payload and name.
+func (s *Scheduler) diffEntries(desired map[string]compiled) (remove []*entry, add []compiled) {
 	s.mu.Lock()
-	s.problems = problems
-	var remove []*entry
+	defer s.mu.Unlock()
 	for id, e := range s.entries {
 		d, ok := desired[id]
 		if !ok || fingerprint(d) != e.fp {
@@ -315,14 +342,18 @@ func (s *Scheduler) reload(refresh bool) error {
 			e.c = d // payload, name etc. may have changed
 		}
 	}
-	var add []compiled
 	for id, d := range desired {
 		if _, ok := s.entries[id]; !ok {
 			add = append(add, d)
 		}
 	}
-	s.mu.Unlock()
+	slices.SortFunc(add, func(a, b compiled) int { return strings.Compare(a.job.ID, b.job.ID) })
+	return remove, add
+}
 
+// applyChanges unregisters the removed entries from gocron and registers
+// the added jobs; a job gocron refuses is reported as a problem.
+func (s *Scheduler) applyChanges(remove []*entry, add []compiled, now time.Time) {
 	for _, e := range remove {
 		if err := s.gs.RemoveJob(e.gj.ID()); err != nil && !errors.Is(err, gocron.ErrJobNotFound) {
 			s.log.Warn("cron: remove job", "job", e.c.job.ID, "err", err)
@@ -331,7 +362,6 @@ func (s *Scheduler) reload(refresh bool) error {
 		// re-registered job schedules its own.
 		s.gs.RemoveByTags(e.c.job.ID)
 	}
-	slices.SortFunc(add, func(a, b compiled) int { return strings.Compare(a.job.ID, b.job.ID) })
 	for _, c := range add {
 		gj, err := s.register(c, now)
 		if err != nil {
@@ -344,16 +374,6 @@ func (s *Scheduler) reload(refresh bool) error {
 		s.entries[c.job.ID] = &entry{c: c, fp: fingerprint(c), gj: gj}
 		s.mu.Unlock()
 	}
-	s.pruneState(f)
-	if refresh {
-		s.refreshNextRuns()
-	}
-	s.mu.Lock()
-	n := len(s.entries)
-	s.mu.Unlock()
-	s.log.Info("cron jobs loaded", "scheduled", n, "problems", len(problems))
-	s.emit(Event{Kind: EventReloaded, Message: fmt.Sprintf("%d jobs scheduled, %d problems", n, len(problems))})
-	return nil
 }
 
 func fingerprint(c compiled) string {
@@ -417,160 +437,6 @@ func (s *Scheduler) deviceKey(j Job) string {
 	return s.opts.DefaultDevice
 }
 
-// execute runs a job unless it or its device is busy, and records state.
-func (s *Scheduler) execute(parent context.Context, job Job, trigger string) (status, message string, err error) {
-	now := s.clock.Now()
-	dev := s.deviceKey(job)
-	s.mu.Lock()
-	if s.stopping {
-		s.mu.Unlock()
-		return "", "", ErrStopped
-	}
-	skip := ""
-	deviceBusy := false
-	if _, running := s.running[job.ID]; running {
-		skip = fmt.Sprintf("job %s already running", job.ID)
-	} else if other, busy := s.busy[dev]; busy {
-		skip = fmt.Sprintf("device %s busy with job %s", dev, other)
-		deviceBusy = true
-	}
-	if skip != "" {
-		s.mu.Unlock()
-		return s.skip(job, trigger, now, skip, deviceBusy)
-	}
-	ctx, cancel := context.WithCancel(parent)
-	stopOnShutdown := context.AfterFunc(s.runCtx, cancel)
-	s.running[job.ID] = &RunInfo{JobID: job.ID, Name: job.Name, Device: dev, Task: describe(job), Trigger: trigger, StartedAt: now}
-	s.busy[dev] = job.ID
-	s.wg.Add(1)
-	s.mu.Unlock()
-	defer s.wg.Done() // after state is recorded, so Stop waits for it
-	release := func() {
-		stopOnShutdown()
-		cancel()
-		s.mu.Lock()
-		delete(s.running, job.ID)
-		delete(s.busy, dev)
-		s.mu.Unlock()
-	}
-
-	s.updateState(job.ID, func(st *JobState) {
-		st.LastAttemptAtMs = now.UnixMilli()
-		st.LastRunAtMs = now.UnixMilli()
-	})
-	s.log.Info("cron job started", "job", job.ID, "trigger", trigger, "device", dev)
-	s.emit(Event{Kind: EventStarted, JobID: job.ID, Trigger: trigger, At: now})
-
-	ok, msg, runErr := s.safeRun(ctx, job)
-	release() // the device is free before anyone hears the run ended
-	if errors.Is(runErr, ErrBusy) {
-		// Another process holds the device (its lease): the run did not
-		// start, so it is skipped like a run whose device a job holds.
-		return s.skip(job, trigger, now, runErr.Error(), true)
-	}
-	status = StatusOK
-	if runErr != nil || !ok {
-		status = StatusFail
-	}
-	if runErr != nil {
-		if msg != "" {
-			msg = msg + ": " + runErr.Error()
-		} else {
-			msg = runErr.Error()
-		}
-	}
-	next, _ := s.NextRun(job.ID)
-	s.updateState(job.ID, func(st *JobState) { // one state write per finished run
-		st.LastStatus = status
-		st.LastMessage = truncate(msg, 2000)
-		st.NextRunAtMs = unixMs(next)
-	})
-	s.log.Info("cron job finished", "job", job.ID, "status", status, "message", truncate(msg, 200))
-	s.emit(Event{Kind: EventFinished, JobID: job.ID, Trigger: trigger, Status: status, Message: msg, Err: runErr})
-	s.afterAt(job, trigger)
-	return status, msg, runErr
-}
-
-// skip records a run that did not happen. A one-shot job runs once:
-// skipped only because its device was busy, it is retried shortly instead
-// of being lost.
-func (s *Scheduler) skip(job Job, trigger string, now time.Time, reason string, deviceBusy bool) (status, message string, err error) {
-	retry := deviceBusy && job.Schedule.Kind == KindAt && trigger == TriggerSchedule && s.retryAt(job.ID, now.Add(AtRetryDelay))
-	if retry {
-		reason += fmt.Sprintf("; retrying in %s", AtRetryDelay)
-	}
-	s.updateState(job.ID, func(st *JobState) {
-		st.LastAttemptAtMs = now.UnixMilli()
-		st.LastStatus = StatusSkipped
-		st.LastMessage = reason
-	})
-	s.log.Info("cron job skipped", "job", job.ID, "reason", reason)
-	s.emit(Event{Kind: EventSkipped, JobID: job.ID, Trigger: trigger, At: now, Status: StatusSkipped, Message: reason})
-	if !retry {
-		s.afterAt(job, trigger)
-	}
-	return StatusSkipped, reason, nil
-}
-
-// AtRetryDelay is how long a one-shot job waits before trying again when
-// it was due while its device was busy.
-const AtRetryDelay = 30 * time.Second
-
-// retryAt schedules one more run of a one-shot job at t; false when it
-// could not be scheduled (the job is then treated as done).
-func (s *Scheduler) retryAt(id string, t time.Time) bool {
-	_, err := s.gs.NewJob(gocron.OneTimeJob(gocron.OneTimeJobStartDateTime(t)),
-		gocron.NewTask(func() { s.fire(id) }), gocron.WithName(id+" (retry)"), gocron.WithTags(id))
-	if err != nil {
-		s.log.Warn("cron: could not schedule a retry", "job", id, "err", err)
-		return false
-	}
-	return true
-}
-
-// afterAt disables a one-shot job in jobs.json once it was due.
-func (s *Scheduler) afterAt(job Job, trigger string) {
-	if job.Schedule.Kind != KindAt || trigger != TriggerSchedule {
-		return
-	}
-	err := UpdateJobs(s.jobsPath, func(f *JobsFile) error {
-		cur, ok := f.Find(job.ID)
-		if !ok || cur.Schedule.At != job.Schedule.At || !cur.Enabled {
-			return nil
-		}
-		return f.SetEnabled(job.ID, false)
-	})
-	if err != nil {
-		s.log.Warn("cron: could not disable finished one-shot job", "job", job.ID, "err", err)
-		s.emit(Event{Kind: EventError, JobID: job.ID, Message: err.Error(), Err: err})
-	}
-}
-
-func (s *Scheduler) safeRun(ctx context.Context, job Job) (ok bool, msg string, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			ok, msg, err = false, "", fmt.Errorf("runner panicked: %v", r)
-		}
-	}()
-	return s.runner.Run(ctx, job)
-}
-
-func describe(j Job) string {
-	switch j.Payload.Kind {
-	case PayloadPlaybook, PayloadLua:
-		return j.Payload.Kind + " " + j.Payload.Path
-	default:
-		return j.Payload.Task
-	}
-}
-
-func truncate(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
-}
-
 func (s *Scheduler) updateState(id string, fn func(*JobState)) {
 	s.stateMu.Lock()
 	defer s.stateMu.Unlock()
@@ -605,130 +471,6 @@ func (s *Scheduler) pruneState(f JobsFile) {
 	if err != nil {
 		s.log.Error("cron state not saved", "err", err)
 	}
-}
-
-// NextRun returns a scheduled job's next run time.
-func (s *Scheduler) NextRun(id string) (time.Time, bool) {
-	s.mu.Lock()
-	e, ok := s.entries[id]
-	s.mu.Unlock()
-	if !ok {
-		return time.Time{}, false
-	}
-	t := s.nextRunOf(e)
-	return t, !t.IsZero()
-}
-
-func (s *Scheduler) nextRunOf(e *entry) time.Time {
-	now := s.clock.Now()
-	// gocron keeps already-passed times at the head of its list until a
-	// run completes (e.g. after a singleton skip): take the first future one.
-	runs, err := e.gj.NextRuns(3)
-	var t time.Time
-	for _, r := range runs {
-		t = r
-		if r.After(now) {
-			return r
-		}
-	}
-	// gocron may not have rescheduled yet right after a run.
-	switch e.c.job.Schedule.Kind {
-	case KindCron:
-		return (&tzCron{expr: e.c.cron.expr, loc: e.c.loc, inner: e.c.cron.inner}).Next(now)
-	case KindEvery:
-		if err != nil || t.IsZero() {
-			return time.Time{}
-		}
-		for !t.After(now) {
-			t = t.Add(e.c.every)
-		}
-		return t
-	default:
-		if e.c.at.After(now) {
-			return e.c.at
-		}
-		return time.Time{}
-	}
-}
-
-func (s *Scheduler) refreshNextRuns() {
-	s.mu.Lock()
-	ids := make([]string, 0, len(s.entries))
-	for id := range s.entries {
-		ids = append(ids, id)
-	}
-	s.mu.Unlock()
-	next := map[string]int64{}
-	for _, id := range ids {
-		t, _ := s.NextRun(id)
-		next[id] = unixMs(t)
-	}
-	s.stateMu.Lock()
-	for id, st := range s.state.Jobs {
-		if _, ok := next[id]; !ok && st.NextRunAtMs != 0 {
-			st.NextRunAtMs = 0 // disabled or invalid
-			s.state.Jobs[id] = st
-		}
-	}
-	for id, ms := range next {
-		st := s.state.Jobs[id]
-		st.NextRunAtMs = ms
-		s.state.Jobs[id] = st
-	}
-	err := SaveState(s.statePath, s.state)
-	s.stateMu.Unlock()
-	if err != nil {
-		s.log.Error("cron state not saved", "err", err)
-	}
-}
-
-func unixMs(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixMilli()
-}
-
-// State returns a copy of the run state.
-func (s *Scheduler) State() State {
-	s.stateMu.Lock()
-	defer s.stateMu.Unlock()
-	out := State{Version: 1, Jobs: make(map[string]JobState, len(s.state.Jobs))}
-	for k, v := range s.state.Jobs {
-		out.Jobs[k] = v
-	}
-	return out
-}
-
-// Problems returns the invalid entries found by the last load.
-func (s *Scheduler) Problems() []Problem {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.problems)
-}
-
-// Scheduled returns the ids of the jobs currently scheduled.
-func (s *Scheduler) Scheduled() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ids := make([]string, 0, len(s.entries))
-	for id := range s.entries {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids
-}
-
-// Running returns the running jobs, oldest first.
-func (s *Scheduler) Running() []RunInfo {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]RunInfo, 0, len(s.running))
-	for _, r := range s.running {
-		out = append(out, *r)
-	}
-	slices.SortFunc(out, func(a, b RunInfo) int { return a.StartedAt.Compare(b.StartedAt) })
-	return out
 }
 
 // RunNow runs a job immediately on the caller's goroutine (also a disabled

@@ -40,9 +40,13 @@ type AgentOptions struct {
 	// HumanAuth answers request_human_auth; nil asks on Stdin/Stdout when
 	// Stdin is a terminal, else tells the model nobody can answer.
 	HumanAuth HumanAuthFunc
-	Stdin     io.Reader
-	Stdout    io.Writer
-	Events    func(Event)
+	// HumanAuthFor, when set, builds the answerer once the run's session
+	// exists (a relay emits its link events on it); a nil func it returns
+	// keeps HumanAuth. An error fails the run before its first step.
+	HumanAuthFor func(ctx context.Context, sess *engine.Session) (HumanAuthFunc, error)
+	Stdin        io.Reader
+	Stdout       io.Writer
+	Events       func(Event)
 }
 
 // AgentResult is an agent run's verdict (engine.RunResult: success,
@@ -87,6 +91,15 @@ func (s *Service) agent(ctx context.Context, lc *lifecycle, o AgentOptions) (eng
 	}
 	if err := lc.ready(sess); err != nil {
 		return sess.Finish(false, err.Error()), err
+	}
+	if o.HumanAuthFor != nil {
+		ask, err := o.HumanAuthFor(ctx, sess)
+		if err != nil {
+			return sess.Finish(false, err.Error()), err
+		}
+		if ask != nil {
+			o.HumanAuth = ask
+		}
 	}
 	files := []prompt.ContextFile{} // none: do not fall back to reading them again
 	if cfg.ContextFiles != nil {

@@ -13,15 +13,18 @@ type Kind string
 // The event kinds. Kinds a run emits that are not listed here (a script's
 // events.emit("my_kind", …)) arrive with that kind and only Fields set.
 const (
-	KindRunStart    Kind = "run_start"    // Run is set
-	KindRunEnd      Kind = "run_end"      // Run and End are set
-	KindStepStart   Kind = "step_start"   // Step is set (playbooks, replays)
-	KindStepEnd     Kind = "step_end"     // Step is set, with Status
-	KindAgentStep   Kind = "agent_step"   // AgentStep is set
-	KindProgress    Kind = "progress"     // Progress is set
-	KindHumanAuth   Kind = "human_auth"   // HumanAuth is set
-	KindArtifact    Kind = "artifact"     // Artifact is set
-	KindDeviceReady Kind = "device_ready" // Ready is set
+	KindRunStart  Kind = "run_start"  // Run is set
+	KindRunEnd    Kind = "run_end"    // Run and End are set
+	KindStepStart Kind = "step_start" // Step is set (playbooks, replays)
+	KindStepEnd   Kind = "step_end"   // Step is set, with Status
+	KindAgentStep Kind = "agent_step" // AgentStep is set
+	KindProgress  Kind = "progress"   // Progress is set
+	KindHumanAuth Kind = "human_auth" // HumanAuth is set
+	// KindHumanAuthLink: a relay serves a human-auth request at
+	// HumanAuth.URL (until HumanAuth.ExpiresAt).
+	KindHumanAuthLink Kind = "human_auth_request"
+	KindArtifact      Kind = "artifact"     // Artifact is set
+	KindDeviceReady   Kind = "device_ready" // Ready is set
 )
 
 // RunKind is what a run executes.
@@ -112,7 +115,10 @@ type HumanAuthInfo struct {
 	Capability  string
 	Instruction string
 	Timeout     time.Duration
-	Answered    bool
+	// URL and ExpiresAt are set on human_auth_request (a relay's page).
+	URL       string
+	ExpiresAt string
+	Answered  bool
 	// Status is approved, rejected or timeout once Answered (the text a
 	// person typed is never part of the event).
 	Status string
@@ -147,6 +153,9 @@ func fromEngine(ev engine.Event) Event {
 	case KindAgentStep:
 		out.AgentStep = &AgentStepInfo{Step: intField(f, "step"), MaxSteps: intField(f, "max_steps"), Action: strField(f, "action"),
 			Result: strField(f, "result"), ModelMs: int64(intField(f, "model_ms"))}
+	case KindHumanAuthLink:
+		out.HumanAuth = &HumanAuthInfo{ID: strField(f, "request_id"), Capability: strField(f, "capability"),
+			Instruction: strField(f, "instruction"), URL: strField(f, "url"), ExpiresAt: strField(f, "expires_at")}
 	case KindDeviceReady:
 		r := &ReadyInfo{Error: strField(f, "error")}
 		r.Ready, _ = f["ready"].(bool)

@@ -19,6 +19,8 @@ import (
 	"github.com/openpocket/openpocket/lua"
 	"github.com/openpocket/openpocket/playbooks"
 	"github.com/openpocket/openpocket/stdlib"
+	"github.com/openpocket/openpocket/stdlib/assets"
+	"github.com/openpocket/openpocket/stdlib/visual"
 )
 
 // PlaybookOptions name one playbook run.
@@ -35,6 +37,14 @@ type PlaybookOptions struct {
 	OutputDir string
 	// Timeout aborts the run (0 = no limit).
 	Timeout time.Duration
+	// StepScreenshots saves the screen after each UI step as
+	// steps/NNN.png in the run's directory (StepReport.Screenshot).
+	StepScreenshots bool
+	// Around, when set, is called once the device is ready, before the
+	// playbook runs (a screen recorder starts there); the func it returns
+	// is called with the result and returns more artifacts to keep. logf
+	// writes to the run's log.txt.
+	Around func(sess *engine.Session, logf func(string, ...any)) (after func(PlaybookResult) []string)
 	// Events receives this run's events (nil: subscribers only).
 	Events func(Event)
 }
@@ -49,6 +59,7 @@ type StepReport struct {
 	Status     string `json:"status"`
 	DurationMs int64  `json:"durationMs"`
 	Error      string `json:"error,omitempty"`
+	Screenshot string `json:"screenshot,omitempty"` // the screen after a UI step, relative to the run's directory
 }
 
 // PlaybookResult is one playbook run (steps.json's format).
@@ -170,9 +181,23 @@ func (s *Service) playCompiled(ctx context.Context, lc *lifecycle, name string, 
 		sess.Finish(false, err.Error())
 		return fail(err)
 	}
+	if o.StepScreenshots {
+		rec.shoot = stepShooter(sess, dir)
+	}
+	var after func(PlaybookResult) []string
+	if o.Around != nil {
+		after = o.Around(sess, logf)
+	}
 	reg := s.Registry()
 	if err := reg.RegisterSource(playbooks.RuntimeModule, playbooks.RuntimeSource); err != nil {
 		return fail(err)
+	}
+	if root, err := os.OpenRoot(filepath.Dir(o.File)); err == nil {
+		// References and assets live next to the playbook, and only there.
+		defer root.Close()
+		if err := errors.Join(reg.Register(visual.New(root)), reg.Register(assets.New(root))); err != nil {
+			return fail(err)
+		}
 	}
 	vm, err := stdlib.NewVMWith(sess.Context(), reg, sess, lua.Options{
 		Timeout:   o.Timeout,
@@ -204,6 +229,9 @@ func (s *Service) playCompiled(ctx context.Context, lc *lifecycle, name string, 
 		logf("passed in %s", FormatMs(fr.DurationMs))
 		sess.Finish(true, "playbook passed")
 	}
+	if after != nil {
+		fr.Artifacts = append(fr.Artifacts, after(fr)...)
+	}
 	if err := writeStepsJSON(filepath.Join(dir, "steps.json"), fr); err != nil {
 		logf("steps.json: %v", err)
 	} else {
@@ -222,6 +250,7 @@ type stepRecorder struct {
 	// of the step that was running.
 	running []StepReport
 	logf    func(format string, args ...any)
+	shoot   func(n int) string // nil: no screenshots after UI steps
 }
 
 func (r *stepRecorder) onEvent(ev Event) {
@@ -242,8 +271,12 @@ func (r *stepRecorder) onEvent(ev Event) {
 				ev.Step.DurationMs = st.DurationMs // renderers see the same duration
 			}
 		}
-		r.steps = append(r.steps, StepReport{ID: st.ID, Label: st.Label, File: st.File, Line: st.Line, Depth: st.Depth,
-			Status: st.Status, DurationMs: st.DurationMs, Error: st.Error})
+		rep := StepReport{ID: st.ID, Label: st.Label, File: st.File, Line: st.Line, Depth: st.Depth,
+			Status: st.Status, DurationMs: st.DurationMs, Error: st.Error}
+		if ui, _ := ev.Fields["ui"].(bool); ui && r.shoot != nil && st.Status != "skipped" {
+			rep.Screenshot = r.shoot(len(r.steps) + 1)
+		}
+		r.steps = append(r.steps, rep)
 		if n := len(r.running); n > 0 && r.running[n-1].ID == st.ID {
 			r.running = r.running[:n-1]
 		}
@@ -319,6 +352,26 @@ func captureFailure(sess *engine.Session, dir string) []string {
 		}
 	}
 	return out
+}
+
+// stepShooter saves the screen after a UI step as steps/NNN.png in the
+// run's directory and returns that relative path ("" when it failed).
+func stepShooter(sess *engine.Session, dir string) func(n int) string {
+	return func(n int) string {
+		phone, err := sess.Phone()
+		if err != nil {
+			return ""
+		}
+		png, err := phone.Screencap(sess.Context())
+		if err != nil {
+			return ""
+		}
+		rel := filepath.Join("steps", fmt.Sprintf("%03d.png", n))
+		if os.MkdirAll(filepath.Join(dir, "steps"), 0o755) != nil || atomicfile.WriteFile(filepath.Join(dir, rel), png, 0o644) != nil {
+			return ""
+		}
+		return rel
+	}
 }
 
 // writeStepsJSON writes a run's steps.json atomically.

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/openpocket/openpocket/engine"
-	"github.com/openpocket/openpocket/internal/skills"
 	"github.com/openpocket/openpocket/lua"
 	"github.com/openpocket/openpocket/stdlib"
+	"github.com/openpocket/openpocket/stdlib/skillsmod"
 )
 
 // ScriptOptions name one Lua script run.
@@ -94,17 +94,28 @@ type ReplayOptions struct {
 	Events  func(Event)
 }
 
+// StepResult is one replay step; StepError a replay stopped by a failed
+// check (the step, what was expected, what the screen showed).
+type (
+	StepResult = skillsmod.StepResult
+	StepError  = skillsmod.StepError
+)
+
+// CheckSkill compiles a skill's script without running it and returns its
+// syntax error (file:line: message).
+func CheckSkill(name string, src []byte) error { return skillsmod.Check(name, src) }
+
 // ReplayResult is what a replay did: the verdict and its steps.
 type ReplayResult struct {
 	engine.RunResult
 	RunID string
-	Steps []skills.StepResult
+	Steps []StepResult
 	// Passed counts the steps that passed.
 	Passed int
 }
 
 // Replay runs a skill's script without a model, after waking and
-// unlocking the device. A failed check is a *skills.StepError naming the
+// unlocking the device. A failed check is a *StepError naming the
 // step, what was expected and what the screen showed.
 func (s *Service) Replay(ctx context.Context, o ReplayOptions) (ReplayResult, error) {
 	name, src, from, err := s.resolveSkill(o)
@@ -131,7 +142,7 @@ func (s *Service) replay(ctx context.Context, lc *lifecycle, name, from string, 
 	if err := lc.ready(sess); err != nil {
 		return ReplayResult{RunResult: sess.Finish(false, err.Error())}, err
 	}
-	r, err := skills.Run(sess.Context(), sess, src, skills.RunOptions{Name: from, Params: o.Params, Registry: s.Registry(),
+	r, err := skillsmod.Run(sess.Context(), sess, src, skillsmod.RunOptions{Name: from, Params: o.Params, Registry: s.Registry(),
 		Timeout: o.Timeout, Print: o.Print})
 	out := ReplayResult{Steps: r.Steps, Passed: r.Passed}
 	failMsg, okMsg := err, "skill replayed"

@@ -61,8 +61,9 @@
 //
 // # Running
 //
-// [Run] executes a replay script in a fresh sandboxed VM bound to a session
-// with the given parameters, forwarding its step events and turning a failed
-// check into a [*StepError] (step, expected, what the screen showed). It
-// calls no model.
+// This package learns and loads skills and imports no Lua: replaying one is
+// the run service's Replay (internal/run), whose VM work is
+// stdlib/skillsmod's Run (a fresh sandboxed VM bound to a session, step
+// events forwarded, a failed check turned into a *StepError naming the
+// step, what was expected and what the screen showed). It calls no model.
 package skills

@@ -74,18 +74,8 @@ const (
 	DialogSystem     = "system dialog"
 )
 
-// DialogPackage reports the packages whose windows are system dialogs that
-// interrupt a task and may or may not show up again: runtime permission
-// prompts, and the system server's own dialogs (package "android": "app
-// isn't responding", "Open with", the keyboard picker).
-func DialogPackage(pkg string) bool {
-	switch pkg {
-	case "com.android.permissioncontroller", "com.google.android.permissioncontroller",
-		"com.android.packageinstaller", "com.google.android.packageinstaller", "android":
-		return true
-	}
-	return false
-}
+// DialogPackage is [engine.DialogPackage].
+func DialogPackage(pkg string) bool { return engine.DialogPackage(pkg) }
 
 // launcherPackage reports a home screen app.
 func launcherPackage(pkg string) bool {

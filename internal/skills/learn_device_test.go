@@ -21,6 +21,7 @@ import (
 	"github.com/openpocket/openpocket/internal/sim/android"
 	"github.com/openpocket/openpocket/internal/skills"
 	"github.com/openpocket/openpocket/stdlib/agent"
+	"github.com/openpocket/openpocket/stdlib/skillsmod"
 )
 
 // learnCase is a task an agent run learns on the virtual phone, with a
@@ -432,7 +433,7 @@ func learnSkill(t *testing.T, c learnCase, steps []engine.TraceStep) (src, coord
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := skills.Check(art.ScriptPath, b); err != nil {
+	if err := skillsmod.Check(art.ScriptPath, b); err != nil {
 		t.Fatalf("%v\n%s", err, b)
 	}
 	plan := skills.Learn(steps)

@@ -10,6 +10,7 @@ import (
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/screen"
 	"github.com/openpocket/openpocket/internal/skills"
+	"github.com/openpocket/openpocket/stdlib/skillsmod"
 )
 
 const (
@@ -74,7 +75,7 @@ func TestLearnDropsDetoursAndKeepsDialogsAsHandlers(t *testing.T) {
 	}
 
 	src, _ := skills.GenerateReplay(steps, skills.ReplayOptions{Name: "bt"})
-	if err := skills.Check("bt.lua", []byte(src)); err != nil {
+	if err := skillsmod.Check("bt.lua", []byte(src)); err != nil {
 		t.Fatalf("%v\n%s", err, src)
 	}
 	for _, want := range []string{

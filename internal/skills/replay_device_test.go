@@ -15,6 +15,7 @@ import (
 	"github.com/openpocket/openpocket/internal/sim"
 	"github.com/openpocket/openpocket/internal/sim/android"
 	"github.com/openpocket/openpocket/internal/skills"
+	"github.com/openpocket/openpocket/stdlib/skillsmod"
 )
 
 // flow is a task recorded like an agent run, then replayed.
@@ -155,7 +156,7 @@ func TestReplayRobustness(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := skills.Check(art.ScriptPath, src); err != nil {
+			if err := skillsmod.Check(art.ScriptPath, src); err != nil {
 				t.Fatalf("generated script does not compile: %v\n%s", err, src)
 			}
 			coord, _ := skills.GenerateReplay(r.steps, skills.ReplayOptions{Name: f.name, ScreenWidth: 1080, ScreenHeight: 2400, CoordinatesOnly: true})
@@ -194,7 +195,7 @@ func TestReplayRobustness(t *testing.T) {
 						t.Fatalf("coordinate-only replay: passed=%t, want %t (err: %v)", ok, v.coordPasses, cerr)
 					}
 					if cerr != nil {
-						var se *skills.StepError
+						var se *skillsmod.StepError
 						if !errors.As(cerr, &se) || se.Expected == "" || se.Saw == "" {
 							t.Fatalf("coordinate-only failure is not a clear step error: %v", cerr)
 						}
@@ -224,7 +225,7 @@ func dialogVariants(t *testing.T, s *sim.Sim, f flow, src string) {
 				}
 			}
 		})
-		var se *skills.StepError
+		var se *skillsmod.StepError
 		if !errors.As(err, &se) {
 			t.Fatalf("replay with a dialog: want a *StepError, got %v", err)
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/openpocket/openpocket/internal/sim"
 	"github.com/openpocket/openpocket/internal/sim/simtest"
 	"github.com/openpocket/openpocket/internal/skills"
+	"github.com/openpocket/openpocket/stdlib/skillsmod"
 )
 
 // One virtual phone for the test binary; device tests take it in turn.
@@ -194,7 +195,7 @@ func byText(text string) func(screen.UIElement) bool {
 }
 
 // replay runs a generated script on a fresh session bound to phone.
-func replay(t testing.TB, phone *device.Phone, src string, params map[string]string, onEvent func(engine.Event)) (skills.Result, error) {
+func replay(t testing.TB, phone *device.Phone, src string, params map[string]string, onEvent func(engine.Event)) (skillsmod.Result, error) {
 	t.Helper()
 	eng := &engine.Engine{Logger: slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -204,7 +205,7 @@ func replay(t testing.TB, phone *device.Phone, src string, params map[string]str
 		t.Fatal(err)
 	}
 	defer sess.Finish(true, "")
-	return skills.Run(ctx, sess, []byte(src), skills.RunOptions{Name: "replay.lua", Params: params, Print: func(s string) { t.Log(s) }})
+	return skillsmod.Run(ctx, sess, []byte(src), skillsmod.RunOptions{Name: "replay.lua", Params: params, Print: func(s string) { t.Log(s) }})
 }
 
 type testWriter struct{ t testing.TB }

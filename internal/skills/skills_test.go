@@ -14,6 +14,7 @@ import (
 	"github.com/openpocket/openpocket/engine/action"
 	"github.com/openpocket/openpocket/engine/screen"
 	"github.com/openpocket/openpocket/internal/skills"
+	"github.com/openpocket/openpocket/stdlib/skillsmod"
 )
 
 func act(t *testing.T, typ string, p map[string]any) action.Action { return mustAction(t, typ, p) }
@@ -62,7 +63,7 @@ func TestSlug(t *testing.T) {
 
 func TestGenerateReplay(t *testing.T) {
 	src, params := skills.GenerateReplay(wifiSteps(t), skills.ReplayOptions{Name: "wifi", SessionPath: "s.md", Fingerprint: "abc", ScreenWidth: 1080, ScreenHeight: 2400})
-	if err := skills.Check("wifi.lua", []byte(src)); err != nil {
+	if err := skillsmod.Check("wifi.lua", []byte(src)); err != nil {
 		t.Fatalf("%v\n%s", err, src)
 	}
 	for _, want := range []string{
@@ -240,7 +241,7 @@ func TestBundledSkillsCompile(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", s.Name, err)
 		}
-		if err := skills.Check(s.Name, src); err != nil {
+		if err := skillsmod.Check(s.Name, src); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -132,6 +132,11 @@ type HumanAuthConfig struct {
 	RelayHost         string `json:"relayHost"`
 	RelayPort         int    `json:"relayPort"`
 	RequestTimeoutSec int    `json:"requestTimeoutSec"`
+	// PublicBaseURL, when set, is the address links are printed with (a
+	// tunnel such as ngrok or cloudflared, or a reverse proxy), e.g.
+	// "https://abc.ngrok.app"; the relay itself still listens on
+	// relayHost:relayPort.
+	PublicBaseURL string `json:"publicBaseUrl"`
 }
 
 // DeviceConfig tunes device actions (ours, not upstream).
@@ -374,6 +379,9 @@ func (c Config) Validate() error {
 	}
 	if c.HumanAuth.RelayPort < 0 || c.HumanAuth.RelayPort > 65535 {
 		return bad("humanAuth.relayPort", "expected a port between 0 and 65535, got %d", c.HumanAuth.RelayPort)
+	}
+	if u := strings.TrimSpace(c.HumanAuth.PublicBaseURL); u != "" && !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "http://") {
+		return bad("humanAuth.publicBaseUrl", "expected an http:// or https:// URL, got %q", u)
 	}
 	if c.MemoryTools.MinScore < 0 || c.MemoryTools.MinScore > 1 {
 		return bad("memoryTools.minScore", "expected a number between 0 and 1, got %g", c.MemoryTools.MinScore)

@@ -50,6 +50,7 @@ func TestDefaultConfigValues(t *testing.T) {
 		"humanAuth.relayHost":              {c.HumanAuth.RelayHost, "127.0.0.1"},
 		"humanAuth.relayPort":              {c.HumanAuth.RelayPort, 8787},
 		"humanAuth.requestTimeoutSec":      {c.HumanAuth.RequestTimeoutSec, 300},
+		"humanAuth.publicBaseUrl":          {c.HumanAuth.PublicBaseURL, ""},
 		"defaultModel":                     {c.DefaultModel, "default"},
 		"models.default.baseUrl":           {c.Models["default"].BaseURL, "https://api.openai.com/v1"},
 		"models.default.model":             {c.Models["default"].Model, "gpt-4.1"},
@@ -164,6 +165,15 @@ func TestLoadConfigValidationNamesPathAndLine(t *testing.T) {
 	path := writeConfig(t, "{\n  \"agent\": {\"systemPromptMode\": \"fancy\"}\n}")
 	_, err := LoadConfig(path)
 	want := "config.json:2:33: agent.systemPromptMode: expected one of full, minimal, none, got \"fancy\""
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error = %v, want %q", err, want)
+	}
+}
+
+func TestLoadConfigPublicBaseURLMustBeHTTP(t *testing.T) {
+	path := writeConfig(t, "{\n  \"humanAuth\": {\"publicBaseUrl\": \"ftp://x\"}\n}")
+	_, err := LoadConfig(path)
+	want := "humanAuth.publicBaseUrl: expected an http:// or https:// URL, got \"ftp://x\""
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("error = %v, want %q", err, want)
 	}

@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/openpocket/openpocket/engine/textpos"
 )
 
 // span is one JSON value with its key path and byte range.
@@ -25,21 +28,8 @@ func (s span) dotted() string { return strings.Join(s.path, ".") }
 
 var typeOfConfig = reflect.TypeFor[Config]()
 
-// lineCol converts a byte offset into a 1-based line and column (columns
-// count characters, not bytes).
-func lineCol(data []byte, off int64) (line, col int) {
-	if off < 0 {
-		off = 0
-	}
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	before := data[:off]
-	line = bytes.Count(before, []byte("\n")) + 1
-	lineStart := bytes.LastIndexByte(before, '\n') + 1
-	col = utf8.RuneCount(before[lineStart:]) + 1
-	return line, col
-}
+// lineCol is textpos.LineCol (columns count characters).
+func lineCol(data []byte, off int64) (line, col int) { return textpos.LineCol(data, off) }
 
 // skipFiller skips whitespace and the separators the decoder consumes
 // silently before a token (':' and ',').
@@ -206,10 +196,7 @@ func positionError(file string, data []byte, err error, spans []span) error {
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &se):
-		off := se.Offset - 1
-		if se.Error() == "unexpected end of JSON input" {
-			off = int64(len(bytes.TrimRight(data, " \t\r\n")))
-		}
+		off, _ := textpos.JSONSyntaxOffset(data, err)
 		line, col := lineCol(data, off)
 		return &ConfigError{File: file, Line: line, Column: col, Message: explainSyntax(se.Error())}
 	case errors.As(err, &te):
@@ -331,41 +318,8 @@ func unknownKeys(file string, data []byte, spans []span, root reflect.Type) []Wa
 	return out
 }
 
-// nearest returns the candidate closest to key by edit distance, or "" if
+// nearest returns the candidate closest to key (textpos.Nearest), or "" if
 // none is close enough to be a plausible typo.
 func nearest(key string, candidates map[string]reflect.Type) string {
-	best, bestDist := "", -1
-	lk := strings.ToLower(key)
-	for c := range candidates {
-		d := levenshtein(lk, strings.ToLower(c))
-		if bestDist < 0 || d < bestDist || (d == bestDist && c < best) {
-			best, bestDist = c, d
-		}
-	}
-	limit := max(2, utf8.RuneCountInString(key)/3)
-	if bestDist < 0 || bestDist > limit {
-		return ""
-	}
-	return best
-}
-
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
+	return textpos.Nearest(key, slices.Collect(maps.Keys(candidates)))
 }

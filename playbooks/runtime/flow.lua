@@ -230,7 +230,7 @@ function flow.step(info, fn, label_fn)
   if emit then
     local e = ev.finish
     e.id, e.label, e.file, e.line, e.depth = id, label, info.file, info.line, depth
-    e.status, e.duration_ms = status, now() - t0
+    e.status, e.duration_ms, e.ui = status, now() - t0, info.ui == true
     if e.error ~= msg then e.error = msg end
     emit("step_end", e)
   end

@@ -13,7 +13,6 @@ import (
 	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/engine/prompt"
 	"github.com/openpocket/openpocket/engine/screen"
-	"github.com/openpocket/openpocket/internal/skills"
 	"github.com/openpocket/openpocket/lua"
 )
 
@@ -223,7 +222,11 @@ func (h *host) humanAuth(ctx context.Context, a action.Action) (device.Outcome, 
 	out := device.Outcome{Device: a}
 	id := fmt.Sprintf("%s-step-%d", orRun(h.sess.SessionID()), h.step)
 	req := HumanAuthRequest{ID: id, Capability: a.Str("capability"), Instruction: a.Str("instruction"),
+		Reason: a.Str("reason"), TemplatePath: a.Str("templatePath"),
 		Timeout: time.Duration(a.Int("timeoutSec")) * time.Second}
+	if t, ok := a.Params["uiTemplate"].(map[string]any); ok {
+		req.UITemplate = t
+	}
 	unavailable := func(err error) device.Outcome {
 		out.Result = fmt.Sprintf("Human auth unavailable request_id=%s message=%v. Continue without it if the task allows, otherwise finish and tell the user what they must do (%s).",
 			id, err, req.Instruction)
@@ -239,23 +242,8 @@ func (h *host) humanAuth(ctx context.Context, a action.Action) (device.Outcome, 
 		}
 		return unavailable(err), nil
 	}
-	out.Result = fmt.Sprintf("Human auth %s request_id=%s message=%s", dec.Status, id, dec.Message)
-	if dec.Status == "approved" && dec.Text != "" {
-		p, err := h.sess.Phone()
-		if err == nil {
-			_, err = p.Type(ctx, dec.Text)
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return out, ctx.Err()
-			}
-			out.Result += fmt.Sprintf("\ndelegation_result=typing the provided text failed: %v", err)
-		} else {
-			// The text itself (an OTP, a password) stays out of the session.
-			out.Result += fmt.Sprintf("\ndelegation_result=typed %d characters into the focused field", len([]rune(dec.Text)))
-		}
-	}
-	return out, nil
+	out.Result, err = humanAuthResult(ctx, h.sess, id, dec)
+	return out, err
 }
 
 func orRun(id string) string {
@@ -290,7 +278,7 @@ func (h *host) record(L *lua.LState) int {
 		Result:       o.out.Result,
 		// One description of the element for recording and for the replay
 		// tests that simulate it.
-		Target:       skills.TargetOfElement(snap, o.out.Element),
+		Target:       engine.TargetOfElement(snap, o.out.Element),
 		AppBefore:    o.out.AppBefore,
 		AppAfter:     o.out.AppAfter,
 		HashBefore:   o.out.HashBefore,

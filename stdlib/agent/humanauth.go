@@ -12,22 +12,50 @@ import (
 	"time"
 )
 
-// HumanAuthRequest is a request_human_auth action put to a person.
+// HumanAuthRequest is a request_human_auth action put to a person
+// (seed 000's fields).
 type HumanAuthRequest struct {
 	ID          string
 	Capability  string
 	Instruction string
+	Reason      string
 	Timeout     time.Duration
+	// UITemplate is the normalized uiTemplate object (nil when absent).
+	UITemplate map[string]any
+	// TemplatePath names a template JSON file in the workspace.
+	TemplatePath string
 }
 
 // HumanAuthDecision is the person's answer.
 type HumanAuthDecision struct {
 	// Status is "approved", "rejected" or "timeout".
 	Status string
-	// Text, when not empty, is typed into the focused field.
+	// Text, when not empty, is typed into the focused field. It may be a
+	// secret: it never reaches the session, events or logs.
 	Text string
-	// Message summarizes the decision for the model.
+	// Message summarizes the decision for the model; it never holds a
+	// secret ("credentials provided").
 	Message string
+	// Artifact is what the person sent with an approval, stored per seed
+	// 003 (nil when nothing was sent).
+	Artifact *HumanAuthArtifact
+	// Link is the approval page's address without its token, shown in the
+	// session ("" for the terminal).
+	Link string
+}
+
+// HumanAuthArtifact describes a stored artifact
+// (state/human-auth-artifacts/<requestId>.<ext>).
+type HumanAuthArtifact struct {
+	// Path is the file's absolute path.
+	Path string
+	// Kind is the JSON payload kind (text, qr_text, geo, credentials,
+	// payment_card, form) or image, audio or file for uploads.
+	Kind string
+	// MIME is the upload's content type (application/json for payloads).
+	MIME string
+	// Lat and Lon are set for kind geo.
+	Lat, Lon float64
 }
 
 // HumanAuthFunc asks a person to approve a request_human_auth action. An

@@ -87,7 +87,7 @@ func (m *Module) Open(vm *lua.VM) (lua.LValue, error) {
 			if err != nil {
 				return lua.ReturnErr(L, fmt.Errorf("skills.run: %w", err))
 			}
-			res, err := skills.Run(context.WithValue(ctx, depthKey{}, depth+1), sess, src, skills.RunOptions{Name: from, Params: params, Registry: vm.Registry()})
+			res, err := Run(context.WithValue(ctx, depthKey{}, depth+1), sess, src, RunOptions{Name: from, Params: params, Registry: vm.Registry()})
 			if err != nil {
 				if ctx.Err() != nil {
 					return lua.Raise(L, context.Cause(ctx))

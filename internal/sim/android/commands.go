@@ -30,6 +30,7 @@ func init() {
 		"true":        func(context.Context, *Phone, *cmdIO) int { return 0 },
 		"uiautomator": cmdUiautomator, "wc": cmdWc, "whoami": cmdWhoami, "wm": cmdWm,
 	}
+	addDeviceCommands(commands)
 }
 
 // commandNames lists the built-in commands, sorted (for /system/bin).
@@ -520,6 +521,12 @@ func cmdCmd(ctx context.Context, p *Phone, c *cmdIO) int {
 		return cmdInput(ctx, p, sub)
 	case "window":
 		return cmdWm(ctx, p, sub)
+	case "connectivity":
+		return connectivityCmd(p, sub)
+	case "location":
+		return locationCmd(p, sub)
+	case "uimode":
+		return uimodeCmd(p, sub)
 	case "statusbar":
 		return statusbarCmd(p, sub)
 	}

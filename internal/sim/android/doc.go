@@ -135,7 +135,21 @@
 // for the commands: input, screencap, uiautomator dump, dumpsys
 // window|activity|power, wm size|density, getprop, pm list packages|path|
 // clear|query-activities|resolve-activity, cmd package|clipboard|activity|
-// settings|input|window, monkey, am start|force-stop, settings, echo, ls, cat,
+// settings|input|window, monkey, am start|force-stop|broadcast (media.go: the media scanner), settings, echo, ls, cat,
 // rm, mkdir, grep, head, tail, wc, sleep, true, false, id, whoami, pwd, sh -c.
 // Unknown commands print "/system/bin/sh: NAME: not found" and exit 127.
+//
+// devicecmds.go and recorder.go add what Maestro-style steps use: pm grant|
+// revoke (runtime permissions the apps request; granting Notes'
+// POST_NOTIFICATIONS skips its dialog), pm install of a pushed file whose
+// first bytes are a ZIP header (a stub package named after the file), am
+// start -a android.intent.action.VIEW -d URI (notes://note?text=…,
+// contacts://, login:// deep links) and intent extras (LaunchExtras), cmd
+// connectivity airplane-mode (radios off, restored after), cmd location
+// providers set-test-provider-location, cmd uimode night, dumpsys
+// input_method (mInputShown), volume, D-pad, media and TV keys (KeyLog,
+// Volume), and screenrecord: it runs until --time-limit (≤ 180 s), pkill
+// -INT screenrecord or the shell closing, then writes an MP4 container
+// (ftyp, moov with mvhd/tkhd/mdhd durations, an empty sample table, mdat)
+// whose duration is the time recorded.
 package android

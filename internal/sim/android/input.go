@@ -279,6 +279,8 @@ func (p *Phone) keyLocked(code int) {
 		p.typeLocked(string(rune('0' + code - key0)))
 	case code >= keyA && code <= keyZ:
 		p.typeLocked(string(rune('a' + code - keyA)))
+	default:
+		p.extraKeyLocked(code)
 	}
 }
 

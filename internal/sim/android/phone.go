@@ -96,7 +96,9 @@ type state struct {
 	failMonkey bool
 	settings   map[string]string // "namespace/key" → value, besides wifi_on/bluetooth_on
 
-	ext extState // lock screen, keyboard, shade, build quirks (lock.go)
+	ext   extState   // lock screen, keyboard, shade, build quirks (lock.go)
+	media mediaState // media scanner (media.go)
+	x     extraState // permissions, installs, airplane mode, location, keys (devicecmds.go)
 }
 
 // task is an Android task: a stack of activities of one app.
@@ -419,6 +421,12 @@ func (p *Phone) replaceTopLocked(act *activity) {
 // leaving the root of a task returns to the launcher.
 func (p *Phone) backLocked() {
 	if p.closeFolderLocked() {
+		return
+	}
+	if p.keyboardShownLocked() {
+		// BACK first closes the soft keyboard of the focused field.
+		p.st.focused = ""
+		p.changed()
 		return
 	}
 	front := p.frontLocked()

@@ -50,7 +50,7 @@ func cmdPm(ctx context.Context, p *Phone, c *cmdIO) int {
 			filter = rest[len(rest)-1]
 		}
 		var out strings.Builder
-		for _, pkg := range allPackages() {
+		for _, pkg := range append(allPackages(), p.installedPackages()...) {
 			if strings.Contains(flags, "3") && !isThirdParty(pkg) || strings.Contains(flags, "s") && isThirdParty(pkg) {
 				continue
 			}
@@ -84,6 +84,9 @@ func cmdPm(ctx context.Context, p *Phone, c *cmdIO) int {
 	case "resolve-activity":
 		return resolveActivity(c, args[1:])
 	}
+	if code, ok := pmExtra(p, c, args); ok {
+		return code
+	}
 	c.errorf("Unknown command: %s", args[0])
 	return 1
 }
@@ -103,6 +106,8 @@ type intentArgs struct {
 	categories             []string
 	wait, brief            bool
 	positional             []string
+	data                   string            // -d URI
+	extras                 map[string]string // --es/--ei/… key → value
 }
 
 func parseIntent(args []string) (intentArgs, error) {
@@ -128,11 +133,19 @@ func parseIntent(args []string) (intentArgs, error) {
 			in.component, err = next()
 		case "-p":
 			in.pkg, err = next()
-		case "-d", "-t", "-f", "--user", "--display", "--windowingMode", "--activityType", "--components":
+		case "-d":
+			in.data, err = next()
+		case "-t", "-f", "--user", "--display", "--windowingMode", "--activityType", "--components":
 			_, err = next()
 		case "--es", "--ei", "--ez", "--el", "--ef", "--eu", "--ecn":
-			if _, err = next(); err == nil {
-				_, err = next()
+			var k, v string
+			if k, err = next(); err == nil {
+				if v, err = next(); err == nil {
+					if in.extras == nil {
+						in.extras = map[string]string{}
+					}
+					in.extras[k] = v
+				}
 			}
 		case "-W":
 			in.wait = true
@@ -281,7 +294,9 @@ func cmdAm(_ context.Context, p *Phone, c *cmdIO) int {
 		pkg := args[len(args)-1]
 		p.locked(func() { p.forceStopLocked(pkg) })
 		return 0
-	case "stack", "broadcast", "kill-all", "get-current-user":
+	case "broadcast":
+		return amBroadcast(p, c, args[1:])
+	case "stack", "kill-all", "get-current-user":
 		return 0
 	}
 	c.errorf("Error: Unknown command: %s", args[0])
@@ -293,6 +308,9 @@ func amStart(p *Phone, c *cmdIO, args []string) int {
 	if err != nil {
 		c.errorf("%v", err)
 		return 1
+	}
+	if in.action == "android.intent.action.VIEW" && in.data != "" && in.component == "" {
+		return amView(p, c, in)
 	}
 	if in.component == "" && len(in.positional) > 0 && strings.Contains(in.positional[0], "/") {
 		in.component = in.positional[0]
@@ -317,6 +335,7 @@ func amStart(p *Phone, c *cmdIO, args []string) int {
 		}
 		return amWaitReport(c, in, pkg+"/"+short)
 	}
+	p.rememberExtras(in.extras)
 	fmt.Fprintf(c.stdout, "Starting: %s\n", in.describe(""))
 	found := in.resolvedApps()
 	if len(found) != 1 {
@@ -428,6 +447,8 @@ func cmdDumpsys(_ context.Context, p *Phone, c *cmdIO) int {
 		}
 	case "power":
 		out = p.dumpPowerLocked()
+	case "input_method":
+		out = p.dumpInputMethodLocked()
 	case "display":
 		out = p.dumpDisplayLocked()
 	default:

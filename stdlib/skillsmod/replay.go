@@ -1,14 +1,11 @@
-package skills
+package skillsmod
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
-
-	gparse "github.com/yuin/gopher-lua/parse"
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/lua"
@@ -67,12 +64,10 @@ func (e *StepError) Error() string {
 
 func (e *StepError) Unwrap() error { return e.Err }
 
-// Check compiles src without running it and returns the syntax error.
+// Check compiles src without running it and returns the syntax error
+// (file:line: message, like every Lua error).
 func Check(name string, src []byte) error {
-	if _, err := gparse.Parse(bytes.NewReader(src), name); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	return nil
+	return lua.CheckSyntax(name, src, nil)
 }
 
 // Run executes a replay (or any skill script) in a fresh sandboxed VM bound

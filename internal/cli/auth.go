@@ -1,0 +1,209 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/internal/humanauth"
+	"github.com/openpocket/openpocket/stdlib/agent"
+)
+
+// RelayStarter starts the human-auth web relay on addr over store and
+// returns its base URL. The composition root binds internal/relay's Start
+// (front ends never import each other).
+type RelayStarter func(ctx context.Context, store *humanauth.Store, addr string) (base string, stop func(), err error)
+
+// Deps are what the composition root hands the CLI.
+type Deps struct {
+	StartRelay RelayStarter
+}
+
+// AuthCmd answers human-auth requests from the machine:
+// `openpocket auth list | approve ID [--text …] | reject ID`. Requests are
+// files in the state directory, so this works while a run (or the
+// gateway) in another process waits; the first answer wins.
+type AuthCmd struct {
+	List    AuthListCmd    `cmd:"" help:"List pending human-auth requests."`
+	Approve AuthApproveCmd `cmd:"" help:"Approve a pending request, optionally with text to type into the focused field."`
+	Reject  AuthRejectCmd  `cmd:"" help:"Reject a pending request."`
+}
+
+// AuthListCmd lists pending requests.
+type AuthListCmd struct{}
+
+// AuthApproveCmd approves one.
+type AuthApproveCmd struct {
+	ID   string `arg:"" help:"Request id (from auth list)."`
+	Text string `help:"Text typed into the focused field (an OTP code); stored as a seed 003 text artifact." placeholder:"TEXT"`
+}
+
+// AuthRejectCmd rejects one.
+type AuthRejectCmd struct {
+	ID string `arg:"" help:"Request id (from auth list)."`
+}
+
+func (c *AuthListCmd) Help() string    { return exampleHelp("auth list") }
+func (c *AuthApproveCmd) Help() string { return exampleHelp("auth approve") }
+func (c *AuthRejectCmd) Help() string  { return exampleHelp("auth reject") }
+
+func (a *App) authStore() (*humanauth.Store, error) {
+	h, err := a.home()
+	if err != nil {
+		return nil, err
+	}
+	return humanauth.Open(h.State()), nil
+}
+
+// Run prints id, capability, expiry and instruction of each request.
+func (c *AuthListCmd) Run(app *App) error {
+	s, err := app.authStore()
+	if err != nil {
+		return err
+	}
+	ps, err := s.List()
+	if err != nil {
+		return err
+	}
+	if len(ps) == 0 {
+		fmt.Fprintln(app.Stdout, "no pending human-auth requests")
+		return nil
+	}
+	tw := tabwriter.NewWriter(app.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tCAPABILITY\tEXPIRES\tINSTRUCTION")
+	for _, p := range ps {
+		left := time.Until(p.ExpiresAt).Round(time.Second)
+		exp := "in " + left.String()
+		if left <= 0 {
+			exp = "expired"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.ID, p.Capability, exp, agentShort(agentFirstLine(p.Instruction), 60))
+	}
+	return tw.Flush()
+}
+
+// Run approves the request.
+func (c *AuthApproveCmd) Run(app *App) error {
+	d := humanauth.Decision{Status: "approved", Message: "the user approved", By: "cli", Text: c.Text}
+	return app.decideAuth(c.ID, &d, c.Text)
+}
+
+// Run rejects the request.
+func (c *AuthRejectCmd) Run(app *App) error {
+	d := humanauth.Decision{Status: "rejected", Message: "the user rejected the request", By: "cli"}
+	return app.decideAuth(c.ID, &d, "")
+}
+
+func (a *App) decideAuth(id string, d *humanauth.Decision, text string) error {
+	s, err := a.authStore()
+	if err != nil {
+		return err
+	}
+	p, err := s.Get(id)
+	switch {
+	case errors.Is(err, humanauth.ErrNotFound):
+		return UsageError{fmt.Errorf("auth: no pending request %q (see openpocket auth list)", id)}
+	case errors.Is(err, humanauth.ErrDecided):
+		return FailedError{Msg: fmt.Sprintf("auth: request %s was already answered", id)}
+	case err != nil:
+		return err
+	case p.Expired(time.Now()):
+		return FailedError{Msg: fmt.Sprintf("auth: request %s has expired", id)}
+	}
+	if text != "" {
+		if d.Artifact, err = s.SaveJSON(id, p.Capability, map[string]any{"kind": humanauth.TextKind(p.Capability), "value": text}); err != nil {
+			return err
+		}
+		d.Message += " and provided text"
+	}
+	if err := s.Decide(id, *d); errors.Is(err, humanauth.ErrDecided) {
+		return FailedError{Msg: fmt.Sprintf("auth: request %s was already answered", id)}
+	} else if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.Stdout, "%s %s\n", d.Status, id)
+	return nil
+}
+
+// startRelay starts the relay for this process when humanAuth.enabled and
+// none runs here yet (the gateway's); a relay another process already
+// runs on the address (the gateway) serves our requests too, since they
+// are files. It returns the base URL links use.
+func (a *App) startRelay(ctx context.Context) (string, error) {
+	cfg := a.cfg.HumanAuth
+	addr := net.JoinHostPort(cfg.RelayHost, strconv.Itoa(cfg.RelayPort))
+	base := "http://" + addr
+	if a.relayBase == "" && a.StartRelay != nil {
+		s, err := a.authStore()
+		if err != nil {
+			return "", err
+		}
+		b, stop, err := a.StartRelay(ctx, s, addr)
+		switch {
+		case err == nil:
+			a.relayBase = b
+			a.onExit(stop)
+		case errors.Is(err, errAddrInUse(err)):
+			a.logger().Warn("human-auth relay address in use; links assume the relay listening there (the gateway's) serves them", "addr", addr)
+		default:
+			return "", err
+		}
+	}
+	if a.relayBase != "" {
+		base = a.relayBase
+	}
+	if pub := strings.TrimSpace(cfg.PublicBaseURL); pub != "" {
+		base = pub
+	}
+	return strings.TrimRight(base, "/"), nil
+}
+
+func errAddrInUse(err error) error {
+	if err != nil && strings.Contains(err.Error(), "address already in use") {
+		return err
+	}
+	return errors.New("not in use")
+}
+
+// humanAuthFor is the run's request_human_auth answerer: with
+// humanAuth.enabled, a Broker whose links the relay serves (and, on an
+// interactive terminal, the terminal too — the first answer wins); nil
+// otherwise (the terminal only, as before).
+func (a *App) humanAuthFor(ctx context.Context, sess *engine.Session, o agentRunOptions) (agent.HumanAuthFunc, error) {
+	if !a.cfg.HumanAuth.Enabled {
+		return nil, nil
+	}
+	h, err := a.home()
+	if err != nil {
+		return nil, err
+	}
+	base, err := a.startRelay(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b := &humanauth.Broker{Store: humanauth.Open(h.State()), AgentID: "default", BaseURL: base,
+		MaxTimeout: time.Duration(a.cfg.HumanAuth.RequestTimeoutSec) * time.Second, Workspace: h.Workspace(),
+		OnLink: func(l humanauth.Link) {
+			// Unattended runs (the gateway's) print the link on stderr.
+			w := o.Stdout
+			if w == nil {
+				w = a.Stderr
+			}
+			if w != nil {
+				fmt.Fprintf(w, "\nHuman authorization link (%s, request %s, expires %s):\n  %s\n  or at this machine: openpocket auth approve %s [--text …] | reject %s\n",
+					l.Request.Capability, l.Request.ID, l.Request.ExpiresAt.Local().Format("15:04:05"), l.URL, l.Request.ID, l.Request.ID)
+			}
+			sess.Emit("human_auth_request", map[string]any{"request_id": l.Request.ID, "capability": l.Request.Capability,
+				"instruction": l.Request.Instruction, "url": l.URL, "expires_at": l.Request.ExpiresAt.Format(time.RFC3339)})
+		}}
+	if agent.IsTerminal(o.Stdin) && o.Stdout != nil {
+		b.Terminal = agent.TerminalAuth(o.Stdin, o.Stdout)
+	}
+	return b.Ask, nil
+}

@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/openpocket/openpocket/internal/sim/simtest"
+)
+
+// TestConvertMaestroCorpusPlaysGreen converts the Maestro corpus, checks
+// the report counts, then plays every converted flow whose app the virtual
+// phone has through the real adb server, and checks the phone's state.
+func TestConvertMaestroCorpusPlaysGreen(t *testing.T) {
+	corpus := "../convert/maestro/testdata/corpus"
+	out := filepath.Join(t.TempDir(), "converted")
+	var stdout, stderr strings.Builder
+	code := Main(t.Context(), []string{"--home", t.TempDir(), "convert", "maestro", corpus, "-o", out}, &stdout, &stderr)
+	// broken.yaml and config.yaml are not convertible: exit 1, the rest lints.
+	assert.Equal(t, ExitFailed, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	assert.Contains(t, stdout.String(), "8 files: 4 converted, 2 with warnings, 2 not convertible\n")
+	assert.NotContains(t, stderr.String(), "lint ", "every converted playbook lints")
+
+	s := simtest.Start(t)
+	p := s.Phone()
+	play := func(flows ...string) {
+		t.Helper()
+		args := []string{"play", "--output", t.TempDir()}
+		for _, f := range flows {
+			args = append(args, filepath.Join(out, f))
+		}
+		code, pout, perr := playMain(t, s.Serial(), args...)
+		require.Equal(t, ExitOK, code, "stdout:\n%s\nstderr:\n%s", pout, perr)
+		assert.Contains(t, pout, "\n"+itoa(len(flows))+" passed, 0 failed\n")
+	}
+
+	play("notes.yaml")
+	assert.Contains(t, p.Notes(), "Buy milk!", "inputText ${NOTE + SUFFIX}")
+	assert.Contains(t, p.Notes(), "Buy milk again", "runFlow file with env")
+	assert.Contains(t, p.Notes(), "retried", "retry with a file")
+	assert.NotContains(t, p.Notes(), "third", "longPressOn deleted it")
+	assert.Equal(t, map[string]string{"source": "maestro", "retries": "2"}, p.LaunchExtras(), "launchApp arguments")
+	assert.True(t, p.PermissionGranted("com.openpocket.notes", "android.permission.POST_NOTIFICATIONS"), "launchApp permissions")
+
+	play("settings.yaml", "contacts.yaml", "login.yaml")
+	assert.True(t, p.WifiOn(), "tapOn repeat 3 left Wi-Fi on")
+	assert.False(t, p.AirplaneMode(), "enabled, toggled, disabled")
+	assert.Equal(t, "52.5300000,13.4100000", p.Location(), "travel ends at its last point")
+	assert.Subset(t, p.KeyLog(), []int{24, 25, 20, 85, 243}, "Maestro key names reach the real key codes")
+	assert.Equal(t, "copied by maestro", p.Clipboard())
+	assert.Contains(t, p.Links(), "login://start")
+	assert.Equal(t, "alice", p.LoggedInUser())
+	_, err := os.Stat(filepath.Join(out, "subflows", "add_note.yaml"))
+	assert.NoError(t, err)
+}

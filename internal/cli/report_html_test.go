@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/openpocket/openpocket/internal/sim/simtest"
+)
+
+// chromium starts a headless Chromium for chromedp; outside CI a missing
+// browser skips the test (make setup installs it).
+func chromium(t *testing.T) context.Context {
+	t.Helper()
+	path, err := exec.LookPath("chromium")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("chromium is not installed (make setup installs it): %v", err)
+		}
+		t.Skip("chromium is not installed; run make setup")
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck, chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 1600),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
+	return ctx
+}
+
+// TestHTMLReportOfTheDemoInChromium plays `make demo`'s playbook with
+// --report-html and opens the page in headless Chromium: every step is
+// listed, every UI step's screenshot has loaded, a thumbnail opens full
+// size. The browser's screenshot is saved under the test's artifacts.
+func TestHTMLReportOfTheDemoInChromium(t *testing.T) {
+	ctx := chromium(t)
+	s := simtest.Start(t)
+	out, reportDir := t.TempDir(), t.TempDir()
+	code, stdout, stderr := playMain(t, s.Serial(), "play", "../../examples/demo.yaml", "--output", out, "--report-html", reportDir)
+	require.Equal(t, ExitOK, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+
+	pages, err := filepath.Glob(filepath.Join(reportDir, "*", "index.html"))
+	require.NoError(t, err)
+	require.Len(t, pages, 1)
+	var fr FlowReport
+	runs, _ := filepath.Glob(filepath.Join(out, "*", "steps.json"))
+	require.Len(t, runs, 1)
+	b, err := os.ReadFile(runs[0])
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &fr))
+	shots := 0
+	for _, st := range fr.Steps {
+		if st.Screenshot != "" {
+			shots++
+		}
+	}
+	require.Greater(t, shots, 5, "UI steps have screenshots")
+
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate("file://"+pages[0])))
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS("#steps"))))
+	eval := func(js string) int {
+		t.Helper()
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](js))
+		require.NoError(t, err, js)
+		return n
+	}
+	rows := eval(`document.querySelectorAll("#steps tbody tr.step").length`)
+	assert.Equal(t, rows, eval(`Number(document.querySelector("#steps tbody tr.step:last-child td").textContent)`), "steps are numbered 1..n")
+	loaded := eval(`Array.from(document.querySelectorAll("img.thumb")).filter(i => i.complete && i.naturalWidth > 0).length`)
+	labels := eval(`Array.from(document.querySelectorAll("#steps td.yaml code")).filter(c => /demo\.yaml:\d+/.test(c.textContent)).length`)
+	status, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#status")))
+	require.NoError(t, err)
+	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	require.NoError(t, err)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`a[href^="#shot-"]`))))
+	lightbox, err := chromedp.Run(ctx, chromedp.Evaluate[string](`getComputedStyle(document.querySelector(location.hash)).display`))
+	require.NoError(t, err)
+	assert.Equal(t, len(fr.Steps), rows, "one row per step")
+	assert.Equal(t, shots, loaded, "every UI step's screenshot loads from the file system")
+	assert.Equal(t, len(fr.Steps), labels, "every step names its YAML line")
+	assert.Equal(t, "passed", status)
+	assert.Equal(t, "flex", lightbox, "a thumbnail opens the full-size screenshot")
+
+	require.NotEmpty(t, shot)
+	img, err := png.Decode(bytes.NewReader(shot))
+	require.NoError(t, err, "the browser screenshot is a PNG")
+	assert.Greater(t, img.Bounds().Dy(), 600, "the page is taller than one screen of steps")
+	require.NoError(t, os.WriteFile(filepath.Join(t.ArtifactDir(), "demo-report.png"), shot, 0o644))
+
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate("file://"+filepath.Join(reportDir, "index.html"))))
+	assert.Equal(t, 1, eval(`document.querySelectorAll("#runs a").length`))
+}

@@ -1,0 +1,463 @@
+package playbooks
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Device-level steps that Maestro users rely on (deep links, permissions,
+// location, airplane mode, keyboard, clipboard, random input). Each step's
+// parser and code generator sit together so that a step can move as one
+// piece when playbooks become typed step nodes. Most compile to adb shell
+// commands through device.shell, run by the flow runtime's flow.sh, which
+// fails the step on a non-zero exit code or an "Error:" line.
+
+func deviceStepDefs() []*stepDef {
+	return []*stepDef{
+		{Name: "open_link", Short: "url", Keys: []string{"url", "app", "browser"}, parse: parseOpenLink, gen: genOpenLink,
+			Doc: "Open a URL or deep link (am start -a android.intent.action.VIEW), optionally in a given app."},
+		{Name: "set_permissions", Keys: []string{"app", "permissions"}, parse: parseSetPermissions, gen: genSetPermissions,
+			Doc: "Grant or revoke runtime permissions of an app (pm grant / pm revoke)."},
+		{Name: "install_apk", Short: "path", Keys: []string{"path"}, parse: parseInstallApk, gen: genInstallApk,
+			Doc: "Install an APK: a file next to the playbook (pushed with adb sync) or a path on the device (pm install -r)."},
+		{Name: "set_location", Keys: []string{"latitude", "longitude"}, parse: parseSetLocation, gen: genSetLocation,
+			Doc: "Set the device's GPS location through a test location provider."},
+		{Name: "airplane_mode", Short: "enabled", Keys: []string{"enabled"}, parse: parseAirplane, gen: genAirplane,
+			Doc: "Turn airplane mode on (true), off (false) or flip it (toggle)."},
+		{Name: "hide_keyboard", Bare: true, parse: parseNothing, gen: genHideKeyboard,
+			Doc: "Close the soft keyboard if it is shown (BACK only when it is up)."},
+		{Name: "set_clipboard", Short: "text", Keys: []string{"text"}, parse: parseSetClipboard, gen: genSetClipboard,
+			Doc: "Put text on the device clipboard."},
+		{Name: "paste_text", Short: "from", Bare: true, Keys: []string{"from"}, parse: parsePasteText, gen: genPasteText,
+			Doc: "Type the text a copy_text step saved (variable copied_text unless from: names another)."},
+		{Name: "input_random", Short: "kind", Keys: []string{"kind", "length", "as"}, parse: parseInputRandom, gen: genInputRandom,
+			Doc: "Type random text, a number, an email address or a person's name; as: keeps it in a variable."},
+		{Name: "assert_screenshot", Short: "reference", Keys: []string{"reference", "tolerance"}, parse: parseAssertScreenshot, gen: genAssertScreenshot,
+			Doc: "Compare the screen with a reference PNG (relative to the playbook; recorded on the first run) within a tolerance in percent of changed screen; a failure leaves a diff image."},
+		{Name: "set_orientation", Short: "orientation", Keys: []string{"orientation"}, parse: parseOrientation, gen: genOrientation,
+			Doc: "Rotate the screen: portrait, landscape_left, landscape_right or upside_down."},
+	}
+}
+
+func staticStr(s string) *Value {
+	return &Value{Kind: VString, Str: &Str{Raw: s, Parts: []StrPart{{Text: s}}}}
+}
+
+func (f *fields) strArg(k string) {
+	if st := f.str(k); st != nil {
+		f.s.Args[k] = &Value{Kind: VString, Pos: st.Pos, Str: st}
+	}
+}
+
+func parseOpenLink(p *parser, s *Step, f *fields) {
+	f.strArg("url")
+	f.strArg("app")
+	if f.has("browser") {
+		s.Args["browser"] = &Value{Kind: VBool, Bool: f.boolean("browser")}
+	}
+	if s.Args["url"] == nil {
+		p.need(s, f, "open_link needs a url, e.g. `open_link: notes://note/1`")
+		return
+	}
+	s.summary = "open link " + s.Args["url"].Str.Raw
+}
+
+func genOpenLink(g *gen, s *Step, id string) {
+	cmd := `"am start -W -a android.intent.action.VIEW -d " .. flow.shq(` + g.literal(s.Args["url"]) + `)`
+	if s.Args["browser"] != nil && s.Args["browser"].Bool {
+		cmd += ` .. " -c android.intent.category.BROWSABLE"`
+	}
+	if a := s.Args["app"]; a != nil {
+		cmd += ` .. " -p " .. flow.shq(` + g.literal(a) + `)`
+	}
+	g.use("device")
+	g.w.f("flow.sh(%s)", cmd)
+	g.settle()
+}
+
+// maestroPermissions maps Maestro's permission names to Android ones.
+var maestroPermissions = map[string][]string{
+	"calendar":      {"android.permission.READ_CALENDAR", "android.permission.WRITE_CALENDAR"},
+	"camera":        {"android.permission.CAMERA"},
+	"contacts":      {"android.permission.READ_CONTACTS", "android.permission.WRITE_CONTACTS"},
+	"location":      {"android.permission.ACCESS_FINE_LOCATION", "android.permission.ACCESS_COARSE_LOCATION"},
+	"microphone":    {"android.permission.RECORD_AUDIO"},
+	"notifications": {"android.permission.POST_NOTIFICATIONS"},
+	"phone":         {"android.permission.CALL_PHONE", "android.permission.READ_PHONE_STATE"},
+	"photos":        {"android.permission.READ_MEDIA_IMAGES"},
+	"medialibrary":  {"android.permission.READ_MEDIA_AUDIO"},
+	"sms":           {"android.permission.SEND_SMS", "android.permission.RECEIVE_SMS", "android.permission.READ_SMS"},
+	"storage":       {"android.permission.READ_EXTERNAL_STORAGE", "android.permission.WRITE_EXTERNAL_STORAGE"},
+	"bluetooth":     {"android.permission.BLUETOOTH_CONNECT", "android.permission.BLUETOOTH_SCAN"},
+}
+
+// permissionGrants parses a permissions mapping ({camera: allow,
+// android.permission.X: deny, all: allow}) into a sorted list of
+// {name, grant} pairs; "all" is kept as is for the runtime.
+func (p *parser) permissionGrants(n *yaml.Node, path string) *Value {
+	out := &Value{Kind: VMap, Pos: p.pos(n)}
+	if n == nil || n.Kind != yaml.MappingNode {
+		p.errAt(n, path, "permissions must be a mapping like {camera: allow, location: deny}, got %s", describeNode(n))
+		return out
+	}
+	var names []string
+	grant := map[string]bool{}
+	p.eachPair(n, path, func(k string, kn, v *yaml.Node) {
+		val := strings.ToLower(p.scalarString(v, path+"."+k))
+		if val != "allow" && val != "deny" && val != "unset" {
+			p.errAt(v, path, "permission %s must be allow, deny or unset, got %q", k, val)
+			return
+		}
+		var perms []string
+		switch {
+		case k == "all":
+			perms = []string{"all"}
+		case strings.Contains(k, "."):
+			perms = []string{k}
+		default:
+			perms = maestroPermissions[strings.ToLower(k)]
+			if perms == nil {
+				known := make([]string, 0, len(maestroPermissions))
+				for name := range maestroPermissions {
+					known = append(known, name)
+				}
+				sort.Strings(known)
+				p.errAt(kn, path, "unknown permission %q%s: use a full name like android.permission.CAMERA or one of %s, all",
+					k, didYouMean(k, known), strings.Join(known, ", "))
+				return
+			}
+		}
+		for _, perm := range perms {
+			if _, dup := grant[perm]; !dup {
+				names = append(names, perm)
+			}
+			grant[perm] = val == "allow"
+		}
+	})
+	for _, name := range names {
+		out.Keys = append(out.Keys, name)
+		out.Map = append(out.Map, &Value{Kind: VBool, Bool: grant[name]})
+	}
+	return out
+}
+
+func parseSetPermissions(p *parser, s *Step, f *fields) {
+	f.strArg("app")
+	n := f.node("permissions")
+	if n == nil {
+		p.need(s, f, "set_permissions needs permissions, e.g. `set_permissions: {permissions: {camera: allow}}`")
+		return
+	}
+	s.Args["permissions"] = p.permissionGrants(n, s.Path+".permissions")
+	s.summary = "set permissions"
+}
+
+// permissionCalls renders flow.permissions(pkg, {"name", true, ...}).
+func (g *gen) permissionCalls(pkg string, v *Value) {
+	var parts []string
+	for i, k := range v.Keys {
+		parts = append(parts, fmt.Sprintf("%q, %t", k, v.Map[i].Bool))
+	}
+	g.use("device")
+	g.w.f("flow.permissions(%s, {%s})", pkg, strings.Join(parts, ", "))
+}
+
+func (g *gen) appPackage(s *Step) string {
+	if a := s.Args["app"]; a != nil {
+		return g.literal(a)
+	}
+	if g.pb.App == "" {
+		g.errAt(s.Pos, s.Path, "%s needs an app package: write app: com.example.app or set app: in the header", s.Kind)
+		return `""`
+	}
+	return strconv.Quote(g.pb.App)
+}
+
+func genSetPermissions(g *gen, s *Step, id string) {
+	g.permissionCalls(g.appPackage(s), s.Args["permissions"])
+}
+
+// launchExtras parses launch's permissions and arguments keys.
+func launchExtras(p *parser, s *Step, f *fields) {
+	if n := f.node("permissions"); n != nil {
+		s.Args["permissions"] = p.permissionGrants(n, s.Path+".permissions")
+	}
+	if n := f.node("arguments"); n != nil {
+		if n.Kind != yaml.MappingNode {
+			p.errAt(n, s.Path, "arguments must be a mapping of intent extras, e.g. {user: alice, retries: 3}, got %s", describeNode(n))
+			return
+		}
+		s.Args["arguments"] = p.value(n, s.Path+".arguments", false)
+	}
+}
+
+// genLaunchExtras generates a launch with permissions or arguments in
+// Maestro's order: stop, clear, grant, start (clearing data resets
+// permissions, so they are granted after it). It reports false when the
+// launch has neither and the plain app.launch applies.
+func (g *gen) genLaunchExtras(s *Step, pkg string) bool {
+	perms, args := s.Args["permissions"], s.Args["arguments"]
+	if perms == nil && args == nil {
+		return false
+	}
+	app := g.use("app")
+	if boolLit(s.Args["stop"]) != "" {
+		g.w.f("flow.must(%s.stop(%s))", app, pkg)
+	}
+	if boolLit(s.Args["clear_state"]) != "" {
+		g.w.f("flow.must(%s.clear(%s))", app, pkg)
+	}
+	if perms != nil {
+		g.permissionCalls(pkg, perms)
+	}
+	if args == nil {
+		g.w.f("flow.must(%s.launch(%s))", app, pkg)
+		return true
+	}
+	var parts []string
+	for i, k := range args.Keys {
+		parts = append(parts, fmt.Sprintf("{%s, %s}", strconv.Quote(k), g.typed(args.Map[i])))
+	}
+	g.use("device")
+	g.w.f("flow.launch_with_extras(%s, {%s})", pkg, strings.Join(parts, ", "))
+	return true
+}
+
+func parseInstallApk(p *parser, s *Step, f *fields) {
+	f.strArg("path")
+	if s.Args["path"] == nil {
+		p.need(s, f, "install_apk needs an APK, e.g. `install_apk: apks/app.apk` (next to the playbook) or `install_apk: /data/local/tmp/app.apk` (on the device)")
+		return
+	}
+	st, static := s.Args["path"].Str.Static()
+	switch {
+	case !static && !strings.HasPrefix(s.Args["path"].Str.Raw, "/"):
+		p.errAt(f.node("path"), s.Path, "install_apk path %q: a path next to the playbook must be literal", s.Args["path"].Str.Raw)
+	case static && !strings.HasPrefix(st, "/") && (strings.HasPrefix(st, "../") || strings.Contains(st, "/../") || st == ".."):
+		p.errAt(f.node("path"), s.Path, "install_apk path %q must be inside the playbook's directory", st)
+	case static && !strings.HasSuffix(st, ".apk"):
+		p.errAt(f.node("path"), s.Path, "install_apk path %q must name an .apk file", st)
+	}
+	s.summary = "install " + s.Args["path"].Str.Raw
+}
+
+// genInstallApk installs an APK on the device; a relative path is a file
+// next to the playbook, pushed first to /data/local/tmp with adb sync.
+func genInstallApk(g *gen, s *Step, id string) {
+	g.use("device")
+	path := s.Args["path"]
+	if st, ok := path.Str.Static(); ok && !strings.HasPrefix(st, "/") {
+		remote := "/data/local/tmp/" + filepath.Base(st)
+		g.w.f("flow.must(%s.push(%s, %s))", g.use("assets"), strconv.Quote(st), strconv.Quote(remote))
+		g.w.f(`flow.sh("pm install -r " .. flow.shq(%s))`, strconv.Quote(remote))
+		g.w.f(`%s.shell("rm -f " .. flow.shq(%s))`, g.use("device"), strconv.Quote(remote))
+		return
+	}
+	g.w.f(`flow.sh("pm install -r " .. flow.shq(%s))`, g.literal(path))
+}
+
+func parseSetLocation(p *parser, s *Step, f *fields) {
+	for _, k := range []string{"latitude", "longitude"} {
+		n := f.node(k)
+		if n == nil {
+			p.need(s, f, "set_location needs latitude and longitude, e.g. `set_location: {latitude: 52.52, longitude: 13.40}`")
+			return
+		}
+		v := p.value(n, f.path(k), false)
+		limit := 90.0
+		if k == "longitude" {
+			limit = 180
+		}
+		num := v.Num
+		if v.Kind == VInt {
+			num = float64(v.Int)
+		} else if v.Kind != VNumber {
+			p.errAt(n, s.Path, "%s must be a number, got %s", k, describeNode(n))
+			continue
+		}
+		if math.Abs(num) > limit {
+			p.errAt(n, s.Path, "%s must be between -%g and %g, got %g", k, limit, limit, num)
+		}
+		s.Args[k] = &Value{Kind: VNumber, Num: num}
+	}
+	s.summary = fmt.Sprintf("set location %g,%g", s.Args["latitude"].numOr0(), s.Args["longitude"].numOr0())
+}
+
+func (v *Value) numOr0() float64 {
+	if v == nil {
+		return 0
+	}
+	return v.Num
+}
+
+func genSetLocation(g *gen, s *Step, id string) {
+	g.use("device")
+	g.w.f("flow.set_location(%s, %s)", numLit(s.Args["latitude"].Num), numLit(s.Args["longitude"].Num))
+}
+
+func parseAirplane(p *parser, s *Step, f *fields) {
+	n := f.node("enabled")
+	if n == nil {
+		p.need(s, f, "airplane_mode needs true, false or toggle")
+		return
+	}
+	mode := strings.ToLower(n.Value)
+	switch mode {
+	case "true", "on", "enable", "enabled":
+		mode = "enable"
+	case "false", "off", "disable", "disabled":
+		mode = "disable"
+	case "toggle":
+	default:
+		p.errAt(n, s.Path, "airplane_mode must be true, false or toggle, got %q", n.Value)
+	}
+	s.Args["enabled"] = staticStr(mode)
+	s.summary = "airplane mode " + mode
+}
+
+func genAirplane(g *gen, s *Step, id string) {
+	g.use("device")
+	g.w.f("flow.airplane(%q)", s.Args["enabled"].Str.Raw)
+}
+
+func genHideKeyboard(g *gen, s *Step, id string) {
+	g.use("device")
+	g.w.line("flow.hide_keyboard()")
+	g.settle()
+}
+
+func parseSetClipboard(p *parser, s *Step, f *fields) {
+	f.strArg("text")
+	if s.Args["text"] == nil {
+		p.need(s, f, "set_clipboard needs text, e.g. `set_clipboard: hello`")
+		return
+	}
+	s.summary = "set clipboard " + strconv.Quote(s.Args["text"].Str.Raw)
+}
+
+func genSetClipboard(g *gen, s *Step, id string) {
+	g.use("device")
+	g.w.f(`flow.sh("cmd clipboard set text " .. flow.shq(%s))`, g.literal(s.Args["text"]))
+}
+
+func parsePasteText(p *parser, s *Step, f *fields) {
+	name := "copied_text"
+	if n := f.node("from"); n != nil {
+		name = p.scalarString(n, s.Path+".from")
+		p.checkVarName(n, s.Path+".from", "variable", name)
+	}
+	s.Args["from"] = staticStr(name)
+	s.summary = "paste " + name
+}
+
+func genPasteText(g *gen, s *Step, id string) {
+	name := s.Args["from"].Str.Raw
+	g.w.f("if %s == nil then flow.fail(%q) end", name, "paste_text: nothing copied yet ("+name+" is nil; copy_text {as: "+name+"} first)")
+	g.w.f("flow.must(%s.type(tostring(%s)))", g.use("device"), name)
+	g.settle()
+}
+
+var randomKinds = []string{"text", "number", "email", "person_name"}
+
+func parseInputRandom(p *parser, s *Step, f *fields) {
+	kind := "text"
+	if n := f.node("kind"); n != nil {
+		kind = p.scalarString(n, s.Path+".kind")
+		if !contains(randomKinds, kind) {
+			p.errAt(n, s.Path, "kind must be one of %s, got %q%s", strings.Join(randomKinds, ", "), kind, didYouMean(kind, randomKinds))
+		}
+	}
+	s.Args["kind"] = staticStr(kind)
+	if f.has("length") {
+		s.Args["length"] = f.intValue("length")
+	}
+	if n := f.node("as"); n != nil {
+		name := p.scalarString(n, s.Path+".as")
+		if p.checkVarName(n, s.Path+".as", "variable", name) {
+			s.Args["as"] = staticStr(name)
+		}
+	}
+	s.summary = "input random " + kind
+}
+
+func genInputRandom(g *gen, s *Step, id string) {
+	length := "nil"
+	if v := s.Args["length"]; v != nil {
+		length = g.intExpr(v)
+	}
+	g.use("device")
+	g.w.f("local __text = flow.random_text(%q, %s)", s.Args["kind"].Str.Raw, length)
+	g.w.f("flow.must(device.type(__text))")
+	if as := s.Args["as"]; as != nil {
+		g.w.f("%s = __text", as.Str.Raw)
+	}
+	g.settle()
+}
+
+// orientations maps names to Android's user_rotation values.
+var orientations = map[string]int{"portrait": 0, "landscape_left": 1, "upside_down": 2, "landscape_right": 3, "landscape": 1}
+
+func parseOrientation(p *parser, s *Step, f *fields) {
+	n := f.node("orientation")
+	if n == nil {
+		p.need(s, f, "set_orientation needs portrait, landscape_left, landscape_right or upside_down")
+		return
+	}
+	o := strings.ToLower(n.Value)
+	if _, ok := orientations[o]; !ok {
+		p.errAt(n, s.Path, "orientation must be portrait, landscape_left, landscape_right or upside_down, got %q", n.Value)
+	}
+	s.Args["orientation"] = staticStr(o)
+	s.summary = "orientation " + o
+}
+
+func genOrientation(g *gen, s *Step, id string) {
+	g.use("device")
+	g.w.line(`flow.sh("settings put system accelerometer_rotation 0")`)
+	g.w.f(`flow.sh("settings put system user_rotation %d")`, orientations[s.Args["orientation"].Str.Raw])
+	g.settle()
+}
+
+func parseAssertScreenshot(p *parser, s *Step, f *fields) {
+	n := f.node("reference")
+	if n == nil {
+		p.need(s, f, "assert_screenshot needs a reference image, e.g. `assert_screenshot: refs/home.png`")
+		return
+	}
+	ref := p.scalarString(n, s.Path+".reference")
+	if !strings.HasSuffix(ref, ".png") {
+		ref += ".png"
+	}
+	if strings.HasPrefix(ref, "/") || strings.HasPrefix(ref, "../") || strings.Contains(ref, "/../") {
+		p.errAt(n, s.Path, "reference %q must be a path inside the playbook's directory", ref)
+	}
+	s.Args["reference"] = staticStr(ref)
+	tol := 1.0
+	if t := f.node("tolerance"); t != nil {
+		v := p.value(t, f.path("tolerance"), false)
+		switch v.Kind {
+		case VInt:
+			tol = float64(v.Int)
+		case VNumber:
+			tol = v.Num
+		default:
+			p.errAt(t, s.Path, "tolerance must be a number (percent of the screen), got %s", describeNode(t))
+		}
+		if tol < 0 || tol > 100 {
+			p.errAt(t, s.Path, "tolerance must be between 0 and 100 (percent), got %g", tol)
+		}
+	}
+	s.Args["tolerance"] = &Value{Kind: VNumber, Num: tol}
+	s.summary = "assert screenshot matches " + ref
+}
+
+func genAssertScreenshot(g *gen, s *Step, id string) {
+	g.w.f("local __r = flow.must(%s.compare(%s, {tolerance = %s}))", g.use("visual"), strconv.Quote(s.Args["reference"].Str.Raw), numLit(s.Args["tolerance"].Num))
+	g.w.f(`if __r.recorded then %s.warn(%q) end`, g.use("log"), "assert_screenshot: no reference yet; recorded "+s.Args["reference"].Str.Raw)
+}

@@ -1,0 +1,13 @@
+package playbooks
+
+// SubFiles returns the paths (as written, relative to the playbook) of the
+// playbooks its run steps include, hooks and watchers too, in order.
+func SubFiles(pb *Playbook) []string {
+	var out []string
+	walkSteps(pb, func(s *Step) {
+		if s.Kind == "run" && s.SubFile != "" {
+			out = append(out, s.SubFile)
+		}
+	})
+	return out
+}
