@@ -43,3 +43,18 @@ func TestInputMethodPicker(t *testing.T) {
 	mustRun(t, p, "input keyevent BACK")
 	assert.Equal(t, PkgSettings, p.CurrentPackage(), "BACK closes the picker")
 }
+
+// With a field focused (the soft keyboard up) the picker holds input focus:
+// BACK dismisses the picker, not the keyboard beneath it.
+func TestBackOverTheKeyboardClosesThePickerFirst(t *testing.T) {
+	p := New(Options{})
+	launch(t, p, PkgNotes)
+	tapNode(t, p, "allow", byText("Allow"))
+	tapNode(t, p, "note input", byID(fieldNote))
+	p.ShowInputMethodPicker()
+	mustRun(t, p, "input keyevent BACK")
+	assert.Equal(t, PkgNotes, p.CurrentPackage(), "BACK closes the picker")
+	assert.Equal(t, "true", dump(t, p).find(t, "note input", byID(fieldNote)).Focused, "the field keeps focus")
+	mustRun(t, p, "input keyevent BACK")
+	assert.Equal(t, "false", dump(t, p).find(t, "note input", byID(fieldNote)).Focused, "the next BACK closes the keyboard")
+}

@@ -423,13 +423,15 @@ func (p *Phone) backLocked() {
 	if p.closeFolderLocked() {
 		return
 	}
-	if p.keyboardShownLocked() {
-		// BACK first closes the soft keyboard of the focused field.
+	front := p.frontLocked()
+	if p.keyboardShownLocked() && !front.acts[len(front.acts)-1].isDialog() {
+		// BACK first closes the soft keyboard of the focused field — unless a
+		// dialog over it (the keyboard picker) holds input focus, which BACK
+		// dismisses as on a real phone.
 		p.st.focused = ""
 		p.changed()
 		return
 	}
-	front := p.frontLocked()
 	if front.pkg == PkgLauncher && len(front.acts) == 1 {
 		return
 	}
@@ -442,7 +444,10 @@ func (p *Phone) backLocked() {
 		p.st.tasks = p.st.tasks[:len(p.st.tasks)-1]
 		p.bringToFrontLocked(p.findTaskLocked(PkgLauncher))
 	}
-	p.st.focused = ""
+	if !top.isDialog() {
+		// A dismissed dialog hands focus back to the field beneath it.
+		p.st.focused = ""
+	}
 	p.changed()
 }
 
