@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,12 +12,15 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/openpocket/openpocket/engine/action"
 	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/internal/cli"
 	"github.com/openpocket/openpocket/internal/cron"
 	"github.com/openpocket/openpocket/internal/dashboard"
+	"github.com/openpocket/openpocket/internal/humanauth"
+	"github.com/openpocket/openpocket/internal/relay"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/skills"
 	"github.com/openpocket/openpocket/internal/workspace"
@@ -27,7 +31,23 @@ import (
 func serveDashboard(ctx context.Context, env cli.DashboardEnv) error {
 	m := &manager{env: env, open: map[string]*cli.AgentRuntime{}}
 	defer m.close()
-	return dashboard.Serve(ctx, env.Addr, m, dashboard.Options{Token: env.Token}, env.Ready)
+	return dashboard.Serve(ctx, env.Addr, m, dashboard.Options{Token: env.Token, Relay: relayHub{env.Install}}, env.Ready)
+}
+
+// relayHub routes /a/<agentId>/auth/… to the human-auth relay over that
+// agent's own request store, so one address serves every agent (seed 002)
+// and each request's state stays in its agent's state directory.
+type relayHub struct{ in *workspace.Install }
+
+func (h relayHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("agent")
+	ok, err := h.in.Exists(id)
+	if err != nil || !ok {
+		http.NotFound(w, r)
+		return
+	}
+	dir, _ := h.in.AgentDir(id)
+	relay.New(humanauth.Open(filepath.Join(dir, "state")), relay.Options{}).Handler().ServeHTTP(w, r)
 }
 
 // manager implements dashboard.Manager over the install.
@@ -271,6 +291,20 @@ func (a *agent) ReplaySkill(ctx context.Context, name string) error {
 	return a.rt.ReplaySkill(ctx, name)
 }
 
-// HumanAuth lists nothing yet: pending requests live with the human-auth
-// relay (issue 20), whose handler Options.Relay mounts once it lands.
-func (a *agent) HumanAuth() ([]dashboard.HumanAuthLink, error) { return nil, nil }
+// HumanAuth lists the agent's pending human-auth requests. Their links
+// carry a token kept only in the request's notification, so none is made
+// here: the page names the request and the auth command instead.
+func (a *agent) HumanAuth() ([]dashboard.HumanAuthLink, error) {
+	pending, err := humanauth.Open(a.rt.Home.State()).List()
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	var out []dashboard.HumanAuthLink
+	for _, p := range pending {
+		if !p.Expired(now) {
+			out = append(out, dashboard.HumanAuthLink{ID: p.ID, Capability: p.Capability, Instruction: p.Instruction})
+		}
+	}
+	return out, nil
+}

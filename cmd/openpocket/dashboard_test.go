@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/openpocket/openpocket/internal/humanauth"
 	"github.com/openpocket/openpocket/internal/lease"
 	"github.com/openpocket/openpocket/internal/sim"
 )
@@ -173,4 +174,37 @@ func TestDashboardPagesInABrowser(t *testing.T) {
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, shots, 2, "one screenshot per step")
 	saveScreenshot(t, ctx, "dashboard-session")
+}
+
+// TestDashboardRelayHubServesEachAgentsRequests: one dashboard address
+// serves the human-auth page of a request in a managed agent's own state,
+// routed by /a/<agentId>/auth/…, and lists it on the agent page.
+func TestDashboardRelayHubServesEachAgentsRequests(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "install")
+	r := runBinary(t, nil, "--home", home, "agents", "create", "shop")
+	require.Equal(t, 0, r.code, r.stderr)
+	token, hash := humanauth.NewToken()
+	store := humanauth.Open(filepath.Join(home, "agents", "shop", "state"))
+	require.NoError(t, store.Add(humanauth.Pending{ID: "req-1", AgentID: "shop", Capability: "otp", Instruction: "Enter the code from SMS",
+		CreatedAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour), TokenHash: hash}))
+	base := startDashboard(t, home)
+
+	get := func(path string) (int, string) {
+		resp, err := http.Get(base + path)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	code, body := get("/a/shop/auth/req-1?t=" + token)
+	assert.Equal(t, 200, code)
+	assert.Contains(t, body, "Enter the code from SMS")
+	code, _ = get("/a/default/auth/req-1?t=" + token)
+	assert.Equal(t, 404, code, "another agent's store does not have it")
+	code, _ = get("/a/shop/auth/req-1?t=wrong")
+	assert.Equal(t, 404, code)
+	code, body = get("/a/shop/")
+	assert.Equal(t, 200, code)
+	assert.Contains(t, body, "Enter the code from SMS")
+	assert.Contains(t, body, "auth approve req-1")
 }

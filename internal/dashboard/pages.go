@@ -57,7 +57,8 @@ pre{background:#f0f0f0;padding:6px;white-space:pre-wrap;max-width:720px}img.shot
 </section>
 <section><h2>Running task</h2>{{template "steps" .Steps}}</section>
 <section><h2>Sessions</h2><ul id="sessions">{{range .Sessions}}<li><a href="/a/{{$.ID}}/sessions/{{.ID}}">{{.ID}}</a> {{.Task}} {{if .Running}}<b>running</b>{{else}}<span class="off">{{.Status}}</span>{{end}}</li>{{else}}<li class="off">none yet</li>{{end}}</ul></section>
-<section><h2>Human auth</h2><ul id="humanauth">{{range .Auth}}<li><a href="{{.URL}}">{{.Capability}}</a>: {{.Instruction}}</li>{{else}}<li class="off">nothing pending</li>{{end}}</ul></section>
+<section><h2>Human auth</h2><ul id="humanauth">{{range .Auth}}<li>{{if .URL}}<a href="{{.URL}}">{{.Capability}}</a>{{else}}<b>{{.Capability}}</b>{{end}}: {{.Instruction}}
+<small>(open the link sent with the request, or <code>openpocket --agent {{$.ID}} auth approve {{.ID}}</code>)</small></li>{{else}}<li class="off">nothing pending</li>{{end}}</ul></section>
 <section><h2>Cron jobs</h2><table id="jobs">{{range .Jobs}}<tr><td>{{.Name}}</td><td>{{.Schedule}}</td><td>{{.Payload}}</td>
 <td class="{{if .Enabled}}ok{{else}}off{{end}}">{{if .Enabled}}enabled{{else}}disabled{{end}}</td><td>
 <form method="post" action="/a/{{$.ID}}/jobs/{{.ID}}/{{if .Enabled}}disable{{else}}enable{{end}}" class="inline"><button>{{if .Enabled}}Disable{{else}}Enable{{end}}</button></form>

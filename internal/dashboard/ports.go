@@ -63,8 +63,9 @@ type Skill struct {
 	Name, Description, Location string
 }
 
-// HumanAuthLink is a pending human-auth request and where a person
-// answers it (the relay's page).
+// HumanAuthLink is a pending human-auth request. URL is where a person
+// answers it when known; the relay's links carry a token only the
+// request's own notification holds, so it is often empty.
 type HumanAuthLink struct {
 	ID, Capability, Instruction, URL string
 }
@@ -110,6 +111,7 @@ type Options struct {
 	// Serve sets it whenever the address is beyond loopback.
 	Token string
 	// Relay, when set, is the human-auth relay hub's handler: it gets
-	// /a/<agentId>/… requests the dashboard does not serve itself.
+	// /a/<agentId>/auth/… (without the dashboard's token: each link
+	// carries its own).
 	Relay http.Handler
 }

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -53,14 +54,19 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /a/{agent}/skills/{skill}", s.agentHandler(s.skillPage))
 	m.HandleFunc("POST /a/{agent}/skills/{skill}/replay", s.agentHandler(s.replay))
 	if s.opts.Relay != nil {
-		// The relay hub answers the rest of /a/<agentId>/… (seed 002).
-		m.Handle("/a/{agent}/", s.opts.Relay)
+		// The relay hub: one address serves every agent's human-auth
+		// pages (seed 002); each link carries its own token.
+		m.Handle("/a/{agent}/auth/", s.opts.Relay)
 	}
 }
 
 // ServeHTTP checks the token and the origin of state-changing requests,
 // then routes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Relay != nil && isRelayPath(r.URL.Path) {
+		s.mux.ServeHTTP(w, r) // the relay checks the link's own token
+		return
+	}
 	if !s.authorized(w, r) {
 		return
 	}
@@ -88,6 +94,16 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
 	}
 	http.Error(w, "this dashboard needs its token: open the URL `openpocket dashboard` printed", http.StatusUnauthorized)
 	return false
+}
+
+// isRelayPath reports whether path is a human-auth page: /a/ID/auth/….
+func isRelayPath(path string) bool {
+	rest, ok := strings.CutPrefix(path, "/a/")
+	if !ok {
+		return false
+	}
+	_, tail, ok := strings.Cut(rest, "/")
+	return ok && strings.HasPrefix(tail, "auth/")
 }
 
 func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }

@@ -160,3 +160,19 @@ func TestParseSteps(t *testing.T) {
 	require.Len(t, steps, 1)
 	assert.Equal(t, step{N: 1, Thought: "look", Action: `{"type": "tap"}`, Result: "tapped"}, steps[0])
 }
+
+// TestRelayHubMountedUnderTheAgent: /a/ID/auth/… reaches the relay hub
+// with the agent's id and without the dashboard's token (the link carries
+// its own); nothing else escapes the token.
+func TestRelayHubMountedUnderTheAgent(t *testing.T) {
+	f := &fakeAgent{enabled: map[string]bool{}, md: sessionMD}
+	relay := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("relay for " + r.PathValue("agent") + " " + r.URL.Path))
+	})
+	s := New(fakeManager{f}, Options{Token: "tok-tok-tok", Relay: relay})
+	w := do(s, "GET", "/a/shop/auth/req1?t=x", nil, nil)
+	assert.Equal(t, http.StatusOK, w.Code)
+	assert.Equal(t, "relay for shop /a/shop/auth/req1", w.Body.String())
+	assert.Equal(t, http.StatusUnauthorized, do(s, "GET", "/a/shop/screen.png", nil, nil).Code)
+	assert.Equal(t, http.StatusUnauthorized, do(s, "GET", "/a/auth/", nil, nil).Code)
+}
