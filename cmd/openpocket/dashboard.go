@@ -72,6 +72,9 @@ func (m *manager) Agents(ctx context.Context) ([]dashboard.AgentSummary, error) 
 	}
 	out := make([]dashboard.AgentSummary, 0, len(list))
 	for _, info := range list {
+		if m.env.Only != "" && info.ID != m.env.Only {
+			continue
+		}
 		out = append(out, m.summary(info.ID, info.Dir))
 	}
 	return out, nil
@@ -93,7 +96,7 @@ func (m *manager) summary(id, dir string) dashboard.AgentSummary {
 
 func (m *manager) Agent(id string) (dashboard.Agent, error) {
 	ok, err := m.env.Install.Exists(id)
-	if err != nil || !ok {
+	if err != nil || !ok || m.env.Only != "" && id != m.env.Only {
 		return nil, fmt.Errorf("%w: %q", dashboard.ErrNoAgent, id)
 	}
 	m.mu.Lock()

@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"bufio"
 	"context"
 	"io"
 	"net/http"
@@ -207,4 +208,38 @@ func TestDashboardRelayHubServesEachAgentsRequests(t *testing.T) {
 	assert.Equal(t, 200, code)
 	assert.Contains(t, body, "Enter the code from SMS")
 	assert.Contains(t, body, "auth approve req-1")
+}
+
+// TestGatewayServesItsAgentsDashboard: `gateway --dashboard` serves the
+// page of its own agent only.
+func TestGatewayServesItsAgentsDashboard(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "install")
+	r := runBinary(t, nil, "--home", home, "agents", "create", "shop")
+	require.Equal(t, 0, r.code, r.stderr)
+	cmd := exec.Command(binary, "--home", home, "--agent", "shop", "gateway", "--dashboard", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "OPENAI_API_KEY=")
+	errPipe, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() })
+	lines := bufio.NewScanner(errPipe)
+	page := ""
+	for page == "" && lines.Scan() {
+		if m := regexp.MustCompile(`^dashboard: (http://\S+)`).FindStringSubmatch(lines.Text()); m != nil {
+			page = m[1]
+		}
+	}
+	go io.Copy(io.Discard, errPipe)
+	require.True(t, strings.HasSuffix(page, "/a/shop/"), page)
+	resp, err := http.Get(page)
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, 200, resp.StatusCode)
+	assert.Contains(t, string(body), "agent <b>shop</b>")
+	assert.Regexp(t, `running \(pid \d+`, string(body), "its own gateway runs")
+	resp, err = http.Get(strings.TrimSuffix(page, "shop/") + "default/")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, 404, resp.StatusCode, "only its own agent")
 }

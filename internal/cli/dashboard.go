@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,6 +45,9 @@ type DashboardEnv struct {
 	Runtime func(id string) (*AgentRuntime, error)
 	// Ready is called with the URL to open once the server listens.
 	Ready func(url string)
+	// Only, when set, limits the pages to that agent (a gateway serving
+	// its own agent's dashboard).
+	Only string
 }
 
 // AgentRuntime is one agent as a long-running front end drives it.
@@ -86,6 +90,45 @@ func (c *DashboardCmd) Run(app *App) error {
 				fmt.Fprintln(app.Stderr, "the URL carries the install's access token: share it only with people who may drive its phones")
 			}
 		}})
+}
+
+// startAgentDashboard serves the selected agent's dashboard from its
+// gateway, in the background until the command ends ("" = none).
+func (a *App) startAgentDashboard(addr string) error {
+	if addr == "" {
+		return nil
+	}
+	if DashboardServer == nil {
+		return errors.New("this build has no dashboard (cmd/openpocket sets cli.DashboardServer)")
+	}
+	in, err := a.install()
+	if err != nil {
+		return err
+	}
+	token := ""
+	if !loopbackAddr(addr) {
+		if token, err = installToken(in); err != nil {
+			return err
+		}
+	}
+	ready := make(chan string, 1)
+	failed := make(chan error, 1)
+	go func() {
+		failed <- DashboardServer(a.Ctx, DashboardEnv{Addr: addr, Token: token, Install: in, Runtime: a.agentRuntime, Only: a.agentID(),
+			Ready: func(url string) { ready <- url }})
+	}()
+	select {
+	case base := <-ready:
+		u, err := url.Parse(base)
+		if err != nil {
+			return err
+		}
+		u.Path = "/a/" + a.agentID() + "/"
+		fmt.Fprintf(a.Stderr, "dashboard: %s\n", u)
+		return nil
+	case err := <-failed:
+		return err
+	}
 }
 
 func loopbackAddr(addr string) bool {
