@@ -172,10 +172,11 @@ func snapSave(L *lua.LState, s *Snap) int {
 	if name == "" {
 		name = filepath.Join("screenshots", "capture-"+time.Now().UTC().Format("20060102-150405.000")+".png")
 	}
-	if len(s.S.Screenshot) == 0 {
-		return fail(L, "snap:save", fmt.Errorf("the snapshot has no screenshot"))
+	png, err := s.S.FullPNG()
+	if err != nil {
+		return fail(L, "snap:save", err)
 	}
-	dst, err := writeArtifact(s.env.workspaceRoot(), name, s.S.Screenshot)
+	dst, err := writeArtifact(s.env.workspaceRoot(), name, png)
 	if errors.Is(err, errLeavesRoot) {
 		return lua.Raisef(L, "snap:save: %v", err)
 	}

@@ -2,11 +2,12 @@ package device
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/maphash"
-	"image"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/openpocket/openpocket/engine/screen"
@@ -33,6 +34,13 @@ type Options struct {
 	MaxElements int
 	// ShellOutputChars caps the shell action's result (3,000).
 	ShellOutputChars int
+	// Image is how model-sized screenshots are encoded (JPEG at
+	// screen.DefaultJPEGQuality).
+	Image screen.ImageEncoding
+	// Capture chooses the screenshot path (CaptureAuto); CaptureProbes is
+	// how many captures auto mode measures on each path before choosing (3).
+	Capture       CaptureMode
+	CaptureProbes int
 	// Now is the clock (time.Now).
 	Now func() time.Time
 }
@@ -56,6 +64,15 @@ func (o Options) withDefaults() Options {
 	if o.ShellOutputChars == 0 {
 		o.ShellOutputChars = 3000
 	}
+	if o.Image.Format == "" {
+		o.Image.Format = screen.FormatJPEG
+	}
+	if o.Capture == "" {
+		o.Capture = CaptureAuto
+	}
+	if o.CaptureProbes <= 0 {
+		o.CaptureProbes = 3
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -77,18 +94,18 @@ type Phone struct {
 	cache     *elementCache
 	lastHash  string
 	lastReuse bool
-	// decoded remembers the last screenshot's decode and the last dump's
-	// parse, keyed by the bytes: static screens (settle polls, cache checks,
-	// a waiting agent) then cost a round trip and a byte hash, no decode.
-	decoded decodeMemo
-	parsed  parseMemo
-}
-
-type decodeMemo struct {
-	sum  uint64
-	size int
-	img  image.Image
-	look Look
+	// frame is the last screenshot, decoded, scaled and hashed, and parsed
+	// the last dump's parse, both keyed by their bytes: static screens
+	// (settle polls, the capture after a post-action look, a waiting agent)
+	// then cost a round trip and a byte hash, no decode.
+	frame  *frame
+	parsed parseMemo
+	// chooser picks the screenshot path; rawSize is the last raw
+	// screenshot's size (the read buffer's hint).
+	chooser *pathChooser
+	rawSize int
+	// framesMade counts decoded frames (tests check reuse with it).
+	framesMade atomic.Int64
 }
 
 // Look is what one screenshot says about the screen: Visual is its dHash
@@ -103,29 +120,6 @@ type parseMemo struct {
 	sum  uint64
 	size int
 	root *screen.Node
-}
-
-var memoSeed = maphash.MakeSeed()
-
-// decode returns the decoded screenshot and its hashes, reusing the
-// previous result when the PNG bytes are identical.
-func (p *Phone) decode(png []byte) (image.Image, Look, error) {
-	sum := maphash.Bytes(memoSeed, png)
-	p.mu.Lock()
-	m := p.decoded
-	p.mu.Unlock()
-	if m.img != nil && m.sum == sum && m.size == len(png) {
-		return m.img, m.look, nil
-	}
-	img, err := screen.DecodePNG(png)
-	if err != nil {
-		return nil, Look{}, err
-	}
-	look := Look{Visual: screen.DHash(img), Content: screen.ContentHash(img)}
-	p.mu.Lock()
-	p.decoded = decodeMemo{sum: sum, size: len(png), img: img, look: look}
-	p.mu.Unlock()
-	return img, look, nil
 }
 
 // parse returns the parsed UI tree, reusing the previous parse when the
@@ -161,7 +155,8 @@ type elementCache struct {
 
 // NewPhone wraps a transport.
 func NewPhone(t Transport, opts Options) *Phone {
-	return &Phone{t: t, opts: opts.withDefaults()}
+	o := opts.withDefaults()
+	return &Phone{t: t, opts: o, chooser: newPathChooser(o.Capture, o.CaptureProbes)}
 }
 
 // Transport returns the underlying device port.
@@ -304,6 +299,8 @@ func (p *Phone) Screencap(ctx context.Context) ([]byte, error) {
 		}
 	} else if ctx.Err() != nil {
 		return nil, ctx.Err()
+	} else if errors.Is(err, ErrDeviceLost) {
+		return nil, fmt.Errorf("screencap: %w", err)
 	}
 	// Some builds mangle exec-out; write to a file, pull it, delete it.
 	const tmp = "/data/local/tmp/openpocket-screencap.png"

@@ -2,8 +2,6 @@ package device
 
 import (
 	"context"
-	"fmt"
-	"image"
 	"sync"
 	"time"
 
@@ -15,8 +13,15 @@ import (
 type CaptureOptions struct {
 	// Scaled adds the model-sized screenshot (Snapshot.ScaledScreenshot).
 	Scaled bool
-	// SOM adds the set-of-mark overlay on the scaled screenshot.
+	// SOM adds the set-of-mark overlay on the scaled screenshot
+	// (Snapshot.SOMScreenshot). When it is drawn, the plain scaled image is
+	// not encoded (the model reads one of them); without elements SOM
+	// gives the plain scaled image instead.
 	SOM bool
+	// FullPNG starts encoding the full-size PNG in the background when the
+	// device did not send one (raw capture), for a step screenshot saved
+	// later with Snapshot.FullPNG.
+	FullPNG bool
 	// Installed adds the launchable packages (fetched once per Phone).
 	Installed bool
 	// NoCache forces a fresh UI dump.
@@ -30,8 +35,7 @@ type CaptureOptions struct {
 // screenshot, the current app and the UI dump are fetched concurrently; the
 // UI dump is skipped when the cached element list still applies.
 func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot, error) {
-	opts := p.opts
-	start := opts.Now()
+	start := p.opts.Now()
 	m := &screen.CaptureMetrics{}
 	snap := &screen.Snapshot{DeviceID: p.Serial(), CaptureMetrics: m}
 
@@ -44,94 +48,226 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 	// Background round trips use cctx: an early return cancels them and
 	// waits for them, so none outlives Capture or delays its error.
 	cctx, cancel := context.WithCancel(ctx)
-	var bg sync.WaitGroup
-	defer bg.Wait()
+	bg := &background{ctx: cctx, p: p}
+	defer bg.wg.Wait()
 	defer cancel()
-	goBG := func(f func()) {
-		bg.Add(1)
-		go func() { defer bg.Done(); f() }()
-	}
 
 	p.mu.Lock()
 	cached := p.cache
-	mayReuse := !o.NoCache && cached != nil && !p.lastReuse && start.Sub(cached.at) <= opts.CacheMaxAge
+	mayReuse := !o.NoCache && cached != nil && !p.lastReuse && start.Sub(cached.at) <= p.opts.CacheMaxAge
 	p.mu.Unlock()
-
-	type dumpResult struct {
-		root     *screen.Node
-		timedOut bool
-		err      error
-		took     time.Duration
-	}
-	startDump := func() <-chan dumpResult {
-		ch := make(chan dumpResult, 1)
-		goBG(func() {
-			t := time.Now()
-			root, to, err := p.Hierarchy(cctx)
-			ch <- dumpResult{root, to, err, time.Since(t)}
-		})
-		return ch
-	}
-	var dumpCh <-chan dumpResult
 	if !mayReuse {
-		dumpCh = startDump() // nothing to reuse: overlap the dump with the rest
+		bg.startDump() // nothing to reuse: overlap the dump with the rest
 	}
-
-	type appResult struct {
-		app  string
-		err  error
-		took time.Duration
-	}
-	appCh := make(chan appResult, 1)
-	goBG(func() {
-		t := time.Now()
-		app, err := p.CurrentApp(cctx)
-		appCh <- appResult{app, err, time.Since(t)}
-	})
-	// Window flags on every capture (not only for black screenshots): a
-	// FLAG_SECURE window may leave the system bars visible around its black
-	// surface, and its screen must never be served from the cache.
-	windowsCh := make(chan string, 1)
-	goBG(func() {
-		out, err := p.run(cctx, "dumpsys window windows")
-		if err != nil {
-			out = ""
-		}
-		windowsCh <- out
-	})
-	var installedCh chan []string
+	appCh := bg.currentApp()
+	windowsCh := bg.windows()
+	var installedCh <-chan []string
 	if o.Installed {
-		installedCh = make(chan []string, 1)
-		goBG(func() {
-			pk, _ := p.InstalledPackages(cctx)
-			installedCh <- pk
-		})
+		installedCh = bg.installed()
 	}
 
-	// Screenshot, decoded and hashed while the other round trips run.
-	t1 := time.Now()
-	png, err := p.Screencap(ctx)
+	// Screenshot, decoded, scaled and hashed while the other round trips
+	// run (or reused whole when the bytes did not change).
+	fr, took, work, err := p.grab(ctx)
 	if err != nil {
 		return nil, err
 	}
-	m.ScreencapMs = ms(time.Since(t1))
-	snap.Screenshot = png
+	m.ScreencapMs = ms(took)
 	t2 := time.Now()
-	img, look, err := p.decode(png)
-	if err != nil {
-		return nil, fmt.Errorf("screencap: %w", err)
+	w, h := p.useFrame(ctx, snap, fr)
+	m.ScaleMs = ms(work + time.Since(t2)) // decode, scale and hash, 0 for a reused frame
+
+	ar := <-appCh
+	m.CurrentAppMs = ms(ar.took)
+	if ar.err != nil {
+		return nil, ar.err
 	}
-	b := img.Bounds()
+	snap.CurrentApp = ar.app
+
+	// Secure surfaces render black: never let a cached element list stand
+	// in for a screen we cannot see.
+	snap.SecureSurface = parseSecure(normalizeOutput([]byte(<-windowsCh)), snap.CurrentApp)
+	if err := p.resolveElements(ctx, snap, bg, cached, mayReuse, o.KeyboardKeys, w, h, start); err != nil {
+		return nil, err
+	}
+
+	t3 := time.Now()
+	if o.Scaled || o.SOM {
+		snap.ImageFormat = p.opts.Image.Format
+		snap.ScaledScreenshot, snap.SOMScreenshot, err = p.modelImages(fr, snap.UIElements, o.SOM, true)
+		if err != nil {
+			return nil, err
+		}
+	}
+	m.OverlayMs = ms(time.Since(t3))
+	if o.FullPNG {
+		snap.PrepareFullPNG()
+	}
+	if installedCh != nil {
+		snap.InstalledPackages = <-installedCh
+	}
+	end := p.opts.Now()
+	snap.CapturedAt = end.UTC().Format(time.RFC3339Nano)
+	m.TotalMs = ms(end.Sub(start))
+	return snap, nil
+}
+
+// background runs a capture's side round trips; wg tracks them.
+type background struct {
+	ctx  context.Context
+	p    *Phone
+	wg   sync.WaitGroup
+	dump <-chan dumpResult
+}
+
+type dumpResult struct {
+	root     *screen.Node
+	timedOut bool
+	err      error
+	took     time.Duration
+}
+
+type appResult struct {
+	app  string
+	err  error
+	took time.Duration
+}
+
+func (b *background) do(f func()) {
+	b.wg.Add(1)
+	go func() { defer b.wg.Done(); f() }()
+}
+
+// startDump starts the UI dump once.
+func (b *background) startDump() <-chan dumpResult {
+	if b.dump == nil {
+		ch := make(chan dumpResult, 1)
+		b.do(func() {
+			t := time.Now()
+			root, to, err := b.p.Hierarchy(b.ctx)
+			ch <- dumpResult{root, to, err, time.Since(t)}
+		})
+		b.dump = ch
+	}
+	return b.dump
+}
+
+func (b *background) currentApp() <-chan appResult {
+	ch := make(chan appResult, 1)
+	b.do(func() {
+		t := time.Now()
+		app, err := b.p.CurrentApp(b.ctx)
+		ch <- appResult{app, err, time.Since(t)}
+	})
+	return ch
+}
+
+// windows fetches the window flags on every capture (not only for black
+// screenshots): a FLAG_SECURE window may leave the system bars visible
+// around its black surface, and its screen must never be served from the
+// cache.
+func (b *background) windows() <-chan string {
+	ch := make(chan string, 1)
+	b.do(func() {
+		out, err := b.p.run(b.ctx, "dumpsys window windows")
+		if err != nil {
+			out = ""
+		}
+		ch <- out
+	})
+	return ch
+}
+
+func (b *background) installed() <-chan []string {
+	ch := make(chan []string, 1)
+	b.do(func() {
+		pk, _ := b.p.InstalledPackages(b.ctx)
+		ch <- pk
+	})
+	return ch
+}
+
+// resolveElements fills snap's tree and elements from the cache or a fresh
+// dump (REFERENCE.md step 8) and updates the cache. keys is
+// CaptureOptions.KeyboardKeys; w, h is the input coordinate space; start is
+// when the capture began.
+func (p *Phone) resolveElements(ctx context.Context, snap *screen.Snapshot, bg *background, cached *elementCache, mayReuse, keys bool, w, h int, start time.Time) error {
+	m := snap.CaptureMetrics
+	// The cached list stands for this screen only when it shows the same
+	// app at the same size and looks the same; a secure surface is never
+	// vouched for by a cache.
+	cacheMatches := cached != nil && !snap.SecureSurface && cached.app == snap.CurrentApp &&
+		cached.width == snap.Width && cached.height == snap.Height &&
+		screen.Hamming(cached.hash, m.VisualHash) <= p.opts.CacheMaxHamming && cached.keys == keys
+	elemOpts := screen.ElementOptions{Width: w, Height: h, ScaleX: snap.ScaleX, ScaleY: snap.ScaleY,
+		Budget: p.opts.ElementBudget, MaxElements: p.opts.MaxElements, KeyboardKeys: keys}
+	if mayReuse && cacheMatches {
+		snap.Tree = cached.tree
+		snap.UIElements, snap.UINotes = cached.elements, cached.notes
+		m.UIElementsSource = screen.SourceCache
+	} else {
+		dr := <-bg.startDump()
+		m.UIDumpMs = ms(dr.took)
+		m.UIDumpTimedOut = dr.timedOut
+		switch {
+		case dr.err == nil:
+			snap.Tree = dr.root
+			sel := screen.Select(dr.root, elemOpts)
+			snap.UIElements, snap.UINotes = sel.Elements, sel.Notes
+			m.UIElementsSource = screen.SourceFresh
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case cacheMatches:
+			snap.Tree = cached.tree
+			snap.UIElements, snap.UINotes = cached.elements, cached.notes
+			m.UIElementsSource = screen.SourceCacheFallback
+		default:
+			m.UIElementsSource = screen.SourceFreshEmpty
+		}
+	}
+	if snap.UIElements == nil {
+		snap.UIElements = []screen.UIElement{}
+	}
+	m.UIElementsCount = len(snap.UIElements)
+
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch m.UIElementsSource {
+	case screen.SourceFresh:
+		if snap.SecureSurface {
+			p.cache = nil
+		} else {
+			p.cache = &elementCache{app: snap.CurrentApp, width: snap.Width, height: snap.Height,
+				hash: m.VisualHash, at: start, tree: snap.Tree, elements: snap.UIElements,
+				notes: snap.UINotes, keys: keys}
+		}
+		p.lastReuse = false
+	case screen.SourceCache, screen.SourceCacheFallback:
+		p.lastReuse = true
+	default:
+		p.lastReuse = false
+	}
+	return nil
+}
+
+// useFrame puts fr into snap (images, size, hashes, the Hamming distance to
+// the previous capture, scale factors) and returns the input coordinate
+// space, following a rotated or resized display.
+func (p *Phone) useFrame(ctx context.Context, snap *screen.Snapshot, fr *frame) (w, h int) {
+	m := snap.CaptureMetrics
+	snap.Screenshot = fr.png
+	snap.Full = fr.full
+	b := fr.full.Bounds()
 	snap.Width, snap.Height = b.Dx(), b.Dy()
-	m.VisualHash = look.Visual
-	snap.ContentHash = look.Content
+	m.VisualHash = fr.look.Visual
+	snap.ContentHash = fr.look.Content
 	p.mu.Lock()
 	if p.lastHash != "" {
 		d := screen.Hamming(p.lastHash, m.VisualHash)
 		m.VisualHashHammingDistance = &d
 	}
 	p.lastHash = m.VisualHash
-	w, h := p.width, p.height
+	w, h = p.width, p.height
 	p.mu.Unlock()
 	rotated := func() bool { return w == snap.Height && h == snap.Width }
 	if (w != snap.Width || h != snap.Height) && !rotated() {
@@ -148,105 +284,11 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 		p.width, p.height = w, h
 		p.mu.Unlock()
 	}
-	sw, sh := screen.ScaledSize(snap.Width, snap.Height, opts.ModelStyle)
+	sw, sh := fr.scaled.Rect.Dx(), fr.scaled.Rect.Dy()
 	snap.ScaledWidth, snap.ScaledHeight = sw, sh
 	snap.ScaleX = float64(w) / float64(sw)
 	snap.ScaleY = float64(h) / float64(sh)
-	var scaled image.Image
-	if o.Scaled || o.SOM {
-		scaled = screen.Resize(img, sw, sh)
-	}
-	m.ScaleMs = ms(time.Since(t2))
-
-	ar := <-appCh
-	m.CurrentAppMs = ms(ar.took)
-	if ar.err != nil {
-		return nil, ar.err
-	}
-	snap.CurrentApp = ar.app
-
-	// Secure surfaces render black: never let a cached element list stand
-	// in for a screen we cannot see.
-	snap.SecureSurface = parseSecure(normalizeOutput([]byte(<-windowsCh)), snap.CurrentApp)
-
-	// The cached list stands for this screen only when it shows the same
-	// app at the same size and looks the same; a secure surface is never
-	// vouched for by a cache.
-	cacheMatches := cached != nil && !snap.SecureSurface && cached.app == snap.CurrentApp &&
-		cached.width == snap.Width && cached.height == snap.Height &&
-		screen.Hamming(cached.hash, m.VisualHash) <= opts.CacheMaxHamming && cached.keys == o.KeyboardKeys
-	reuse := mayReuse && cacheMatches
-	elemOpts := screen.ElementOptions{Width: w, Height: h, ScaleX: snap.ScaleX, ScaleY: snap.ScaleY,
-		Budget: opts.ElementBudget, MaxElements: opts.MaxElements, KeyboardKeys: o.KeyboardKeys}
-	if reuse {
-		snap.Tree = cached.tree
-		snap.UIElements, snap.UINotes = cached.elements, cached.notes
-		m.UIElementsSource = screen.SourceCache
-	} else {
-		if dumpCh == nil {
-			dumpCh = startDump()
-		}
-		dr := <-dumpCh
-		m.UIDumpMs = ms(dr.took)
-		m.UIDumpTimedOut = dr.timedOut
-		switch {
-		case dr.err == nil:
-			snap.Tree = dr.root
-			sel := screen.Select(dr.root, elemOpts)
-			snap.UIElements, snap.UINotes = sel.Elements, sel.Notes
-			m.UIElementsSource = screen.SourceFresh
-		case ctx.Err() != nil:
-			return nil, ctx.Err()
-		case cacheMatches:
-			snap.Tree = cached.tree
-			snap.UIElements, snap.UINotes = cached.elements, cached.notes
-			m.UIElementsSource = screen.SourceCacheFallback
-		default:
-			m.UIElementsSource = screen.SourceFreshEmpty
-		}
-	}
-	if snap.UIElements == nil {
-		snap.UIElements = []screen.UIElement{}
-	}
-	m.UIElementsCount = len(snap.UIElements)
-
-	p.mu.Lock()
-	switch m.UIElementsSource {
-	case screen.SourceFresh:
-		if snap.SecureSurface {
-			p.cache = nil
-		} else {
-			p.cache = &elementCache{app: snap.CurrentApp, width: snap.Width, height: snap.Height,
-				hash: m.VisualHash, at: start, tree: snap.Tree, elements: snap.UIElements,
-				notes: snap.UINotes, keys: o.KeyboardKeys}
-		}
-		p.lastReuse = false
-	case screen.SourceCache, screen.SourceCacheFallback:
-		p.lastReuse = true
-	default:
-		p.lastReuse = false
-	}
-	p.mu.Unlock()
-
-	t3 := time.Now()
-	if scaled != nil {
-		if snap.ScaledScreenshot, err = screen.EncodePNG(scaled); err != nil {
-			return nil, err
-		}
-		if o.SOM && len(snap.UIElements) > 0 {
-			if snap.SOMScreenshot, err = screen.EncodePNG(screen.SetOfMark(scaled, snap.UIElements, true)); err != nil {
-				return nil, err
-			}
-		}
-	}
-	m.OverlayMs = ms(time.Since(t3))
-	if installedCh != nil {
-		snap.InstalledPackages = <-installedCh
-	}
-	end := opts.Now()
-	snap.CapturedAt = end.UTC().Format(time.RFC3339Nano)
-	m.TotalMs = ms(end.Sub(start))
-	return snap, nil
+	return w, h
 }
 
 func ms(d time.Duration) int64 { return d.Milliseconds() }
@@ -283,17 +325,15 @@ func (p *Phone) Observe(ctx context.Context) (Observation, error) {
 	return Observation{Look: look, App: r.app}, nil
 }
 
-// look takes a screenshot and returns its hashes.
+// look takes a screenshot and returns its hashes. The frame stays
+// cached, so the next capture of an unchanged screen reuses its decode,
+// scaling and hashes.
 func (p *Phone) look(ctx context.Context) (Look, error) {
-	png, err := p.Screencap(ctx)
+	fr, _, _, err := p.grab(ctx)
 	if err != nil {
 		return Look{}, err
 	}
-	_, look, err := p.decode(png)
-	if err != nil {
-		return Look{}, fmt.Errorf("screencap: %w", err)
-	}
-	return look, nil
+	return fr.look, nil
 }
 
 // Settle waits until two consecutive screenshots have the same content,

@@ -83,4 +83,15 @@
 // the nearest clickable ancestor-or-self, which is what a tap should hit.
 // Selector.String renders a selector for error messages, e.g.
 // text="Save" below(id="title").
+//
+// # Images
+//
+// DecodeRawScreencap reads raw `screencap` output (12- or 16-byte header by
+// Android version, RGBA_8888 without a copy); DecodePNG reads `screencap
+// -p`. Resize scales to the model's size (ScaledSize) with an area-average
+// filter in parallel bands; DHash and SetOfMark work on the scaled
+// image, ContentHash on the full one. ImageEncoding encodes the model's
+// image as JPEG (EncodeJPEG: baseline, parallel bands joined with restart
+// markers; the default) or PNG (EncodePNG). Snapshot.FullPNG produces the
+// full-size PNG only when something saves it.
 package screen

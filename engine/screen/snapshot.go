@@ -1,5 +1,10 @@
 package screen
 
+import (
+	"fmt"
+	"image"
+)
+
 // Rect is a rectangle in pixels; Right and Bottom are exclusive as in
 // Android's bounds="[l,t][r,b]".
 type Rect struct {
@@ -79,10 +84,15 @@ type CaptureMetrics struct {
 	UIDumpTimedOut            bool   `json:"uiDumpTimedOut"`
 }
 
-// Snapshot is one capture of the screen (seed 000 ScreenSnapshot). The PNG
-// fields hold raw bytes; JSON carries them base64 encoded under the seed's
-// names. Tree is the whole parsed UI hierarchy (nil when the dump failed and
-// no cache applied); UIElements are the numbered interactive elements.
+// Snapshot is one capture of the screen (seed 000 ScreenSnapshot). The image
+// fields hold encoded bytes; JSON carries them base64 encoded under the
+// seed's names. Screenshot is the full-size PNG; it is filled only when the
+// device sent a PNG — otherwise FullPNG encodes it from Full on demand, so
+// nothing pays for a full-size PNG nobody saves. ScaledScreenshot and
+// SOMScreenshot are the model-sized images in ImageFormat ("jpeg" by
+// default, or "png"). Tree is the whole parsed UI hierarchy (nil when the
+// dump failed and no cache applied); UIElements are the numbered interactive
+// elements.
 type Snapshot struct {
 	DeviceID          string          `json:"deviceId"`
 	CurrentApp        string          `json:"currentApp"`
@@ -105,4 +115,56 @@ type Snapshot struct {
 	// (ContentHash); it decides state_delta changed and is never persisted.
 	ContentHash      string `json:"-"`
 	ScaledScreenshot []byte `json:"-"`
+	// ImageFormat is the encoding of ScaledScreenshot and SOMScreenshot.
+	ImageFormat ImageFormat `json:"imageFormat,omitempty"`
+	// Full is the decoded full-size screenshot, shared with the device's
+	// frame cache: read it, never modify it. Nil when decoded from JSON.
+	Full image.Image `json:"-"`
+
+	fullPNG *pendingPNG
+}
+
+// pendingPNG is a full-size PNG being encoded in the background.
+type pendingPNG struct {
+	done chan struct{}
+	png  []byte
+	err  error
+}
+
+// PrepareFullPNG starts encoding the full-size PNG in the background when
+// there is none yet, so a later FullPNG (saving a step screenshot) does not
+// wait for it. It must not run concurrently with FullPNG.
+func (s *Snapshot) PrepareFullPNG() {
+	if len(s.Screenshot) > 0 || s.Full == nil || s.fullPNG != nil {
+		return
+	}
+	p := &pendingPNG{done: make(chan struct{})}
+	s.fullPNG = p
+	img := s.Full
+	go func() {
+		defer close(p.done)
+		p.png, p.err = EncodePNG(img)
+	}()
+}
+
+// FullPNG returns the full-size screenshot as PNG: the device's own bytes
+// when it sent a PNG, else Full encoded once (waiting for PrepareFullPNG's
+// encoding when one is under way). The result is kept in Screenshot. It is
+// not safe for concurrent use.
+func (s *Snapshot) FullPNG() ([]byte, error) {
+	if len(s.Screenshot) > 0 {
+		return s.Screenshot, nil
+	}
+	if s.fullPNG == nil {
+		if s.Full == nil {
+			return nil, fmt.Errorf("screen: the snapshot has no screenshot")
+		}
+		s.PrepareFullPNG()
+	}
+	<-s.fullPNG.done
+	if s.fullPNG.err != nil {
+		return nil, s.fullPNG.err
+	}
+	s.Screenshot = s.fullPNG.png
+	return s.Screenshot, nil
 }

@@ -4,6 +4,7 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
+	"slices"
 )
 
 // MarkColors are the set-of-mark colours, cycled by element position
@@ -46,12 +47,12 @@ var digitFont = [10][7]uint8{
 // corner. IDs that are not decimal numbers are drawn with their digits only.
 func SetOfMark(img image.Image, elems []UIElement, scaled bool) *image.RGBA {
 	b := img.Bounds()
-	dst := image.NewRGBA(b)
-	if src, ok := img.(*image.RGBA); ok && src.Bounds() == b {
-		for y := b.Min.Y; y < b.Max.Y; y++ {
-			copy(dst.Pix[dst.PixOffset(b.Min.X, y):dst.PixOffset(b.Max.X, y)], src.Pix[src.PixOffset(b.Min.X, y):])
-		}
+	var dst *image.RGBA
+	if src, ok := img.(*image.RGBA); ok && src.Stride == 4*b.Dx() && len(src.Pix) == 4*b.Dx()*b.Dy() {
+		// A tightly packed copy: cloned, not zeroed first and then copied.
+		dst = &image.RGBA{Pix: slices.Clone(src.Pix), Stride: src.Stride, Rect: b}
 	} else {
+		dst = image.NewRGBA(b)
 		draw.Draw(dst, b, img, b.Min, draw.Src)
 	}
 	if b.Empty() {
@@ -59,37 +60,19 @@ func SetOfMark(img image.Image, elems []UIElement, scaled bool) *image.RGBA {
 	}
 	// Badge digits scale with the image: 2 px per font pixel at 768 wide.
 	s := max(1, (min(b.Dx(), b.Dy())+191)/384)
-	border := s
-	placed := make([]image.Rectangle, 0, len(elems))
 	boxes := make([]image.Rectangle, len(elems))
 	for i, e := range elems {
 		r := e.Bounds
 		if scaled {
 			r = e.ScaledBounds
 		}
-		box := image.Rect(r.Left, r.Top, r.Right, r.Bottom).Add(b.Min).Intersect(b)
-		boxes[i] = box
-		if box.Empty() {
-			continue
-		}
-		c := MarkColors[i%len(MarkColors)]
-		blendRect(dst, box, c, markFillAlpha)
-		inner := box.Inset(border)
-		if inner.Empty() {
-			blendRect(dst, box, c, markBorderAlpha-markFillAlpha)
-			continue
-		}
-		for _, edge := range []image.Rectangle{
-			{box.Min, image.Pt(box.Max.X, inner.Min.Y)},
-			{image.Pt(box.Min.X, inner.Max.Y), box.Max},
-			{image.Pt(box.Min.X, inner.Min.Y), image.Pt(inner.Min.X, inner.Max.Y)},
-			{image.Pt(inner.Max.X, inner.Min.Y), image.Pt(box.Max.X, inner.Max.Y)},
-		} {
-			blendRect(dst, edge, c, markBorderAlpha)
-		}
+		boxes[i] = image.Rect(r.Left, r.Top, r.Right, r.Bottom).Add(b.Min).Intersect(b)
 	}
-	// Badges go on top of every box so later fills never dim them.
+	// Badges go on top of every box so later fills never dim them; where
+	// they go depends only on the boxes, so it is decided once.
 	pad := 2 * s
+	placed := make([]image.Rectangle, 0, len(elems))
+	badges := make([]image.Rectangle, len(elems))
 	for i, e := range elems {
 		if boxes[i].Empty() {
 			continue
@@ -97,11 +80,44 @@ func SetOfMark(img image.Image, elems []UIElement, scaled bool) *image.RGBA {
 		digits := badgeDigits(e.ID)
 		w := pad*2 + len(digits)*5*s + max(0, len(digits)-1)*s
 		h := pad*2 + 7*s
-		badge := placeBadge(b, boxes[i], w, h, placed)
-		placed = append(placed, badge)
-		drawBadge(dst, badge, digits, MarkColors[i%len(MarkColors)], s)
+		badges[i] = placeBadge(b, boxes[i], w, h, placed)
+		placed = append(placed, badges[i])
 	}
+	// Bands of rows are drawn in parallel: every band applies all marks in
+	// order, clipped to itself, so the result is the sequential one.
+	parallelRows(b.Dy(), b.Dx()*b.Dy(), func(lo, hi int) {
+		band := dst.SubImage(image.Rect(b.Min.X, b.Min.Y+lo, b.Max.X, b.Min.Y+hi)).(*image.RGBA)
+		for i, box := range boxes {
+			if !box.Empty() && box.Overlaps(band.Rect) {
+				drawBox(band, box, MarkColors[i%len(MarkColors)], s)
+			}
+		}
+		for i, e := range elems {
+			if !boxes[i].Empty() && badges[i].Overlaps(band.Rect) {
+				drawBadge(band, badges[i], badgeDigits(e.ID), MarkColors[i%len(MarkColors)], s)
+			}
+		}
+	})
 	return dst
+}
+
+// drawBox blends a mark's translucent fill and its border (border px
+// wide) over box.
+func drawBox(dst *image.RGBA, box image.Rectangle, c color.RGBA, border int) {
+	blendRect(dst, box, c, markFillAlpha)
+	inner := box.Inset(border)
+	if inner.Empty() {
+		blendRect(dst, box, c, markBorderAlpha-markFillAlpha)
+		return
+	}
+	for _, edge := range []image.Rectangle{
+		{box.Min, image.Pt(box.Max.X, inner.Min.Y)},
+		{image.Pt(box.Min.X, inner.Max.Y), box.Max},
+		{image.Pt(box.Min.X, inner.Min.Y), image.Pt(inner.Min.X, inner.Max.Y)},
+		{image.Pt(inner.Max.X, inner.Min.Y), image.Pt(box.Max.X, inner.Max.Y)},
+	} {
+		blendRect(dst, edge, c, markBorderAlpha)
+	}
 }
 
 // badgeDigits are the decimal digits of id (other characters are skipped).
@@ -179,15 +195,20 @@ func blendRect(dst *image.RGBA, r image.Rectangle, c color.RGBA, a uint32) {
 	if r.Empty() || a == 0 {
 		return
 	}
+	// One lookup table per channel: the blend of every possible sample
+	// (768 entries) costs less than computing it per pixel.
 	ia := 255 - a
-	cr, cg, cb := uint32(c.R)*a, uint32(c.G)*a, uint32(c.B)*a
+	var lut [4][256]uint8
+	for k, cv := range [4]uint32{uint32(c.R), uint32(c.G), uint32(c.B), 255} {
+		for v := range uint32(256) {
+			lut[k][v] = uint8((cv*a + v*ia + 127) / 255)
+		}
+	}
 	for y := r.Min.Y; y < r.Max.Y; y++ {
 		row := dst.Pix[dst.PixOffset(r.Min.X, y):dst.PixOffset(r.Max.X, y)]
-		for i := 0; i < len(row); i += 4 {
-			row[i] = uint8((cr + uint32(row[i])*ia + 127) / 255)
-			row[i+1] = uint8((cg + uint32(row[i+1])*ia + 127) / 255)
-			row[i+2] = uint8((cb + uint32(row[i+2])*ia + 127) / 255)
-			row[i+3] = uint8((255*a + uint32(row[i+3])*ia + 127) / 255)
+		for i := 0; i+3 < len(row); i += 4 {
+			p := row[i : i+4 : i+4]
+			p[0], p[1], p[2], p[3] = lut[0][p[0]], lut[1][p[1]], lut[2][p[2]], lut[3][p[3]]
 		}
 	}
 }

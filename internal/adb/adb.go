@@ -13,6 +13,7 @@
 package adb
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -483,6 +484,27 @@ func (d *Device) ExecOut(ctx context.Context, command string) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// ExecOutSized is ExecOut reading into one buffer of about sizeHint bytes
+// (a raw screenshot is megabytes: growing a buffer by doubling would copy it
+// several times).
+func (d *Device) ExecOutSized(ctx context.Context, command string, sizeHint int) ([]byte, error) {
+	cn, err := d.open(ctx, "exec:"+command)
+	if err != nil {
+		return nil, err
+	}
+	defer cn.Close()
+	buf := bytes.NewBuffer(make([]byte, 0, sizeHint+bytes.MinRead))
+	if _, err := buf.ReadFrom(cn.Conn); err != nil {
+		if ctx.Err() != nil {
+			return buf.Bytes(), ctx.Err()
+		}
+		return buf.Bytes(), d.lost(err)
+	}
+	return buf.Bytes(), nil
+}
+
+var _ device.SizedExecOuter = (*Device)(nil)
 
 // Push writes data to remotePath with the sync protocol.
 func (d *Device) Push(ctx context.Context, remotePath string, data []byte, mode os.FileMode) error {

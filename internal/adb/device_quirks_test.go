@@ -49,7 +49,9 @@ func TestSecureWindowFlagOnEveryCaptureBypassesCache(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		snap, err := p.Capture(ctx, device.CaptureOptions{})
 		require.NoError(t, err)
-		img, err := screen.DecodePNG(snap.Screenshot)
+		png, err := snap.FullPNG() // raw captures make the PNG on demand
+		require.NoError(t, err)
+		img, err := screen.DecodePNG(png)
 		require.NoError(t, err)
 		require.False(t, screen.IsBlack(img), "the status and navigation bars are still drawn")
 		assert.True(t, snap.SecureSurface, "capture %d", i+1)

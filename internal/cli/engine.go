@@ -12,6 +12,7 @@ import (
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/engine/prompt"
+	"github.com/openpocket/openpocket/engine/screen"
 	"github.com/openpocket/openpocket/internal/adb"
 	"github.com/openpocket/openpocket/internal/llm"
 	"github.com/openpocket/openpocket/internal/run"
@@ -131,8 +132,21 @@ func (a *App) phoneOptions() device.Options {
 		if ms := a.cfg.Device.SettleTimeoutMs; ms > 0 {
 			o.SettleTimeout = time.Duration(ms) * time.Millisecond
 		}
+		if p, ok := a.cfg.Profile(""); ok {
+			o.Image = imageEncoding(p)
+		}
 	}
 	return o
+}
+
+// imageEncoding is how a model profile wants its screenshots (validated
+// with the config: "jpeg", "png" or empty for JPEG).
+func imageEncoding(p workspace.ModelProfile) screen.ImageEncoding {
+	f, err := screen.ParseImageFormat(p.ImageFormat)
+	if err != nil {
+		f = screen.FormatJPEG
+	}
+	return screen.ImageEncoding{Format: f, Quality: p.ImageQuality}
 }
 
 // runService builds the run service of this command once: the device

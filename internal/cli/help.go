@@ -16,7 +16,7 @@ var examples = map[string][]string{
 	"init":            {"openpocket init", "openpocket init --base-url http://localhost:11434/v1 --model-name qwen2.5-vl --api-key-env OLLAMA_KEY --device emulator-5554"},
 	"sim":             {"openpocket sim --size 720x1280"},
 	"devices":         {"openpocket devices", "openpocket devices --json"},
-	"snapshot":        {"openpocket --sim snapshot", "openpocket -s emulator-5554 snapshot --json --som marks.png"},
+	"snapshot":        {"openpocket --sim snapshot", "openpocket -s emulator-5554 snapshot --json --som marks.jpg"},
 	"act":             {`openpocket --sim act '{"type":"launch_app","packageName":"com.android.settings"}'`, `openpocket act '{"type":"tap","x":540,"y":1200}' --observe`},
 	"play":            {"openpocket --sim play examples/demo.yaml", "openpocket play flows/ -e user=bob --include-tags smoke --report junit.xml", "openpocket play flows/login.yaml --dry-run", "openpocket play flows/ --report-html report/ --record --watch"},
 	"convert maestro": {"openpocket convert maestro .maestro/ -o playbooks/", "openpocket convert maestro .maestro/login.yaml -o out/ --no-lint"},

@@ -22,7 +22,7 @@ type SnapshotCmd struct {
 	Keys     bool   `help:"List the soft keyboard's keys one by one instead of folding them (what a task about keys gets)."`
 
 	JSON bool   `help:"Print the snapshot as JSON (seed 000 ScreenSnapshot; screenshots omitted unless --with-images)."`
-	SOM  string `name:"som" help:"Write the set-of-mark PNG (scaled screenshot with numbered elements) to FILE." placeholder:"FILE" type:"path"`
+	SOM  string `name:"som" help:"Write the set-of-mark image (scaled screenshot with numbered elements, in the default model profile's imageFormat: JPEG unless it says png) to FILE." placeholder:"FILE" type:"path"`
 	PNG  string `name:"png" help:"Write the full-size screenshot PNG to FILE." placeholder:"FILE" type:"path"`
 
 	WithImages bool `help:"Include base64 screenshots in --json output."`
@@ -47,9 +47,15 @@ func (c *SnapshotCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	if c.PNG != "" {
-		if err := atomicfile.WriteFile(c.PNG, snap.Screenshot, 0o644); err != nil {
+	if c.PNG != "" || (c.JSON && c.WithImages) {
+		png, err := snap.FullPNG() // raw captures encode it only when asked
+		if err != nil {
 			return err
+		}
+		if c.PNG != "" {
+			if err := atomicfile.WriteFile(c.PNG, png, 0o644); err != nil {
+				return err
+			}
 		}
 	}
 	if c.SOM != "" {

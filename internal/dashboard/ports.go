@@ -38,6 +38,7 @@ type AgentSummary struct {
 // Screen is one capture of the agent's device: the screenshot with the
 // element marks drawn on it, and the sizes to map a click to the device.
 type Screen struct {
+	// PNG is the encoded image (PNG, or JPEG when the capture is one).
 	PNG []byte
 	// Width, Height are the device's screen in pixels.
 	Width, Height int

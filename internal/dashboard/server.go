@@ -185,7 +185,7 @@ func (s *Server) screenPNG(w http.ResponseWriter, r *http.Request, _ string, ag 
 		http.Error(w, err.Error(), http.StatusServiceUnavailable)
 		return
 	}
-	w.Header().Set("Content-Type", "image/png")
+	w.Header().Set("Content-Type", http.DetectContentType(sc.PNG)) // PNG or JPEG, as captured
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Device-Size", fmt.Sprintf("%dx%d", sc.Width, sc.Height))
 	w.Write(sc.PNG)
@@ -278,7 +278,7 @@ func (s *Server) shot(w http.ResponseWriter, r *http.Request, _ string, ag Agent
 		http.Error(w, err.Error(), http.StatusNotFound)
 		return
 	}
-	w.Header().Set("Content-Type", "image/png")
+	w.Header().Set("Content-Type", http.DetectContentType(png))
 	w.Write(png)
 }
 

@@ -10,11 +10,18 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/engine/screen"
 )
 
-// imageDataURL encodes a PNG screenshot as a data URL.
-func imageDataURL(png []byte) string {
-	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(png)
+// imageDataURL encodes a screenshot as a data URL whose media type is read
+// from the bytes: model images are JPEG by default, PNG when the profile's
+// imageFormat says so (unknown bytes are labelled PNG, as before).
+func imageDataURL(img []byte) string {
+	mime := screen.SniffImageMIME(img)
+	if mime == "" {
+		mime = "image/png"
+	}
+	return "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(img)
 }
 
 // chatParams builds the chat completions request for one step.

@@ -112,7 +112,11 @@ func (r *recorder) exec(thought string, a action.Action, snap *screen.Snapshot, 
 	}
 	if len(r.steps) == 0 {
 		p := filepath.Join(r.dir, "step-001.png")
-		if err := os.WriteFile(p, snap.Screenshot, 0o644); err != nil {
+		png, err := snap.FullPNG() // raw captures make the PNG on demand
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		if err := os.WriteFile(p, png, 0o644); err != nil {
 			r.t.Fatal(err)
 		}
 		st.Screenshot = p

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -39,6 +40,11 @@ type ModelProfile struct {
 	ReasoningEffort string `json:"reasoningEffort"`
 	// Temperature is nil when not configured (the request omits it).
 	Temperature *float64 `json:"temperature,omitempty"`
+	// ImageFormat is how screenshots are sent to this model: "jpeg" (the
+	// default when empty) or "png". ImageQuality is the JPEG quality, 1-100
+	// (0 = 80).
+	ImageFormat  string `json:"imageFormat,omitempty"`
+	ImageQuality int    `json:"imageQuality,omitempty"`
 }
 
 // TargetConfig selects the phone.
@@ -391,6 +397,15 @@ func (c Config) Validate() error {
 	}
 	if strings.TrimSpace(c.Cron.JobsFile) == "" {
 		return bad("cron.jobsFile", "expected a file path")
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.Models)) {
+		m := c.Models[name]
+		if f := m.ImageFormat; f != "" && f != "jpeg" && f != "png" {
+			return bad("models."+name+".imageFormat", "expected \"jpeg\" or \"png\", got %q", f)
+		}
+		if m.ImageQuality < 0 || m.ImageQuality > 100 {
+			return bad("models."+name+".imageQuality", "expected a JPEG quality between 1 and 100 (0 = default 80), got %d", m.ImageQuality)
+		}
 	}
 	if _, ok := c.Models[c.DefaultModel]; !ok {
 		names := make([]string, 0, len(c.Models))

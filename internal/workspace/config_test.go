@@ -305,3 +305,23 @@ func TestOpenMalformedConfigFails(t *testing.T) {
 		t.Fatalf("error = %v", err)
 	}
 }
+
+func TestLoadConfigModelImageFormat(t *testing.T) {
+	path := writeConfig(t, `{"defaultModel": "v", "models": {"v": {"model": "m", "imageFormat": "png", "imageQuality": 90}}}`)
+	cfg, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := cfg.Profile(""); p.ImageFormat != "png" || p.ImageQuality != 90 {
+		t.Fatalf("profile = %+v, want png at 90", p)
+	}
+	for text, want := range map[string]string{
+		"{\"defaultModel\": \"v\", \"models\": {\"v\": {\n  \"imageFormat\": \"webp\"}}}": "config.json:2:18: models.v.imageFormat: expected \"jpeg\" or \"png\", got \"webp\"",
+		"{\"defaultModel\": \"v\", \"models\": {\"v\": {\"imageQuality\": 101}}}":         "models.v.imageQuality: expected a JPEG quality between 1 and 100 (0 = default 80), got 101",
+	} {
+		_, err := LoadConfig(writeConfig(t, text))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("config %s\nerror = %v\nwant it to contain %q", text, err, want)
+		}
+	}
+}

@@ -64,7 +64,7 @@ func checkRequest(t *testing.T, r llmtest.Request) {
 	t.Helper()
 	tools, _ := r.Body["tools"].([]any)
 	assert.Len(t, tools, len(action.Tools(nil)), "every action tool is offered")
-	assert.Equal(t, 1, strings.Count(string(r.Raw), "data:image/png;base64,"), "exactly one image")
+	assert.Equal(t, 1, strings.Count(string(r.Raw), "data:image/jpeg;base64,"), "exactly one image, JPEG by default")
 	assert.Contains(t, requestText(r), "Elements (marks on the screenshot", "the element list is in the text")
 }
 

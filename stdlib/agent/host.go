@@ -85,7 +85,8 @@ func (h *host) fail(L *lua.LState, err error) int {
 
 // host.capture() → snapshot | nil, err
 func (h *host) capture(L *lua.LState) int {
-	o := device.CaptureOptions{Scaled: true, SOM: true, Installed: !h.installed}
+	_, saves := h.stepScreenshotTarget()
+	o := device.CaptureOptions{Scaled: true, SOM: true, Installed: !h.installed, FullPNG: saves}
 	snap, err := h.sess.Capture(o)
 	if err != nil {
 		return h.fail(L, fmt.Errorf("capture: %w", err))
@@ -158,6 +159,23 @@ func (h *host) decide(L *lua.LState) int {
 	}
 	h.cause = nil // an earlier rejected reply no longer explains the run
 	return decisionType.Push(L, &decision{rep: rep})
+}
+
+// stepScreenshotTarget reports whether step screenshots go to a workspace,
+// and the session they belong to.
+func (h *host) stepScreenshotTarget() (sessionID string, ok bool) {
+	id := h.sess.SessionID()
+	return id, h.sess.Engine().Workspace != nil && id != ""
+}
+
+// saveStepScreenshot writes the snapshot's full-size PNG (encoded in the
+// background since the capture when the device sent raw pixels).
+func saveStepScreenshot(ws engine.Workspace, snap *screen.Snapshot, st engine.TraceStep, id string) (string, error) {
+	png, err := snap.FullPNG()
+	if err != nil {
+		return "", err
+	}
+	return ws.SaveStepScreenshot(st.At, id, st.Step, snap.CurrentApp, png)
 }
 
 // modelImage is the set-of-mark screenshot when there are marks, else the
@@ -295,8 +313,8 @@ func (h *host) record(L *lua.LState) int {
 			st.HashBefore = snap.CaptureMetrics.VisualHash
 		}
 	}
-	if ws, id := h.sess.Engine().Workspace, h.sess.SessionID(); ws != nil && id != "" && len(snap.Screenshot) > 0 {
-		p, err := ws.SaveStepScreenshot(st.At, id, st.Step, snap.CurrentApp, snap.Screenshot)
+	if id, saves := h.stepScreenshotTarget(); saves {
+		p, err := saveStepScreenshot(h.sess.Engine().Workspace, snap, st, id)
 		if err != nil {
 			h.sess.Logger().Warn("step screenshot not saved", "step", st.Step, "err", err)
 		} else if p != "" {

@@ -418,59 +418,6 @@ func cmdWc(_ context.Context, p *Phone, c *cmdIO) int {
 	return 0
 }
 
-// screencap [-p] [-d display] [FILE]: PNG with -p or a .png file name,
-// otherwise the raw RGBA dump with its 16-byte header.
-func cmdScreencap(_ context.Context, p *Phone, c *cmdIO) int {
-	asPNG := false
-	var file string
-	args := c.args[1:]
-	for i := 0; i < len(args); i++ {
-		switch a := args[i]; {
-		case a == "-p":
-			asPNG = true
-		case a == "-d" && i+1 < len(args):
-			i++
-		case a == "-h":
-			c.errorf("usage: screencap [-hp] [-d display-id] [FILENAME]")
-			return 0
-		case strings.HasPrefix(a, "-"):
-			c.errorf("usage: screencap [-hp] [-d display-id] [FILENAME]")
-			return 1
-		default:
-			file = a
-		}
-	}
-	if strings.HasSuffix(file, ".png") {
-		asPNG = true
-	}
-	var data []byte
-	p.mu.Lock()
-	if asPNG {
-		data = p.pngLocked() // immutable once cached, safe to use after unlock
-	} else {
-		img := p.imageLocked()
-		data = make([]byte, 16, 16+len(img.Pix))
-		putLE32(data[0:], uint32(img.Rect.Dx()))
-		putLE32(data[4:], uint32(img.Rect.Dy()))
-		putLE32(data[8:], 1) // PIXEL_FORMAT_RGBA_8888
-		data = append(data, img.Pix...)
-	}
-	p.mu.Unlock()
-	if file == "" {
-		c.stdout.Write(data)
-		return 0
-	}
-	if err := p.fs.writeNew(file, data); err != nil {
-		c.errorf("Error opening file: %s (%s)", file, errText(err))
-		return 1
-	}
-	return 0
-}
-
-func putLE32(b []byte, v uint32) {
-	b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
-}
-
 func cmdUiautomator(_ context.Context, p *Phone, c *cmdIO) int {
 	if len(c.args) < 2 || c.args[1] != "dump" {
 		c.errorf("Usage: uiautomator <subcommand> [options]\n\nAvailable subcommands:\n\nhelp: displays help message\n\ndump: creates an XML dump of current UI hierarchy\n\nevents: prints out accessibility events until terminated")

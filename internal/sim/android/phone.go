@@ -61,6 +61,8 @@ type Phone struct {
 	pngVersion  uint64
 	xml         []byte
 	xmlVersion  uint64
+
+	capture ScreencapOptions // per-frame encode delays, header format (screencap.go)
 }
 
 var _ adbd.Handler = (*Phone)(nil)

@@ -1,0 +1,101 @@
+package device_test
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/openpocket/openpocket/engine/device"
+	"github.com/openpocket/openpocket/engine/screen"
+)
+
+// TestCaptureReusesThePostActionLook: the look taken after an action leaves
+// its frame behind; the next capture of the unchanged screen reuses it (no
+// second decode), and a capture after that reuses the encoded model image.
+func TestCaptureReusesThePostActionLook(t *testing.T) {
+	f, st := fakeScreen(t)
+	p := device.NewPhone(f, device.Options{Capture: device.CapturePNG})
+	ctx := context.Background()
+	_, err := p.Observe(ctx)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, device.FramesMade(p))
+
+	s1, err := p.Capture(ctx, device.CaptureOptions{SOM: true, Scaled: true})
+	require.NoError(t, err)
+	assert.EqualValues(t, 1, device.FramesMade(p), "the capture reused the look's frame")
+	s2, err := p.Capture(ctx, device.CaptureOptions{SOM: true, Scaled: true})
+	require.NoError(t, err)
+	assert.EqualValues(t, 1, device.FramesMade(p))
+	require.NotEmpty(t, s1.SOMScreenshot)
+	assert.Same(t, &s1.SOMScreenshot[0], &s2.SOMScreenshot[0], "the set-of-mark image was encoded once")
+
+	st.set(func(s *screenState) { s.png = pngOf(t, 200, false) })
+	s3, err := p.Capture(ctx, device.CaptureOptions{SOM: true, Scaled: true})
+	require.NoError(t, err)
+	assert.EqualValues(t, 2, device.FramesMade(p), "a changed screen is decoded")
+	assert.NotEqual(t, s1.ContentHash, s3.ContentHash)
+}
+
+// TestCapturePNGFormatAndPlainImage: a PNG profile gets PNG model images,
+// and without elements the plain scaled image stands in for the overlay.
+func TestCapturePNGFormatAndPlainImage(t *testing.T) {
+	f, st := fakeScreen(t)
+	st.set(func(s *screenState) { s.dumpErr = true })
+	p := device.NewPhone(f, device.Options{Image: screen.ImageEncoding{Format: screen.FormatPNG}, Capture: device.CapturePNG})
+	s, err := p.Capture(context.Background(), device.CaptureOptions{SOM: true})
+	require.NoError(t, err)
+	assert.Empty(t, s.UIElements)
+	assert.Empty(t, s.SOMScreenshot)
+	assert.Equal(t, "image/png", screen.SniffImageMIME(s.ScaledScreenshot))
+	assert.Equal(t, screen.FormatPNG, s.ImageFormat)
+	img, err := screen.DecodePNG(s.ScaledScreenshot)
+	require.NoError(t, err)
+	assert.Equal(t, [2]int{s.ScaledWidth, s.ScaledHeight}, [2]int{img.Bounds().Dx(), img.Bounds().Dy()})
+}
+
+// TestFullPNGOnDemand: on the raw path the full-size PNG exists only once
+// asked for, and holds the captured frame.
+func TestFullPNGOnDemand(t *testing.T) {
+	f, _ := fakeScreen(t)
+	raw := rawOf(t, pngOf(t, 100, false))
+	f.On("screencap", func(cmd string) (device.ShellResult, error) {
+		if cmd != "screencap" {
+			return device.ShellResult{}, errors.New("unexpected " + cmd)
+		}
+		return device.ShellResult{Stdout: raw}, nil
+	})
+	p := device.NewPhone(f, device.Options{Capture: device.CaptureRaw})
+	s, err := p.Capture(context.Background(), device.CaptureOptions{FullPNG: true})
+	require.NoError(t, err)
+	assert.Empty(t, s.Screenshot)
+	png, err := s.FullPNG()
+	require.NoError(t, err)
+	img, err := screen.DecodePNG(png)
+	require.NoError(t, err)
+	assert.Equal(t, s.ContentHash, screen.ContentHash(img))
+	assert.Equal(t, 360, img.Bounds().Dx())
+}
+
+// rawOf turns a PNG into raw screencap output (16-byte header, RGBA rows).
+func rawOf(t *testing.T, png []byte) []byte {
+	t.Helper()
+	img, err := screen.DecodePNG(png)
+	require.NoError(t, err)
+	b := img.Bounds()
+	out := make([]byte, 16, 16+4*b.Dx()*b.Dy())
+	binary.LittleEndian.PutUint32(out[0:], uint32(b.Dx()))
+	binary.LittleEndian.PutUint32(out[4:], uint32(b.Dy()))
+	binary.LittleEndian.PutUint32(out[8:], 1)
+	binary.LittleEndian.PutUint32(out[12:], 1)
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, a := img.At(x, y).RGBA()
+			out = append(out, byte(r>>8), byte(g>>8), byte(bl>>8), byte(a>>8))
+		}
+	}
+	return out
+}
