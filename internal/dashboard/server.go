@@ -83,6 +83,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // need not carry it) or the cookie.
 func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
 	if s.opts.Token == "" {
+		// Without a token the server is on loopback: a page elsewhere
+		// that rebinds its own name to 127.0.0.1 still sends that name
+		// as Host, and is refused here.
+		if !loopbackHost(r.Host) {
+			http.Error(w, "this dashboard answers only to localhost addresses", http.StatusForbidden)
+			return false
+		}
 		return true
 	}
 	if q := r.URL.Query().Get("token"); q != "" && equal(q, s.opts.Token) {
@@ -337,6 +344,16 @@ func runningSteps(ag Agent, sessions []SessionInfo) stepsView {
 type stepsView struct {
 	Session, Task string
 	Steps         []step
+}
+
+// loopbackHost reports whether a Host header names this machine's loopback.
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	ip := net.ParseIP(host)
+	return host == "localhost" || ip != nil && ip.IsLoopback()
 }
 
 // IsLoopback reports whether addr (host:port) listens on loopback only.

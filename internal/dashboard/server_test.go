@@ -73,6 +73,7 @@ func do(s *Server, method, target string, form url.Values, hdr map[string]string
 		body = strings.NewReader("")
 	}
 	r := httptest.NewRequest(method, target, body)
+	r.Host = "127.0.0.1:8790"
 	if form != nil {
 		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
@@ -111,8 +112,8 @@ func TestCrossOriginPostsAreRefused(t *testing.T) {
 	w = do(s, "POST", "/a/a/key", url.Values{"key": {"back"}}, map[string]string{"Sec-Fetch-Site": "cross-site"})
 	assert.Equal(t, http.StatusForbidden, w.Code)
 	assert.Empty(t, f.acts)
-	w = do(s, "POST", "/a/a/key", url.Values{"key": {"back"}}, map[string]string{"Origin": "http://example.com"})
-	assert.Equal(t, http.StatusSeeOther, w.Code, "httptest's host is example.com")
+	w = do(s, "POST", "/a/a/key", url.Values{"key": {"back"}}, map[string]string{"Origin": "http://127.0.0.1:8790"})
+	assert.Equal(t, http.StatusSeeOther, w.Code)
 }
 
 func TestTokenThenCookie(t *testing.T) {
@@ -175,4 +176,26 @@ func TestRelayHubMountedUnderTheAgent(t *testing.T) {
 	assert.Equal(t, "relay for shop /a/shop/auth/req1", w.Body.String())
 	assert.Equal(t, http.StatusUnauthorized, do(s, "GET", "/a/shop/screen.png", nil, nil).Code)
 	assert.Equal(t, http.StatusUnauthorized, do(s, "GET", "/a/auth/", nil, nil).Code)
+}
+
+// TestDNSRebindingIsRefused: without a token (loopback), a request whose
+// Host is some other name — a page that rebound its name to 127.0.0.1 —
+// is refused, even "same-origin" with itself.
+func TestDNSRebindingIsRefused(t *testing.T) {
+	s, f := newTest("")
+	r := httptest.NewRequest("POST", "/a/a/key", strings.NewReader("key=back"))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	r.Host = "evil.example:8790"
+	r.Header.Set("Origin", "http://evil.example:8790")
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, r)
+	assert.Equal(t, http.StatusForbidden, w.Code)
+	assert.Empty(t, f.acts)
+	for _, host := range []string{"localhost:8790", "[::1]:8790", "127.0.0.1"} {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.Host = host
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, r)
+		assert.Equal(t, http.StatusOK, w.Code, host)
+	}
 }
