@@ -51,6 +51,22 @@ func (a *App) openAgentHome() (*workspace.Home, error) {
 	return in.OpenAgent(a.agentID())
 }
 
+// agentDir is the selected agent's home directory; a managed agent must
+// exist (the default agent's is the install, made on first use).
+func (a *App) agentDir() (string, error) {
+	in, err := a.install()
+	if err != nil {
+		return "", err
+	}
+	if ok, err := in.Exists(a.agentID()); err != nil {
+		return "", err
+	} else if !ok {
+		_, err := in.OpenAgent(a.agentID()) // the error names the agents there are
+		return "", err
+	}
+	return in.AgentDir(a.agentID())
+}
+
 // AgentsCreateCmd creates a managed agent.
 type AgentsCreateCmd struct {
 	ID       string `arg:"" help:"New agent id (lowercase letters, digits, '-', '_')."`

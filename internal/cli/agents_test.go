@@ -138,3 +138,23 @@ func readAll(t *testing.T, dir string) string {
 	require.NoError(t, err)
 	return sb.String()
 }
+
+func TestInitWritesTheSelectedAgentsConfig(t *testing.T) {
+	home := isolatedInstall(t)
+	code, _, errOut := runMain(t, home, "agents", "create", "shop")
+	require.Equal(t, 0, code, errOut)
+	before, err := os.ReadFile(filepath.Join(home, "config.json"))
+	require.NoError(t, err)
+	code, out, errOut := runMain(t, home, "--agent", "shop", "init", "--force", "--model-name", "shop-model")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, filepath.Join(home, "agents", "shop", "config.json"))
+	after, err := os.ReadFile(filepath.Join(home, "config.json"))
+	require.NoError(t, err)
+	assert.Equal(t, string(before), string(after), "the default agent's config is untouched")
+	raw, err := os.ReadFile(filepath.Join(home, "agents", "shop", "config.json"))
+	require.NoError(t, err)
+	assert.Contains(t, string(raw), "shop-model")
+	code, _, errOut = runMain(t, home, "--agent", "ghost", "init")
+	assert.Equal(t, ExitUsage, code)
+	assert.Contains(t, errOut, "agents create ghost")
+}
