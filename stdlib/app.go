@@ -1,6 +1,7 @@
 package stdlib
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -22,12 +23,12 @@ func openApp(vm *lua.VM) (lua.LValue, error) {
 				return 2
 			}
 			if stop {
-				if err := run(L, p, "am force-stop "+device.Quote(pkg)); err != nil {
+				if err := p.StopApp(lua.Context(L), pkg); err != nil {
 					return fail(L, "app.launch", err)
 				}
 			}
 			if clear {
-				if err := run(L, p, "pm clear "+device.Quote(pkg)); err != nil {
+				if err := p.ClearApp(lua.Context(L), pkg); err != nil {
 					return fail(L, "app.launch", err)
 				}
 			}
@@ -39,11 +40,11 @@ func openApp(vm *lua.VM) (lua.LValue, error) {
 		},
 		// app.stop(pkg) → true or nil, err.
 		"stop": func(L *lua.LState) int {
-			return e.appCmd(L, "app.stop", "am force-stop ")
+			return e.appCmd(L, "app.stop", (*device.Phone).StopApp)
 		},
 		// app.clear(pkg) → true or nil, err.
 		"clear": func(L *lua.LState) int {
-			return e.appCmd(L, "app.clear", "pm clear ")
+			return e.appCmd(L, "app.clear", (*device.Phone).ClearApp)
 		},
 		// app.current() → package or nil, err.
 		"current": func(L *lua.LState) int {
@@ -64,11 +65,11 @@ func openApp(vm *lua.VM) (lua.LValue, error) {
 			if !ok {
 				return 2
 			}
-			res, err := p.Shell(lua.Context(L), "pm path "+device.Quote(pkg))
+			ok, err := p.AppInstalled(lua.Context(L), pkg)
 			if err != nil {
 				return fail(L, "app.installed", err)
 			}
-			L.Push(lua.LBool(res.ExitCode == 0 && strings.Contains(string(res.Stdout), "package:")))
+			L.Push(lua.LBool(ok))
 			return 1
 		},
 	}), nil
@@ -82,28 +83,16 @@ func checkPackage(L *lua.LState, idx int, fn string) string {
 	return pkg
 }
 
-func (e *env) appCmd(L *lua.LState, fn, cmd string) int {
+// appCmd is app.stop and app.clear: check → call → convert.
+func (e *env) appCmd(L *lua.LState, fn string, call func(*device.Phone, context.Context, string) error) int {
 	pkg := checkPackage(L, 1, fn)
 	p, ok := e.phone(L, fn)
 	if !ok {
 		return 2
 	}
-	if err := run(L, p, cmd+device.Quote(pkg)); err != nil {
+	if err := call(p, lua.Context(L), pkg); err != nil {
 		return fail(L, fn, err)
 	}
 	L.Push(lua.LTrue)
 	return 1
-}
-
-// run executes a shell command and fails on a non-zero exit.
-func run(L *lua.LState, p *device.Phone, cmd string) error {
-	res, err := p.Shell(lua.Context(L), cmd)
-	if err != nil {
-		return err
-	}
-	if res.ExitCode != 0 {
-		msg := strings.TrimSpace(string(res.Stderr) + string(res.Stdout))
-		return fmt.Errorf("%s: exit code %d: %s", cmd, res.ExitCode, msg)
-	}
-	return nil
 }

@@ -2,11 +2,11 @@ package stdlib
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/engine/screen"
 	"github.com/openpocket/openpocket/lua"
 )
@@ -20,6 +20,11 @@ type Sel struct {
 // String renders the selector with the Lua field names, e.g.
 // `text="Save" below(id="title")`.
 func (s *Sel) String() string { return luaFieldNames(s.S.String()) }
+
+// Find is the first match in root (device.Finder).
+func (s *Sel) Find(root *screen.Node) *screen.Node { return s.M.Find(root) }
+
+var _ device.Finder = (*Sel)(nil)
 
 var (
 	selOnce  sync.Once
@@ -168,34 +173,18 @@ func toSelector(L *lua.LState, v lua.LValue, depth int) (screen.Selector, error)
 func tableSelector(L *lua.LState, t *lua.LTable, depth int) (screen.Selector, error) {
 	var s screen.Selector
 	var err error
-	str := func(key string, dst *string, v lua.LValue) {
-		if str, ok := v.(lua.LString); ok {
-			*dst = string(str)
-		} else {
-			err = fmt.Errorf("selector field %s: string expected, got %s", key, v.Type())
-		}
-	}
-	boolean := func(key string, dst **bool, v lua.LValue) {
-		if b, ok := v.(lua.LBool); ok {
-			*dst = screen.Bool(bool(b))
-		} else {
-			err = fmt.Errorf("selector field %s: boolean expected, got %s", key, v.Type())
-		}
-	}
-	rel := func(key string, dst **screen.Selector, v lua.LValue) {
-		r, rerr := toSelector(L, v, depth+1)
-		if rerr != nil {
-			err = fmt.Errorf("selector field %s: %v", key, rerr)
-			return
-		}
-		*dst = &r
-	}
+	strs := map[string]*string{"text": &s.Text, "text_contains": &s.TextContains, "text_regex": &s.TextRegex, "id": &s.ID,
+		"id_regex": &s.IDRegex, "desc": &s.Desc, "desc_contains": &s.DescContains, "class": &s.Class, "package": &s.Package}
+	bools := map[string]**bool{"clickable": &s.Clickable, "enabled": &s.Enabled, "checked": &s.Checked, "focused": &s.Focused,
+		"selected": &s.Selected, "scrollable": &s.Scrollable, "checkable": &s.Checkable}
+	rels := map[string]**screen.Selector{"below": &s.Below, "above": &s.Above, "left_of": &s.LeftOf, "right_of": &s.RightOf,
+		"child_of": &s.ChildOf, "contains": &s.Contains, "contains_child": &s.ContainsChild}
 	t.ForEach(func(k, v lua.LValue) {
 		if err != nil {
 			return
 		}
 		if n, ok := k.(lua.LNumber); ok && n == 1 { // ui.sel{"Save"}
-			str("[1]", &s.Text, v)
+			err = selStr("[1]", &s.Text, v)
 			return
 		}
 		key, ok := k.(lua.LString)
@@ -203,77 +192,71 @@ func tableSelector(L *lua.LState, t *lua.LTable, depth int) (screen.Selector, er
 			err = fmt.Errorf("unknown selector field %s (valid: %s)", k.String(), strings.Join(selFields, ", "))
 			return
 		}
-		switch string(key) {
-		case "text":
-			str("text", &s.Text, v)
-		case "text_contains":
-			str("text_contains", &s.TextContains, v)
-		case "text_regex":
-			str("text_regex", &s.TextRegex, v)
-		case "id":
-			str("id", &s.ID, v)
-		case "id_regex":
-			str("id_regex", &s.IDRegex, v)
-		case "desc":
-			str("desc", &s.Desc, v)
-		case "desc_contains":
-			str("desc_contains", &s.DescContains, v)
-		case "class":
-			str("class", &s.Class, v)
-		case "package":
-			str("package", &s.Package, v)
-		case "index":
-			n, ok := v.(lua.LNumber)
-			if !ok || float64(n) != float64(int(n)) {
-				err = fmt.Errorf("selector field index: integer expected, got %s", v.String())
-				return
-			}
-			s.Index = screen.Int(int(n))
-		case "clickable":
-			boolean("clickable", &s.Clickable, v)
-		case "enabled":
-			boolean("enabled", &s.Enabled, v)
-		case "checked":
-			boolean("checked", &s.Checked, v)
-		case "focused":
-			boolean("focused", &s.Focused, v)
-		case "selected":
-			boolean("selected", &s.Selected, v)
-		case "scrollable":
-			boolean("scrollable", &s.Scrollable, v)
-		case "checkable":
-			boolean("checkable", &s.Checkable, v)
-		case "below":
-			rel("below", &s.Below, v)
-		case "above":
-			rel("above", &s.Above, v)
-		case "left_of":
-			rel("left_of", &s.LeftOf, v)
-		case "right_of":
-			rel("right_of", &s.RightOf, v)
-		case "child_of":
-			rel("child_of", &s.ChildOf, v)
-		case "contains":
-			if list, ok := selectorList(v); ok {
-				// contains = {sel, sel, …}: every one is a descendant.
-				for i, item := range list {
-					r, rerr := toSelector(L, item, depth+1)
-					if rerr != nil {
-						err = fmt.Errorf("selector field contains[%d]: %v", i+1, rerr)
-						return
-					}
-					s.ContainsAll = append(s.ContainsAll, &r)
-				}
-				return
-			}
-			rel("contains", &s.Contains, v)
-		case "contains_child":
-			rel("contains_child", &s.ContainsChild, v)
-		default:
-			err = fmt.Errorf("unknown selector field %q (valid: %s)", string(key), strings.Join(selFields, ", "))
+		name := string(key)
+		if dst, ok := strs[name]; ok {
+			err = selStr(name, dst, v)
+		} else if dst, ok := bools[name]; ok {
+			err = selBool(name, dst, v)
+		} else if name == "index" {
+			err = selIndex(&s, v)
+		} else if list, ok := selectorList(v); ok && name == "contains" {
+			// contains = {sel, sel, …}: every one is a descendant.
+			s.ContainsAll, err = selList(L, list, depth)
+		} else if dst, ok := rels[name]; ok {
+			err = selRel(L, name, dst, v, depth)
+		} else {
+			err = fmt.Errorf("unknown selector field %q (valid: %s)", name, strings.Join(selFields, ", "))
 		}
 	})
 	return s, err
+}
+
+func selStr(key string, dst *string, v lua.LValue) error {
+	str, ok := v.(lua.LString)
+	if !ok {
+		return fmt.Errorf("selector field %s: string expected, got %s", key, v.Type())
+	}
+	*dst = string(str)
+	return nil
+}
+
+func selBool(key string, dst **bool, v lua.LValue) error {
+	b, ok := v.(lua.LBool)
+	if !ok {
+		return fmt.Errorf("selector field %s: boolean expected, got %s", key, v.Type())
+	}
+	*dst = screen.Bool(bool(b))
+	return nil
+}
+
+func selIndex(s *screen.Selector, v lua.LValue) error {
+	n, ok := v.(lua.LNumber)
+	if !ok || float64(n) != float64(int(n)) {
+		return fmt.Errorf("selector field index: integer expected, got %s", v.String())
+	}
+	s.Index = screen.Int(int(n))
+	return nil
+}
+
+func selRel(L *lua.LState, key string, dst **screen.Selector, v lua.LValue, depth int) error {
+	r, err := toSelector(L, v, depth+1)
+	if err != nil {
+		return fmt.Errorf("selector field %s: %v", key, err)
+	}
+	*dst = &r
+	return nil
+}
+
+func selList(L *lua.LState, list []lua.LValue, depth int) ([]*screen.Selector, error) {
+	var out []*screen.Selector
+	for i, item := range list {
+		r, err := toSelector(L, item, depth+1)
+		if err != nil {
+			return nil, fmt.Errorf("selector field contains[%d]: %v", i+1, err)
+		}
+		out = append(out, &r)
+	}
+	return out, nil
 }
 
 // elementTable renders a tree node as the element table of the docs:
@@ -308,55 +291,8 @@ func elementsTable(L *lua.LState, nodes []*screen.Node) *lua.LTable {
 	return t
 }
 
-// visibleLabels lists the distinct labels on screen (document order, at
-// most max, each shortened), for "what the screen showed" in messages.
-func visibleLabels(root *screen.Node, max int) []string {
-	var out []string
-	more := 0
-	root.Walk(func(n *screen.Node) bool {
-		if n.IsRoot() || !n.Visible() {
-			return true
-		}
-		l := ownLabel(n)
-		if l == "" || slices.Contains(out, strconv.Quote(l)) {
-			return true
-		}
-		if len(out) >= max {
-			more++
-			return true
-		}
-		if r := []rune(l); len(r) > 40 {
-			l = string(r[:39]) + "…"
-		}
-		out = append(out, strconv.Quote(l))
-		return true
-	})
-	if more > 0 {
-		out = append(out, fmt.Sprintf("… %d more", more))
-	}
-	return out
-}
-
-func ownLabel(n *screen.Node) string {
-	for _, s := range []string{n.Text, n.ContentDesc, n.Hint()} {
-		if s = strings.Join(strings.Fields(s), " "); s != "" {
-			return s
-		}
-	}
-	return ""
-}
-
-// screenShows describes a tree for failure messages.
-func screenShows(root *screen.Node) string {
-	if root == nil {
-		return "no UI tree"
-	}
-	labels := visibleLabels(root, 20)
-	if len(labels) == 0 {
-		return "screen shows no labels"
-	}
-	return "screen shows: " + strings.Join(labels, ", ")
-}
+// screenShows describes a tree for failure messages (device.ScreenShows).
+func screenShows(root *screen.Node) string { return device.ScreenShows(root) }
 
 // selectorList reports whether v is a list of selectors ({{text = "A"},
 // {id = "b"}} or {"A", "B"}) rather than one selector table ({"A"} or

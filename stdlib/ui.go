@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"strconv"
 	"strings"
 	"time"
@@ -71,41 +70,27 @@ func (e *env) waitArgs(L *lua.LState, fn string, optIdx int, def time.Duration, 
 }
 
 // errNotFound is wrapped by "not found" results.
-var errNotFound = errors.New("not found")
+var errNotFound = device.ErrNotFound
 
-// poll dumps the UI tree until check accepts it or timeout passes (at
-// least one dump). Between dumps it runs the on_poll hook and sleeps
-// PollInterval. Cancellation raises. It returns the last tree (nil if no
-// dump succeeded), whether check accepted it, and the last dump error.
-// check must be pure: an unchanged dump comes back as the same parsed tree
-// (device.Phone memoizes the parse) and is not checked again.
-func (e *env) poll(L *lua.LState, p *device.Phone, timeout time.Duration, check func(*screen.Node) bool) (*screen.Node, bool, error) {
-	ctx := lua.Context(L)
-	deadline := time.Now().Add(timeout)
-	var root *screen.Node
-	var lastErr error
-	for {
-		r, _, err := p.Hierarchy(ctx)
-		if ctx.Err() != nil {
-			lua.Raise(L, context.Cause(ctx))
-		}
-		if err != nil {
-			lastErr = err
-		} else {
-			changed := r != root
-			root, lastErr = r, nil
-			if changed && check(r) {
-				return r, true, nil
-			}
-		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			return root, false, lastErr
-		}
-		e.runHook(L)
-		if err := lua.Sleep(L, min(PollInterval, left)); err != nil {
-			lua.Raise(L, err)
-		}
+// ui is the UI service of p for this VM: polls with PollInterval, runs the
+// ui.on_poll hook between polls and taps through the session.
+func (e *env) ui(L *lua.LState, p *device.Phone) *device.UI {
+	return &device.UI{
+		Phone:    p,
+		Interval: PollInterval,
+		OnPoll:   func(context.Context) { e.runHook(L) },
+		Act: func(_ context.Context, a action.Action) error {
+			_, err := e.act(L, a, device.ActOptions{})
+			return err
+		},
+	}
+}
+
+// raiseIfCancelled raises the context's cause when the script's context
+// ended: cancellation stops the script instead of returning nil, err.
+func raiseIfCancelled(L *lua.LState) {
+	if ctx := lua.Context(L); ctx.Err() != nil {
+		lua.Raise(L, context.Cause(ctx))
 	}
 }
 
@@ -119,28 +104,18 @@ func (e *env) runHook(L *lua.LState) {
 	defer func() { e.inHook = false }()
 	L.Push(e.onPoll)
 	if err := L.PCall(0, 0, nil); err != nil {
-		if ctx := lua.Context(L); ctx.Err() != nil {
-			lua.Raise(L, context.Cause(ctx))
+		if lua.Context(L).Err() != nil {
+			return // the wait sees the cancellation and raises it
 		}
 		e.logger().Warn("ui.on_poll hook failed", "source", "lua", "err", err.Error())
 	}
 }
 
-// waitFor finds sel within timeout: the first match, or an error naming
-// the selector and what the screen showed.
+// waitFor finds sel within timeout (raising on cancellation).
 func (e *env) waitFor(L *lua.LState, p *device.Phone, sel *Sel, timeout time.Duration) (*screen.Node, *screen.Node, error) {
-	var found *screen.Node
-	root, ok, err := e.poll(L, p, timeout, func(r *screen.Node) bool {
-		found = sel.M.Find(r)
-		return found != nil
-	})
-	if ok {
-		return found, root, nil
-	}
-	if err != nil && root == nil {
-		return nil, nil, fmt.Errorf("%w: %s within %d ms: %v", errNotFound, sel, timeout.Milliseconds(), err)
-	}
-	return nil, root, fmt.Errorf("%w: %s within %d ms; %s", errNotFound, sel, timeout.Milliseconds(), screenShows(root))
+	n, root, err := e.ui(L, p).Wait(lua.Context(L), sel, timeout)
+	raiseIfCancelled(L)
+	return n, root, err
 }
 
 // ui.find(sel, {timeout_ms}) / ui.wait(sel, {timeout_ms}) → element or nil, err.
@@ -162,9 +137,7 @@ func (e *env) uiFind(fn string) lua.LGFunction {
 func (e *env) dumpOnce(L *lua.LState, p *device.Phone) (*screen.Node, error) {
 	root, _, err := p.Hierarchy(lua.Context(L))
 	if err != nil {
-		if ctx := lua.Context(L); ctx.Err() != nil {
-			lua.Raise(L, context.Cause(ctx))
-		}
+		raiseIfCancelled(L)
 		return nil, err
 	}
 	return root, nil
@@ -210,31 +183,16 @@ func (e *env) uiWaitGone(L *lua.LState) int {
 	if !ok {
 		return 2
 	}
-	var still *screen.Node
-	_, gone, err := e.poll(L, p, timeout, func(r *screen.Node) bool {
-		still = sel.M.Find(r)
-		return still == nil
-	})
-	if gone {
-		L.Push(lua.LTrue)
-		return 1
+	err := e.ui(L, p).WaitGone(lua.Context(L), sel, timeout)
+	raiseIfCancelled(L)
+	if err != nil {
+		if !errors.Is(err, device.ErrStillVisible) {
+			err = fmt.Errorf("ui.wait_gone: %w", err)
+		}
+		return lua.ReturnErr(L, err)
 	}
-	if still == nil && err != nil {
-		return lua.ReturnErr(L, fmt.Errorf("ui.wait_gone: %s: %v", sel, err))
-	}
-	return lua.ReturnErr(L, fmt.Errorf("still visible after %d ms: %s (%s)", timeout.Milliseconds(), sel, describeNode(still)))
-}
-
-func describeNode(n *screen.Node) string {
-	if n == nil {
-		return "?"
-	}
-	b := n.Bounds
-	label := n.Label()
-	if label == "" {
-		label = n.ResourceID
-	}
-	return fmt.Sprintf("%s %q at [%d,%d][%d,%d]", simpleClass(n.Class), label, b.Left, b.Top, b.Right, b.Bottom)
+	L.Push(lua.LTrue)
+	return 1
 }
 
 func simpleClass(c string) string {
@@ -246,17 +204,9 @@ func simpleClass(c string) string {
 
 // tapNode taps the centre of n's action target count times.
 func (e *env) tapNode(L *lua.LState, n *screen.Node, count int) error {
-	c := screen.ActionTarget(n).Center()
-	a, err := action.New("tap", map[string]any{"x": c.X, "y": c.Y})
-	if err != nil {
-		return err
-	}
-	for range count {
-		if _, err := e.act(L, a, device.ActOptions{}); err != nil {
-			return err
-		}
-	}
-	return nil
+	err := e.ui(L, nil).Tap(lua.Context(L), n, count)
+	raiseIfCancelled(L)
+	return err
 }
 
 // ui.tap / ui.double_tap (sel, {timeout_ms}) → element or nil, err.
@@ -343,32 +293,12 @@ func nodeText(n *screen.Node) string {
 	return n.Label()
 }
 
-// fieldText is what an input field holds: older Androids report the hint
-// as the text of an empty field.
-func fieldText(n *screen.Node) string {
-	if n.Text == n.Hint() && !n.Password {
-		return ""
-	}
-	return n.Text
-}
-
-// fieldHolds reports whether field reads text (surrounding space aside).
-// The raw text is compared too, so typing the hint's own words verifies.
-func fieldHolds(field *screen.Node, text string) bool {
-	want := strings.TrimSpace(text)
-	return strings.TrimSpace(field.Text) == want || strings.TrimSpace(fieldText(field)) == want
-}
+// fieldText is what an input field holds (device.FieldText).
+func fieldText(n *screen.Node) string { return device.FieldText(n) }
 
 func isEditable(n *screen.Node) bool {
 	return strings.Contains(simpleClass(n.Class), "EditText") || n.Attr("hint") != ""
 }
-
-// Key codes set_text clears with (numbers: older `input` builds and the
-// virtual phone accept every code by number).
-const (
-	keyMoveEnd = "123" // KEYCODE_MOVE_END
-	keyDel     = "67"  // KEYCODE_DEL
-)
 
 // ui.set_text(sel, text, {timeout_ms}) → true or nil, err: tap the field,
 // clear it, type, read it back from the tree and compare (not for
@@ -383,69 +313,13 @@ func (e *env) uiSetText(L *lua.LState) int {
 	if err != nil {
 		return lua.ReturnErr(L, err)
 	}
-	ctx := lua.Context(L)
-	n, sel, p := w.n, w.sel, w.p
-	if err := e.tapNode(L, n, 1); err != nil {
-		return fail(L, fn, err)
-	}
-	if k := len([]rune(fieldText(n))); k > 0 {
-		cmd := "input keyevent " + keyMoveEnd + strings.Repeat(" "+keyDel, k)
-		if res, err := p.Shell(ctx, cmd); err != nil {
-			return fail(L, fn, err)
-		} else if res.ExitCode != 0 {
-			return fail(L, fn, fmt.Errorf("clearing the field: input keyevent: exit code %d: %s", res.ExitCode, strings.TrimSpace(string(res.Stderr))))
-		}
-	}
-	if text != "" {
-		if _, err := p.Type(ctx, text); err != nil {
-			return fail(L, fn, err)
-		}
-	}
-	if n.Password {
-		L.Push(lua.LTrue)
-		return 1
-	}
-	root, err := e.dumpOnce(L, p)
+	err = e.ui(L, w.p).SetText(lua.Context(L), w.sel, w.n, text)
+	raiseIfCancelled(L)
 	if err != nil {
-		return fail(L, fn, fmt.Errorf("reading the field back: %w", err))
-	}
-	field := sameField(root, n)
-	if field == nil {
-		return fail(L, fn, fmt.Errorf("%s: the field is gone after typing; %s", sel, screenShows(root)))
-	}
-	if !fieldHolds(field, text) {
-		return fail(L, fn, fmt.Errorf("%s reads %q after typing, expected %q", sel, field.Text, text))
+		return fail(L, fn, err)
 	}
 	L.Push(lua.LTrue)
 	return 1
-}
-
-// sameField finds the node n was in a new tree: same resource-id (and
-// bounds when several), else same class and bounds, else the focused node.
-func sameField(root *screen.Node, n *screen.Node) *screen.Node {
-	var byID, byBounds, focused *screen.Node
-	root.Walk(func(c *screen.Node) bool {
-		if c.IsRoot() || !c.Visible() {
-			return true
-		}
-		if n.ResourceID != "" && c.ResourceID == n.ResourceID && (byID == nil || c.Bounds == n.Bounds) {
-			byID = c
-		}
-		if byBounds == nil && c.Class == n.Class && c.Bounds == n.Bounds {
-			byBounds = c
-		}
-		if focused == nil && c.Focused {
-			focused = c
-		}
-		return true
-	})
-	switch {
-	case byID != nil:
-		return byID
-	case byBounds != nil:
-		return byBounds
-	}
-	return focused
 }
 
 // ui.scroll_into_view(sel, {direction="down", max_swipes=10, timeout_ms})
@@ -472,108 +346,16 @@ func (e *env) uiScrollIntoView(L *lua.LState) int {
 	if !ok {
 		return 2
 	}
-	deadline := time.Now().Add(timeout)
-	root, err := e.dumpOnce(L, p)
-	if err != nil {
+	n, err := e.ui(L, p).ScrollIntoView(lua.Context(L), sel, device.ScrollOptions{Direction: dir, MaxSwipes: maxSwipes, Timeout: timeout})
+	raiseIfCancelled(L)
+	switch {
+	case errors.Is(err, device.ErrNotFound):
+		return lua.ReturnErr(L, err)
+	case err != nil:
 		return fail(L, fn, err)
 	}
-	sig := treeSignature(root)
-	for i := 0; ; i++ {
-		if n := sel.M.Find(root); n != nil {
-			L.Push(elementTable(L, n))
-			return 1
-		}
-		if i >= maxSwipes {
-			return lua.ReturnErr(L, fmt.Errorf("%w: %s after %d swipes %s; %s", errNotFound, sel, i, dir, screenShows(root)))
-		}
-		if time.Now().After(deadline) {
-			return lua.ReturnErr(L, fmt.Errorf("%w: %s within %d ms (%d swipes %s); %s", errNotFound, sel, timeout.Milliseconds(), i, dir, screenShows(root)))
-		}
-		area, err := scrollArea(L, p, root)
-		if err != nil {
-			return fail(L, fn, err)
-		}
-		if err := e.swipeIn(L, area, dir); err != nil {
-			return fail(L, fn, err)
-		}
-		e.runHook(L)
-		if err := lua.Sleep(L, PollInterval); err != nil { // let a fling come to rest
-			lua.Raise(L, err)
-		}
-		before := sig
-		if root, err = e.dumpOnce(L, p); err != nil {
-			return fail(L, fn, err)
-		}
-		if sig = treeSignature(root); sig == before {
-			if n := sel.M.Find(root); n != nil {
-				L.Push(elementTable(L, n))
-				return 1
-			}
-			return lua.ReturnErr(L, fmt.Errorf("%w: %s: reached the end of the list after %d swipes %s; %s", errNotFound, sel, i+1, dir, screenShows(root)))
-		}
-	}
-}
-
-// scrollArea is the largest visible scrollable node's bounds, else the
-// screen.
-func scrollArea(L *lua.LState, p *device.Phone, root *screen.Node) (screen.Rect, error) {
-	var best screen.Rect
-	bestArea := 0
-	root.Walk(func(n *screen.Node) bool {
-		if n.Scrollable && n.Visible() {
-			b := n.Bounds
-			if a := (b.Right - b.Left) * (b.Bottom - b.Top); a > bestArea {
-				best, bestArea = b, a
-			}
-		}
-		return true
-	})
-	if bestArea > 0 {
-		return best, nil
-	}
-	w, h, err := p.Size(lua.Context(L))
-	if err != nil {
-		return screen.Rect{}, err
-	}
-	return screen.Rect{Right: w, Bottom: h}, nil
-}
-
-// swipeIn swipes within r to reveal content in direction dir ("down":
-// the finger moves up).
-func (e *env) swipeIn(L *lua.LState, r screen.Rect, dir string) error {
-	cx, cy := (r.Left+r.Right)/2, (r.Top+r.Bottom)/2
-	at := func(lo, hi int, f float64) int { return lo + int(float64(hi-lo)*f) }
-	var x1, y1, x2, y2 int
-	switch dir {
-	case "down":
-		x1, x2, y1, y2 = cx, cx, at(r.Top, r.Bottom, 0.7), at(r.Top, r.Bottom, 0.3)
-	case "up":
-		x1, x2, y1, y2 = cx, cx, at(r.Top, r.Bottom, 0.3), at(r.Top, r.Bottom, 0.7)
-	case "right":
-		y1, y2, x1, x2 = cy, cy, at(r.Left, r.Right, 0.7), at(r.Left, r.Right, 0.3)
-	case "left":
-		y1, y2, x1, x2 = cy, cy, at(r.Left, r.Right, 0.3), at(r.Left, r.Right, 0.7)
-	}
-	a, err := action.New("swipe", map[string]any{"x1": x1, "y1": y1, "x2": x2, "y2": y2, "durationMs": 400})
-	if err != nil {
-		return err
-	}
-	_, err = e.act(L, a, device.ActOptions{})
-	return err
-}
-
-// treeSignature hashes labels and bounds of the visible nodes.
-func treeSignature(root *screen.Node) uint64 {
-	h := fnv.New64a()
-	root.Walk(func(n *screen.Node) bool {
-		if !n.Visible() {
-			return true
-		}
-		b := n.Bounds
-		fmt.Fprintf(h, "%s|%s|%s|%d,%d,%d,%d;", n.Text, n.ContentDesc, n.ResourceID, b.Left, b.Top, b.Right, b.Bottom)
-		return true
-	})
-	return h.Sum64()
+	L.Push(elementTable(L, n))
+	return 1
 }
 
 // ui.set_default_timeout(ms) → previous ms.

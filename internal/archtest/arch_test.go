@@ -64,7 +64,6 @@ var rules = []rule{
 // issue 17 (thin bindings, skills without Lua). The test fails when one
 // disappears too, so the list only shrinks.
 var debt = map[string][]string{
-	"stdlib/skillsmod": {"internal/skills"},
 	"stdlib/executors": {"internal/executor/coding", "internal/executor/memory", "internal/executor/policy", "internal/executor/script"},
 }
 

@@ -198,6 +198,12 @@ func (a *App) runService() (*run.Service, error) {
 			ContextBudgetChars: cfg.Agent.ContextBudgetChars,
 			AutoArtifacts:      cfg.Agent.AutoArtifactsEnabled,
 		},
+		ModelImage: func(profile string) (screen.ImageEncoding, bool) {
+			if p, ok := cfg.Profile(profile); ok {
+				return imageEncoding(p), true
+			}
+			return screen.ImageEncoding{}, false
+		},
 		PIN:    cfg.Target.Pin,
 		Logger: a.logger(),
 		LogHandler: func(w io.Writer, level slog.Level) slog.Handler {

@@ -12,6 +12,7 @@ import (
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/engine/prompt"
+	"github.com/openpocket/openpocket/engine/screen"
 	"github.com/openpocket/openpocket/internal/skills"
 	"github.com/openpocket/openpocket/lua"
 	"github.com/openpocket/openpocket/stdlib"
@@ -46,6 +47,9 @@ type Config struct {
 	OpenDevice   DeviceOpener
 	PhoneOptions device.Options
 	Model        ModelFactory
+	// ModelImage is how a model profile wants its screenshots; a run with
+	// that model captures in that encoding (nil or false: PhoneOptions').
+	ModelImage func(profile string) (screen.ImageEncoding, bool)
 	// Executors are the workspace's executors (run_script, memory, coding
 	// tools and their Lua modules); nil runs without them.
 	Executors *executors.Set
@@ -242,6 +246,11 @@ func (lc *lifecycle) engine(o engineOptions) (*engine.Engine, error) {
 			return nil, err
 		}
 		e.Model = m
+		if cfg.ModelImage != nil {
+			if enc, ok := cfg.ModelImage(o.profile); ok {
+				e.PhoneOptions.Image = enc
+			}
+		}
 	}
 	return e, nil
 }
@@ -277,7 +286,7 @@ func (s *Service) Modules() []lua.Module {
 	if s.cfg.Executors != nil {
 		mods = append(mods, s.cfg.Executors.Modules()...)
 	}
-	return append(mods, skillsmod.New(s.cfg.Skills))
+	return append(mods, skillsmod.New(SkillLibrary(s.cfg.Skills)))
 }
 
 // Registry is the module set every run sees: the standard library plus

@@ -114,21 +114,9 @@ func Run(ctx context.Context, sess *engine.Session, o Options) (res engine.RunRe
 	}
 
 	h := newHost(sess, o)
-	var reg *lua.Registry
-	if o.Registry != nil {
-		reg = o.Registry.With(h.module())
-		if !reg.Has(LoopModule) && o.Source == "" {
-			reg = reg.WithSource(LoopModule, source)
-		}
-	} else {
-		reg = Registry(h.module())
-	}
-	if o.Source != "" {
-		reg = reg.Without(LoopModule)
-		if err := reg.RegisterSource(LoopModule, o.Source); err != nil {
-			err = fmt.Errorf("agent loop source: %w", err)
-			return sess.Finish(false, err.Error()), err
-		}
+	reg, err := loopRegistry(o, h)
+	if err != nil {
+		return sess.Finish(false, err.Error()), err
 	}
 
 	cancelled := func() bool { return ctx.Err() != nil || sess.Context().Err() != nil }
@@ -171,6 +159,27 @@ func Run(ctx context.Context, sess *engine.Session, o Options) (res engine.RunRe
 		return res, h.cause
 	}
 	return res, nil
+}
+
+// loopRegistry is the run's registry: the given one (or stdlib's) with the
+// run's host module and the loop (embedded, or o.Source).
+func loopRegistry(o Options, h *host) (*lua.Registry, error) {
+	var reg *lua.Registry
+	if o.Registry != nil {
+		reg = o.Registry.With(h.module())
+		if !reg.Has(LoopModule) && o.Source == "" {
+			reg = reg.WithSource(LoopModule, source)
+		}
+	} else {
+		reg = Registry(h.module())
+	}
+	if o.Source != "" {
+		reg = reg.Without(LoopModule)
+		if err := reg.RegisterSource(LoopModule, o.Source); err != nil {
+			return nil, fmt.Errorf("agent loop source: %w", err)
+		}
+	}
+	return reg, nil
 }
 
 // verdict reads the loop's {ok, message}.

@@ -15,7 +15,6 @@ import (
 	"fmt"
 
 	"github.com/openpocket/openpocket/engine"
-	"github.com/openpocket/openpocket/internal/skills"
 	"github.com/openpocket/openpocket/lua"
 )
 
@@ -24,13 +23,30 @@ const MaxDepth = 4
 
 type depthKey struct{}
 
-// Module is the root of the `skills` module.
-type Module struct {
-	loader *skills.Loader
+// Entry is one skill as skills.list() shows it.
+type Entry struct {
+	Name, Description, Location, Source string
+	Auto                                bool
 }
 
-// New returns the module over a loader.
-func New(l *skills.Loader) *Module { return &Module{loader: l} }
+// Library is where the module finds skills: the run service adapts
+// internal/skills' loader to it, so this package needs no import of the
+// loader (stdlib never imports internal/...).
+type Library interface {
+	// List is every skill found, in the order skills.list() shows them.
+	List() []Entry
+	// Script finds a skill by name and returns its canonical name, its
+	// runnable Lua and where that came from.
+	Script(name string) (canonical string, src []byte, from string, err error)
+}
+
+// Module is the root of the `skills` module.
+type Module struct {
+	lib Library
+}
+
+// New returns the module over a skill library.
+func New(lib Library) *Module { return &Module{lib: lib} }
 
 // Name implements lua.Module.
 func (m *Module) Name() string { return "skills" }
@@ -40,14 +56,14 @@ func (m *Module) Open(vm *lua.VM) (lua.LValue, error) {
 	return vm.NewModule(map[string]lua.LGFunction{
 		// skills.list() → array of {name, description, location, source, auto}.
 		"list": func(L *lua.LState) int {
-			all, _ := m.loader.Load()
+			all := m.lib.List()
 			t := L.CreateTable(len(all), 0)
 			for i, s := range all {
 				e := L.CreateTable(0, 5)
 				e.RawSetString("name", lua.LString(s.Name))
 				e.RawSetString("description", lua.LString(s.Description))
 				e.RawSetString("location", lua.LString(s.Location))
-				e.RawSetString("source", lua.LString(s.Source.String()))
+				e.RawSetString("source", lua.LString(s.Source))
 				e.RawSetString("auto", lua.LBool(s.Auto))
 				t.RawSetInt(i+1, e)
 			}
@@ -79,11 +95,7 @@ func (m *Module) Open(vm *lua.VM) (lua.LValue, error) {
 			if depth >= MaxDepth {
 				return lua.ReturnErr(L, fmt.Errorf("skills.run %s: skills nested more than %d deep", name, MaxDepth))
 			}
-			s, err := m.loader.Find(name)
-			if err != nil {
-				return lua.ReturnErr(L, fmt.Errorf("skills.run: %w", err))
-			}
-			src, from, err := m.loader.Script(s)
+			skill, src, from, err := m.lib.Script(name)
 			if err != nil {
 				return lua.ReturnErr(L, fmt.Errorf("skills.run: %w", err))
 			}
@@ -92,7 +104,7 @@ func (m *Module) Open(vm *lua.VM) (lua.LValue, error) {
 				if ctx.Err() != nil {
 					return lua.Raise(L, context.Cause(ctx))
 				}
-				return lua.ReturnErr(L, fmt.Errorf("skills.run %s: %w", s.Name, err))
+				return lua.ReturnErr(L, fmt.Errorf("skills.run %s: %w", skill, err))
 			}
 			t := L.CreateTable(0, 2)
 			t.RawSetString("passed", lua.LNumber(res.Passed))

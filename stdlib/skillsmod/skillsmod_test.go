@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/skills"
 	"github.com/openpocket/openpocket/lua"
 	"github.com/openpocket/openpocket/stdlib"
@@ -27,7 +28,7 @@ func newVM(t *testing.T, ws string) (*lua.VM, *[]engine.Event) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := stdlib.Registry(skillsmod.New(&skills.Loader{WorkspaceDir: ws}))
+	reg := stdlib.Registry(skillsmod.New(run.SkillLibrary(&skills.Loader{WorkspaceDir: ws})))
 	vm, err := stdlib.NewVMWith(t.Context(), reg, sess, lua.Options{})
 	if err != nil {
 		t.Fatal(err)
