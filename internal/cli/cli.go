@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -111,6 +112,9 @@ type App struct {
 	leases  map[string]*lease.Lease
 	// deviceUse: how the run service takes device leases (dashboard.go).
 	deviceUse deviceUse
+	// openMu serializes device opens: runs on several devices at once
+	// (play --devices) share the App's leases and cleanups.
+	openMu sync.Mutex
 }
 
 // Main parses args, runs the command and returns the process exit code.

@@ -178,7 +178,11 @@ const (
 // deviceOpener is the run service's device opener for this App.
 func (a *App) deviceOpener() func(ctx context.Context, target string) (engine.Device, func(), error) {
 	if a.deviceUse == deviceHeld {
-		return a.openRunDevice
+		return func(ctx context.Context, target string) (engine.Device, func(), error) {
+			a.openMu.Lock()
+			defer a.openMu.Unlock()
+			return a.openRunDevice(ctx, target)
+		}
 	}
 	return func(ctx context.Context, target string) (engine.Device, func(), error) {
 		serial := target
