@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -242,4 +243,35 @@ func TestGatewayServesItsAgentsDashboard(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, 404, resp.StatusCode, "only its own agent")
+}
+
+// TestDashboardTogglesAnAgentsCronJob: the agent page's disable and enable
+// forms change the job in that agent's own jobs file.
+func TestDashboardTogglesAnAgentsCronJob(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "install")
+	r := runBinary(t, nil, "--home", home, "agents", "create", "shop")
+	require.Equal(t, 0, r.code, r.stderr)
+	r = runBinary(t, nil, "--home", home, "--agent", "shop", "cron", "add", "--every", "1h", "--task", "check mail", "--name", "morning")
+	require.Equal(t, 0, r.code, r.stderr)
+	job := strings.TrimSpace(strings.SplitN(r.stdout, "\n", 2)[0])
+	base := startDashboard(t, home)
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	enabled := func() string {
+		r := runBinary(t, nil, "--home", home, "--agent", "shop", "cron", "list", "--json")
+		require.Equal(t, 0, r.code, r.stderr)
+		return regexp.MustCompile(`"enabled": (true|false)`).FindStringSubmatch(r.stdout)[1]
+	}
+	require.Equal(t, "true", enabled())
+	for _, op := range []string{"disable", "enable"} {
+		req, err := http.NewRequest("POST", base+"/a/shop/jobs/"+job+"/"+op, nil)
+		require.NoError(t, err)
+		req.Header.Set("Origin", base)
+		resp, err := client.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusSeeOther, resp.StatusCode)
+		assert.Contains(t, resp.Header.Get("Location"), url.QueryEscape("job "+job+": "+op))
+		assert.Equal(t, map[string]string{"disable": "false", "enable": "true"}[op], enabled())
+	}
+	assert.NoFileExists(t, filepath.Join(home, "workspace", "cron", "jobs.json"), "the default agent's jobs are not touched")
 }
