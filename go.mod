@@ -7,6 +7,7 @@ require (
 	github.com/chromedp/chromedp v0.23.0
 	github.com/ergochat/readline v0.1.3
 	github.com/go-co-op/gocron/v2 v2.21.2
+	github.com/go-telegram/bot v1.19.0
 	github.com/jonboulle/clockwork v0.5.0
 	github.com/landlock-lsm/go-landlock v0.7.0
 	github.com/openai/openai-go/v3 v3.96.0

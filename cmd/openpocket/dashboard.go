@@ -84,6 +84,9 @@ func (m *manager) summary(id, dir string) dashboard.AgentSummary {
 	s := dashboard.AgentSummary{ID: id, Dir: dir, Gateway: "stopped"}
 	if cfg, _, err := workspace.LoadConfigWarnings(filepath.Join(dir, "config.json")); err == nil {
 		s.TargetType = cfg.Target.Type
+		if tg := cfg.Channels.Telegram; tg.Enabled {
+			s.Channels = append(s.Channels, fmt.Sprintf("telegram (%d users, %d chats allowed)", len(tg.AllowedUserIDs), len(tg.AllowedChatIDs)))
+		}
 	}
 	if b, ok, err := m.env.Install.Binding(id); err == nil && ok {
 		s.Binding = b.Fingerprint()

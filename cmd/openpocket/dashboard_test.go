@@ -22,6 +22,7 @@ import (
 	"github.com/openpocket/openpocket/internal/humanauth"
 	"github.com/openpocket/openpocket/internal/lease"
 	"github.com/openpocket/openpocket/internal/sim"
+	"github.com/openpocket/openpocket/internal/workspace"
 )
 
 // browser is a fresh headless Chromium (Debian package chromium, installed
@@ -185,6 +186,13 @@ func TestDashboardRelayHubServesEachAgentsRequests(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "install")
 	r := runBinary(t, nil, "--home", home, "agents", "create", "shop")
 	require.Equal(t, 0, r.code, r.stderr)
+	in, err := workspace.OpenInstall(home)
+	require.NoError(t, err)
+	h, err := in.OpenAgent("shop")
+	require.NoError(t, err)
+	cfg := h.Config()
+	cfg.Channels.Telegram.Enabled, cfg.Channels.Telegram.BotTokenEnv, cfg.Channels.Telegram.AllowedUserIDs = true, "SHOP_BOT_TOKEN", []int64{42}
+	require.NoError(t, h.SaveConfig(cfg))
 	token, hash := humanauth.NewToken()
 	store := humanauth.Open(filepath.Join(home, "agents", "shop", "state"))
 	require.NoError(t, store.Add(humanauth.Pending{ID: "req-1", AgentID: "shop", Capability: "otp", Instruction: "Enter the code from SMS",
@@ -198,7 +206,10 @@ func TestDashboardRelayHubServesEachAgentsRequests(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b)
 	}
-	code, body := get("/a/shop/auth/req-1?t=" + token)
+	code, body := get("/")
+	assert.Equal(t, 200, code)
+	assert.Regexp(t, `shop</a></td><td>emulator</td>\s*<td><span class="off">not bound</span></td>\s*<td>telegram \(1 users, 0 chats allowed\)</td>`, body, "the manager page shows the agent's channels")
+	code, body = get("/a/shop/auth/req-1?t=" + token)
 	assert.Equal(t, 200, code)
 	assert.Contains(t, body, "Enter the code from SMS")
 	code, _ = get("/a/default/auth/req-1?t=" + token)

@@ -1,6 +1,6 @@
 // Command openpocket is the composition root: it hands the process's
 // arguments and streams to the CLI, with the front ends the CLI starts
-// (the human-auth relay), and exits with the code it returns.
+// (the human-auth relay, chat channels), and exits with the code it returns.
 package main
 
 import (
@@ -17,7 +17,7 @@ import (
 
 func main() {
 	cli.DashboardServer = serveDashboard
-	os.Exit(cli.MainWith(context.Background(), os.Args[1:], os.Stdout, os.Stderr, cli.Deps{StartRelay: startRelay}))
+	os.Exit(cli.MainWith(context.Background(), os.Args[1:], os.Stdout, os.Stderr, cli.Deps{StartRelay: startRelay, StartChannels: startChannels}))
 }
 
 func startRelay(ctx context.Context, store *humanauth.Store, addr string) (string, func(), error) {

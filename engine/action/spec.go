@@ -74,6 +74,11 @@ const (
 	CategoryMemory    Category = "memory"
 	CategoryHumanAuth Category = "human_auth"
 	CategoryControl   Category = "control" // wait, finish
+	// CategorySchedule: cron_add, cron_list, cron_remove (the gateway's jobs).
+	CategorySchedule Category = "schedule"
+	// CategoryChat: request_user_input (a question to the person in the
+	// chat that started the task).
+	CategoryChat Category = "chat"
 )
 
 // Spec is one action of the union.
@@ -383,6 +388,46 @@ var specs = []Spec{
 			{Name: "uiTemplate", Kind: KindObject, schema: uiTemplateSchema,
 				Doc: "Optional form shown to the human (title, fields, attachments, style)."},
 			optStr("templatePath", "Path of a saved uiTemplate JSON file in the workspace."),
+		},
+	},
+	{
+		Name: "request_user_input", ToolName: "request_user_input", Category: CategoryChat,
+		Doc: "Ask the person who gave the task a question in their chat and wait for the answer (a choice, a missing detail).",
+		Params: []Param{
+			reqStr("question", "", "The question, in one or two sentences."),
+			optInt("timeoutSec", 300, minOf(1), "How long to wait for the answer, in seconds."),
+			reasonParam(),
+		},
+	},
+	{
+		Name: "cron_add", ToolName: "cron_add", Category: CategorySchedule,
+		Doc: "Schedule a task to run later or repeatedly; its result goes to the chat that asked.",
+		Params: []Param{
+			reqStr("task", "", "What to do each time, in plain words."),
+			{Name: "kind", Kind: KindEnum, Default: "cron", Enum: []string{"cron", "at", "every"},
+				Doc: "cron: a 5-field cron expression in expr; at: once at the ISO 8601 time in at; every: every everyMs milliseconds."},
+			optStr("expr", "Cron expression (minute hour day month weekday), e.g. \"0 8 * * 1-5\" for weekdays at 8:00."),
+			optStr("at", "ISO 8601 time for kind at, e.g. 2026-03-01T08:00:00+01:00."),
+			optInt("everyMs", 0, minOf(0), "Interval in milliseconds for kind every (at least 5000)."),
+			optStr("tz", "IANA time zone of the schedule, e.g. Europe/Berlin (default: the gateway's)."),
+			optStr("name", "Short name of the job."),
+			optStr("summary", "The schedule in words, as the person said it (\"every weekday at 8\")."),
+			reasonParam(),
+		},
+	},
+	{
+		Name: "cron_list", ToolName: "cron_list", Category: CategorySchedule,
+		Doc: "List the scheduled jobs (id, name, schedule, task).",
+		Params: []Param{
+			reasonParam(),
+		},
+	},
+	{
+		Name: "cron_remove", ToolName: "cron_remove", Category: CategorySchedule,
+		Doc: "Remove a scheduled job by id (see cron_list).",
+		Params: []Param{
+			reqStr("id", "", "The job's id."),
+			reasonParam(),
 		},
 	},
 	{

@@ -49,6 +49,9 @@ var rules = []rule{
 	{prefix: "internal/archtest"},
 	// The dashboards see the install only through their Manager/Agent ports.
 	{prefix: "internal/dashboard"},
+	// Chat channels run phone work through channel.Runner (engine and
+	// stdlib/agent types only: the human-auth callback).
+	{prefix: "internal/channel", own: []string{"engine", "stdlib/agent"}, libs: []string{"github.com/go-telegram/bot"}},
 	// The run service: the one run lifecycle (run output directories come
 	// from the workspace's helpers).
 	{prefix: "internal/run", own: []string{"engine", "lua", "stdlib", "playbooks", "internal/skills", "internal/workspace"}},

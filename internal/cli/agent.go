@@ -10,7 +10,9 @@ import (
 	"strings"
 
 	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/engine/action"
 	"github.com/openpocket/openpocket/internal/run"
+	"github.com/openpocket/openpocket/stdlib/agent"
 )
 
 // AgentCmd runs a model-driven task: `openpocket agent "task"`.
@@ -33,6 +35,16 @@ type agentRunOptions struct {
 	// Stdin is a TTY); nil for unattended runs (scheduler).
 	Stdin  io.Reader
 	Stdout io.Writer
+	// Ask is a chat channel's way to ask a person for human auth: raced
+	// with the relay when humanAuth.enabled, used alone otherwise.
+	Ask agent.HumanAuthFunc
+	// OnAuthLink receives each relay link (request id, URL with token).
+	OnAuthLink func(id, url string)
+	// ReplyTo is the chat a run started from ("telegram:4242"): the model
+	// then gets cron_add/cron_list/cron_remove (jobs deliver to that chat)
+	// and request_user_input (answered through UserInput).
+	ReplyTo   string
+	UserInput agent.UserInputFunc
 	// HumanAuth answers request_human_auth instead (a relay).
 	HumanAuth run.HumanAuthFunc
 }
@@ -113,6 +125,12 @@ func (a *App) runAgent(ctx context.Context, task string, o agentRunOptions) (eng
 		}}
 	if o.OnEvent != nil {
 		ro.Events = func(ev run.Event) { o.OnEvent(engine.Event{Kind: string(ev.Kind), Fields: ev.Fields}) }
+	}
+	if o.ReplyTo != "" { // started from a chat: questions back and schedules
+		ro.UserInput = o.UserInput
+		ro.Schedule = func(ctx context.Context, act action.Action) (string, error) {
+			return a.scheduleAction(ctx, act, o.ReplyTo)
+		}
 	}
 	res, err := svc.Agent(ctx, ro)
 	return res.RunResult, err

@@ -23,6 +23,8 @@ type RelayStarter func(ctx context.Context, store *humanauth.Store, addr string)
 // Deps are what the composition root hands the CLI.
 type Deps struct {
 	StartRelay RelayStarter
+	// StartChannels builds the chat channels the gateway runs.
+	StartChannels ChannelStarter
 }
 
 // AuthCmd answers human-auth requests from the machine:
@@ -173,11 +175,16 @@ func errAddrInUse(err error) error {
 
 // humanAuthFor is the run's request_human_auth answerer: with
 // humanAuth.enabled, a Broker whose links the relay serves (and, on an
-// interactive terminal, the terminal too — the first answer wins); nil
+// interactive terminal, the terminal too — the first answer wins); for a
+// chat's run without the relay, a Broker over the chat alone (the request
+// is listed by `openpocket auth`, a code becomes its text artifact); nil
 // otherwise (the terminal only, as before).
 func (a *App) humanAuthFor(ctx context.Context, sess *engine.Session, o agentRunOptions) (agent.HumanAuthFunc, error) {
 	if !a.cfg.HumanAuth.Enabled {
-		return nil, nil
+		if o.Ask == nil {
+			return nil, nil
+		}
+		return a.chatOnlyAuth(o.Ask)
 	}
 	h, err := a.home()
 	if err != nil {
@@ -199,11 +206,32 @@ func (a *App) humanAuthFor(ctx context.Context, sess *engine.Session, o agentRun
 				fmt.Fprintf(w, "\nHuman authorization link (%s, request %s, expires %s):\n  %s\n  or at this machine: openpocket auth approve %s [--text …] | reject %s\n",
 					l.Request.Capability, l.Request.ID, l.Request.ExpiresAt.Local().Format("15:04:05"), l.URL, l.Request.ID, l.Request.ID)
 			}
+			if o.OnAuthLink != nil {
+				o.OnAuthLink(l.Request.ID, l.URL)
+			}
 			sess.Emit("human_auth_request", map[string]any{"request_id": l.Request.ID, "capability": l.Request.Capability,
 				"instruction": l.Request.Instruction, "url": l.URL, "expires_at": l.Request.ExpiresAt.Format(time.RFC3339)})
 		}}
-	if agent.IsTerminal(o.Stdin) && o.Stdout != nil {
+	switch {
+	case o.Ask != nil: // a chat channel asks; the relay link works too
+		b.Terminal = o.Ask
+	case agent.IsTerminal(o.Stdin) && o.Stdout != nil:
 		b.Terminal = agent.TerminalAuth(o.Stdin, o.Stdout)
 	}
 	return b.Ask, nil
+}
+
+// chatOnlyAuth is a relay-less Broker whose only asker is a chat.
+func (a *App) chatOnlyAuth(ask agent.HumanAuthFunc) (agent.HumanAuthFunc, error) {
+	h, err := a.home()
+	if err != nil {
+		return nil, err
+	}
+	b := &humanauth.Broker{Store: humanauth.Open(h.State()), AgentID: "default", Workspace: h.Workspace(),
+		MaxTimeout: time.Duration(a.cfg.HumanAuth.RequestTimeoutSec) * time.Second, Terminal: ask}
+	return func(ctx context.Context, req agent.HumanAuthRequest) (agent.HumanAuthDecision, error) {
+		d, err := b.Ask(ctx, req)
+		d.Link = "" // no relay serves it
+		return d, err
+	}, nil
 }

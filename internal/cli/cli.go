@@ -74,7 +74,7 @@ type CLI struct {
 	Cron       CronCmd       `cmd:"" help:"Manage scheduled jobs: list, add, remove, enable, disable, run."`
 	Skills     SkillsCmd     `cmd:"" help:"List, show, validate and replay skills (learned procedures) without a model."`
 	Sessions   SessionsCmd   `cmd:"" help:"List and show recorded agent sessions."`
-	Gateway    GatewayCmd    `cmd:"" help:"Run the scheduler and heartbeat in the foreground until Ctrl-C (SIGUSR1 reloads config and jobs)."`
+	Gateway    GatewayCmd    `cmd:"" help:"Run the scheduler, heartbeat and chat channels (Telegram) in the foreground until Ctrl-C (SIGUSR1 reloads config and jobs)."`
 	Auth       AuthCmd       `cmd:"" help:"List, approve and reject pending human-auth requests."`
 	Agents     AgentsCmd     `cmd:"" help:"Create, list, show and remove the agents of this install."`
 	TargetCmd  TargetCmd     `cmd:"" name:"target" help:"Show, set and clear the selected agent's target (its phone, bound exclusively)."`
@@ -96,6 +96,8 @@ type App struct {
 	// root); relayBase is set once one runs in this process.
 	StartRelay RelayStarter
 	relayBase  string
+	// StartChannels builds the gateway's chat channels (composition root).
+	StartChannels ChannelStarter
 
 	cleanups []func()
 	sim      *sim.Sim
@@ -171,7 +173,7 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 		defer stop()
 	}
 	app := &App{Globals: cli.Globals, Stdout: stdout, Stderr: stderr, Ctx: ctx, command: "openpocket " + commandName(kctx.Command()),
-		StartRelay: deps.StartRelay}
+		StartRelay: deps.StartRelay, StartChannels: deps.StartChannels}
 	// Info and above reach the terminal (log.info from Lua included);
 	// --verbose adds debug. Runs with a log.txt get every level there.
 	level := slog.LevelInfo

@@ -45,6 +45,11 @@ type gateway struct {
 	cfg      workspace.Config
 	hbCancel context.CancelFunc
 	hbDone   chan struct{}
+
+	// Chat channels (channels.* in config.json) and their goroutines.
+	channels []ChatChannel
+	chCancel context.CancelFunc
+	chWG     sync.WaitGroup
 }
 
 // Run holds the gateway lock, runs the jobs of the jobs file and writes
@@ -93,6 +98,10 @@ func (c *GatewayCmd) Run(app *App) error {
 		return err
 	}
 	g.startHeartbeat()
+	if err := g.startChannels(); err != nil {
+		_ = g.stop(c.StopTimeout)
+		return err
+	}
 	if c.started != nil {
 		c.started(g)
 	}
@@ -105,6 +114,14 @@ func (c *GatewayCmd) Run(app *App) error {
 		}
 	}
 	return g.stop(c.StopTimeout)
+}
+
+// deadlineOf is ctx's deadline (now when it has none).
+func deadlineOf(ctx context.Context) time.Time {
+	if d, ok := ctx.Deadline(); ok {
+		return d
+	}
+	return time.Now()
 }
 
 // newGateway builds the gateway's scheduler over the jobs file and state,
@@ -143,7 +160,7 @@ func (c *GatewayCmd) newGateway(app *App, h *workspace.Home) (*gateway, error) {
 	g.sched, err = cron.New(g.jobsPath, g.statePath, runner, cron.Options{
 		Clock:         clock,
 		Logger:        schedLog,
-		OnEvent:       g.print.event,
+		OnEvent:       func(e cron.Event) { g.print.event(e); g.deliver(e) },
 		TickInterval:  time.Duration(g.cfg.Cron.TickSec) * time.Second,
 		DefaultDevice: app.defaultDeviceName(),
 	})
@@ -250,6 +267,10 @@ func (g *gateway) stop(timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	err := g.sched.Stop(ctx)
+	// After the scheduler: its last results are still delivered.
+	if cerr := g.stopChannels(time.Until(deadlineOf(ctx))); cerr != nil && err == nil {
+		err = cerr
+	}
 	g.mu.Lock()
 	g.stopHeartbeatLocked()
 	g.mu.Unlock()

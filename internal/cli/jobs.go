@@ -98,6 +98,8 @@ func (a *App) jobApp(ctx context.Context, device string) *App {
 		ws:      a.ws,
 		cfg:     a.cfg,
 		command: a.command,
+		// The gateway's relay serves the runs' human-auth links.
+		relayBase: a.relayBase,
 	}
 	if device != "" {
 		c.Device, c.Target = device, ""

@@ -78,7 +78,12 @@ func (c *Client) chatParams(req engine.ModelRequest) openai.ChatCompletionNewPar
 
 // callChat asks the chat completions endpoint.
 func (c *Client) callChat(ctx context.Context, req engine.ModelRequest) (reply, error) {
-	res, err := c.api.Chat.Completions.New(ctx, c.chatParams(req))
+	return c.doChat(ctx, c.chatParams(req))
+}
+
+// doChat sends chat completions params and reads the reply.
+func (c *Client) doChat(ctx context.Context, p openai.ChatCompletionNewParams) (reply, error) {
+	res, err := c.api.Chat.Completions.New(ctx, p)
 	if err != nil {
 		return reply{}, err
 	}

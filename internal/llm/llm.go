@@ -308,8 +308,11 @@ type toolCall struct {
 // (openai-go's Error() carries only the status).
 func (c *Client) describe(mode string, err error) error {
 	endpoint := "chat completions"
-	if mode == ModeResponses {
+	switch mode {
+	case ModeResponses:
 		endpoint = "responses"
+	case ModeCompletions:
+		endpoint = "completions"
 	}
 	var apiErr *openai.Error
 	if errors.As(err, &apiErr) {

@@ -65,7 +65,12 @@ func (c *Client) responsesParams(req engine.ModelRequest) responses.ResponseNewP
 
 // callResponses asks the Responses endpoint.
 func (c *Client) callResponses(ctx context.Context, req engine.ModelRequest) (reply, error) {
-	res, err := c.api.Responses.New(ctx, c.responsesParams(req))
+	return c.doResponses(ctx, c.responsesParams(req))
+}
+
+// doResponses sends Responses params and reads the reply.
+func (c *Client) doResponses(ctx context.Context, p responses.ResponseNewParams) (reply, error) {
+	res, err := c.api.Responses.New(ctx, p)
 	if err != nil {
 		return reply{}, err
 	}

@@ -47,6 +47,11 @@ type AgentOptions struct {
 	Stdin        io.Reader
 	Stdout       io.Writer
 	Events       func(Event)
+	// UserInput answers request_user_input and Schedule runs cron_add /
+	// cron_list / cron_remove: set by a chat channel; nil leaves the
+	// actions out of the model's tools.
+	UserInput agent.UserInputFunc
+	Schedule  agent.ScheduleFunc
 }
 
 // AgentResult is an agent run's verdict (engine.RunResult: success,
@@ -121,6 +126,8 @@ func (s *Service) agent(ctx context.Context, lc *lifecycle, o AgentOptions) (eng
 		Stdin:              o.Stdin,
 		Stdout:             o.Stdout,
 		HumanAuth:          lc.humanAuth(o),
+		UserInput:          o.UserInput,
+		Schedule:           o.Schedule,
 	})
 	if res.Success && cfg.Agent.AutoArtifacts && cfg.WorkspaceDir != "" {
 		// What worked becomes a skill and a replay script; failing to write

@@ -27,6 +27,7 @@ type Config struct {
 	Cron           CronConfig              `json:"cron"`
 	HumanAuth      HumanAuthConfig         `json:"humanAuth"`
 	Device         DeviceConfig            `json:"device"`
+	Channels       ChannelsConfig          `json:"channels"`
 }
 
 // ModelProfile is one entry of "models". When "models" is present in the
@@ -145,6 +146,48 @@ type HumanAuthConfig struct {
 	PublicBaseURL string `json:"publicBaseUrl"`
 }
 
+// ChannelsConfig configures the chat channels the gateway runs.
+type ChannelsConfig struct {
+	Telegram TelegramConfig `json:"telegram"`
+}
+
+// TelegramConfig configures the Telegram bot (docs/telegram.md).
+type TelegramConfig struct {
+	Enabled bool `json:"enabled"`
+	// BotToken is the token from @BotFather; BotTokenEnv names an
+	// environment variable holding it instead (preferred: no secret in
+	// config.json).
+	BotToken    string `json:"botToken,omitempty"`
+	BotTokenEnv string `json:"botTokenEnv,omitempty"`
+	// AllowedUserIDs and AllowedChatIDs are who may talk to the bot;
+	// anyone else is ignored (and logged). Both empty: nobody.
+	AllowedUserIDs []int64 `json:"allowedUserIds"`
+	AllowedChatIDs []int64 `json:"allowedChatIds"`
+	// APIBaseURL is the Bot API server ("" = the public one), for a
+	// self-hosted server.
+	APIBaseURL string `json:"apiBaseUrl,omitempty"`
+	// ProgressEverySteps: the status message is edited every N steps (and
+	// whenever the app changes).
+	ProgressEverySteps int `json:"progressEverySteps"`
+	// WebhookURL switches from long polling to a webhook: the public https
+	// URL Telegram posts to; WebhookListen is the local address serving it
+	// (default 127.0.0.1:8443), behind a proxy or tunnel.
+	WebhookURL    string `json:"webhookUrl,omitempty"`
+	WebhookListen string `json:"webhookListen,omitempty"`
+}
+
+// Token returns the bot token: botToken, else the variable botTokenEnv
+// names. It never logs or stores the value.
+func (t TelegramConfig) Token() string {
+	if t.BotToken != "" {
+		return t.BotToken
+	}
+	if t.BotTokenEnv != "" {
+		return os.Getenv(t.BotTokenEnv)
+	}
+	return ""
+}
+
 // DeviceConfig tunes device actions (ours, not upstream).
 type DeviceConfig struct {
 	// SettleTimeoutMs bounds the wait for the screen to stop changing after
@@ -215,7 +258,8 @@ func DefaultConfig() Config {
 			RelayPort:         8787,
 			RequestTimeoutSec: 300,
 		},
-		Device: DeviceConfig{SettleTimeoutMs: 3000, PostActionDelayMs: 1200},
+		Device:   DeviceConfig{SettleTimeoutMs: 3000, PostActionDelayMs: 1200},
+		Channels: ChannelsConfig{Telegram: TelegramConfig{ProgressEverySteps: 3}},
 	}
 }
 
@@ -377,6 +421,7 @@ func (c Config) Validate() error {
 		{"humanAuth.requestTimeoutSec", c.HumanAuth.RequestTimeoutSec},
 		{"device.settleTimeoutMs", c.Device.SettleTimeoutMs},
 		{"device.postActionDelayMs", c.Device.PostActionDelayMs},
+		{"channels.telegram.progressEverySteps", c.Channels.Telegram.ProgressEverySteps},
 	}
 	for _, p := range nonNegative {
 		if p.v < 0 {
@@ -394,6 +439,12 @@ func (c Config) Validate() error {
 	}
 	if c.Screenshots.SaveStepScreenshots && strings.TrimSpace(c.Screenshots.Directory) == "" {
 		return bad("screenshots.directory", "expected a directory when saveStepScreenshots is true")
+	}
+	if tg := c.Channels.Telegram; tg.Enabled && tg.BotToken == "" && tg.BotTokenEnv == "" {
+		return bad("channels.telegram", "enabled without a token: expected botToken or botTokenEnv (the name of a variable holding it)")
+	}
+	if u := c.Channels.Telegram.WebhookURL; u != "" && !strings.HasPrefix(u, "https://") {
+		return bad("channels.telegram.webhookUrl", "expected an https:// URL (Telegram posts only to https), got %q", u)
 	}
 	if strings.TrimSpace(c.Cron.JobsFile) == "" {
 		return bad("cron.jobsFile", "expected a file path")

@@ -306,6 +306,29 @@ func TestOpenMalformedConfigFails(t *testing.T) {
 	}
 }
 
+func TestTelegramConfig(t *testing.T) {
+	cfg, _, err := ParseConfig("config.json", []byte(`{"channels": {"telegram": {"enabled": true, "botTokenEnv": "OP_TEST_TG_TOKEN", "allowedUserIds": [42], "apiBaseUrl": "http://127.0.0.1:1"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := cfg.Channels.Telegram
+	if !tg.Enabled || len(tg.AllowedUserIDs) != 1 || tg.AllowedUserIDs[0] != 42 || tg.APIBaseURL != "http://127.0.0.1:1" || tg.ProgressEverySteps != 3 {
+		t.Fatalf("telegram config = %+v", tg)
+	}
+	t.Setenv("OP_TEST_TG_TOKEN", "123:abc")
+	if got := tg.Token(); got != "123:abc" {
+		t.Fatalf("Token() = %q", got)
+	}
+	_, _, err = ParseConfig("config.json", []byte(`{"channels": {"telegram": {"webhookUrl": "http://x"}}}`))
+	if err == nil || !strings.Contains(err.Error(), "channels.telegram.webhookUrl: expected an https:// URL") {
+		t.Fatalf("http webhook: err = %v", err)
+	}
+	_, _, err = ParseConfig("config.json", []byte("{\n \"channels\": {\"telegram\": {\"enabled\": true}}}"))
+	if err == nil || !strings.Contains(err.Error(), "config.json:2:") || !strings.Contains(err.Error(), "botToken or botTokenEnv") {
+		t.Fatalf("enabled without token: err = %v", err)
+	}
+}
+
 func TestLoadConfigModelImageFormat(t *testing.T) {
 	path := writeConfig(t, `{"defaultModel": "v", "models": {"v": {"model": "m", "imageFormat": "png", "imageQuality": 90}}}`)
 	cfg, err := LoadConfig(path)

@@ -56,6 +56,10 @@ type Options struct {
 	// HumanAuth answers request_human_auth; nil asks on the terminal or,
 	// without one, tells the model human auth is unavailable.
 	HumanAuth HumanAuthFunc
+	// UserInput answers request_user_input (nil: the action is not offered).
+	UserInput UserInputFunc
+	// Schedule runs cron_add/cron_list/cron_remove (nil: not offered).
+	Schedule ScheduleFunc
 	// Source replaces the embedded agent.lua (module "agent").
 	Source string
 	// Registry is the module registry the loop runs with
@@ -128,7 +132,14 @@ func Run(ctx context.Context, sess *engine.Session, o Options) (res engine.RunRe
 		if cause == nil {
 			cause = context.Canceled
 		}
-		return sess.Finish(false, CancelledMessage), fmt.Errorf("agent run %s: %w", CancelledMessage, cause)
+		msg := CancelledMessage
+		// A front end that stopped the run on a person's request says so
+		// in the session ("stopped by user").
+		var stop interface{ StopReason() string }
+		if errors.As(cause, &stop) && stop.StopReason() != "" {
+			msg = stop.StopReason()
+		}
+		return sess.Finish(false, msg), fmt.Errorf("agent run %s: %w", msg, cause)
 	}
 
 	vm, err := stdlib.NewVMWith(ctx, reg, sess, lua.Options{})

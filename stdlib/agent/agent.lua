@@ -52,7 +52,7 @@ local function step_once(state, step)
     return { ok = false, message = "cannot record step " .. step .. ": " .. tostring(rerr) }
   end
   host.emit("agent_step", { step = step, max_steps = state.max_steps, action = d.summary,
-    result = out.result, model_ms = d.model_ms })
+    result = out.result, model_ms = d.model_ms, app = snap.app })
 
   remember(state, step, snap.app, d.summary, out.result)
   state.problems = d.problems

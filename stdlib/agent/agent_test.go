@@ -63,7 +63,7 @@ func requestText(r llmtest.Request) string {
 func checkRequest(t *testing.T, r llmtest.Request) {
 	t.Helper()
 	tools, _ := r.Body["tools"].([]any)
-	assert.Len(t, tools, len(action.Tools(nil)), "every action tool is offered")
+	assert.Len(t, tools, noChatTools(), "every action tool is offered but the chat's (no chat here)")
 	assert.Equal(t, 1, strings.Count(string(r.Raw), "data:image/jpeg;base64,"), "exactly one image, JPEG by default")
 	assert.Contains(t, requestText(r), "Elements (marks on the screenshot", "the element list is in the text")
 }
@@ -408,7 +408,7 @@ func TestSystemPromptOnceWithContextFiles(t *testing.T) {
 	assert.Contains(t, m.calls[1].Text, "problem 1")
 	assert.Contains(t, m.calls[2].Text, "problem 2")
 	assert.NotContains(t, m.calls[2].Text, "problem 1")
-	assert.Len(t, m.calls[0].Tools, len(action.Tools(nil)))
+	assert.Len(t, m.calls[0].Tools, noChatTools())
 	assert.NotEmpty(t, m.calls[0].ImagePNG)
 }
 
@@ -424,4 +424,57 @@ func TestEmptyReplyIsRetriedLikeAnUnusableOne(t *testing.T) {
 	reqs := r.srv.Requests()
 	require.Len(t, reqs, 2)
 	assert.Contains(t, requestText(reqs[1]), "Your previous reply had problems: model returned no tool call")
+}
+
+// noChatTools counts the tools offered to a run without a chat: all but
+// request_user_input and cron_*.
+func noChatTools() int {
+	n := 0
+	for _, tool := range action.Tools(nil) {
+		if s, _ := action.Lookup(tool.Name); s.Category != action.CategoryChat && s.Category != action.CategorySchedule {
+			n++
+		}
+	}
+	return n
+}
+
+func TestChatActionsGoToTheRunsCallbacks(t *testing.T) {
+	r := newRig(t)
+	var results []string
+	n := 0
+	m := &fakeModel{next: func(req engine.ModelRequest) (engine.ModelReply, error) {
+		n++
+		if n == 1 {
+			assert.Len(t, req.Tools, len(action.Tools(nil)), "a run from a chat is offered request_user_input and cron_*")
+		}
+		steps := []map[string]any{
+			{"type": "request_user_input", "question": "Small or large?", "timeoutSec": 30},
+			{"type": "cron_add", "task": "check the weather", "expr": "0 8 * * *"},
+			{"type": "finish", "message": "done"},
+		}
+		a, _ := action.Normalize(steps[min(n-1, 2)], nil)
+		return engine.ModelReply{Action: a}, nil
+	}}
+	var asked string
+	var timeout time.Duration
+	res, err := r.run(context.Background(), m, "order", agent.Options{MaxSteps: 5,
+		UserInput: func(_ context.Context, q string, d time.Duration) (string, error) {
+			asked, timeout = q, d
+			return "large", nil
+		},
+		Schedule: func(_ context.Context, a action.Action) (string, error) {
+			return "Scheduled " + a.Str("task") + " at " + a.Str("expr"), nil
+		}})
+	require.NoError(t, err)
+	assert.True(t, res.Success)
+	assert.Equal(t, "Small or large?", asked)
+	assert.Equal(t, 30*time.Second, timeout)
+	tr, err := agent.ReadTrace(agent.TracePath(res.SessionPath))
+	require.NoError(t, err)
+	for _, s := range tr {
+		results = append(results, s.Result)
+	}
+	require.Len(t, results, 3)
+	assert.True(t, strings.HasPrefix(results[0], "User replied: large\n"), results[0])
+	assert.True(t, strings.HasPrefix(results[1], "Scheduled check the weather at 0 8 * * *\n"), results[1])
 }

@@ -39,7 +39,7 @@ type host struct {
 }
 
 func newHost(sess *engine.Session, o Options) *host {
-	h := &host{sess: sess, o: o, auth: o.HumanAuth, tools: action.Tools(nil)}
+	h := &host{sess: sess, o: o, auth: o.HumanAuth, tools: offeredTools(action.Tools(nil), o)}
 	if h.auth == nil && IsTerminal(o.Stdin) && o.Stdout != nil {
 		h.auth = TerminalAuth(o.Stdin, o.Stdout)
 	}
@@ -201,9 +201,14 @@ func (h *host) act(L *lua.LState) int {
 		out device.Outcome
 		err error
 	)
-	if a.Type == "request_human_auth" {
+	switch s, _ := action.Lookup(a.Type); {
+	case a.Type == "request_human_auth":
 		out, err = h.humanAuth(lua.Context(L), a)
-	} else {
+	case s.Category == action.CategoryChat:
+		out, err = h.userInput(lua.Context(L), a)
+	case s.Category == action.CategorySchedule:
+		out, err = h.schedule(lua.Context(L), a)
+	default:
 		out, err = h.sess.Act(a, device.ActOptions{Snapshot: snap, Scaled: true, Observe: true})
 	}
 	if err != nil {

@@ -39,6 +39,11 @@ type Request struct {
 // IsChat reports whether the request went to the chat completions endpoint.
 func (r Request) IsChat() bool { return strings.HasSuffix(r.Path, "/chat/completions") }
 
+// IsCompletions reports whether the request went to the legacy completions endpoint.
+func (r Request) IsCompletions() bool {
+	return strings.HasSuffix(r.Path, "/completions") && !r.IsChat()
+}
+
 // IsResponses reports whether the request went to the Responses endpoint.
 func (r Request) IsResponses() bool { return strings.HasSuffix(r.Path, "/responses") }
 
@@ -87,8 +92,10 @@ type Server struct {
 	noRecord          bool
 	chatDisabled      bool
 	responsesDisabled bool
-	seq               int
-	respond           func(Request) Reply
+	// completionsDisabled answers the legacy completions endpoint with 404.
+	completionsDisabled bool
+	seq                 int
+	respond             func(Request) Reply
 }
 
 // Respond sets the function that answers requests once the script is
@@ -155,6 +162,13 @@ func (s *Server) DisableResponses() {
 	s.responsesDisabled = true
 }
 
+// DisableCompletions makes POST /completions answer 404.
+func (s *Server) DisableCompletions() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.completionsDisabled = true
+}
+
 // DiscardRequests stops recording requests (for benchmarks).
 func (s *Server) DiscardRequests() {
 	s.mu.Lock()
@@ -216,13 +230,13 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	if !s.noRecord {
 		s.requests = append(s.requests, req)
 	}
-	chat, resp := req.IsChat(), req.IsResponses()
-	if r.Method != http.MethodPost || (!chat && !resp) {
+	chat, resp, compl := req.IsChat(), req.IsResponses(), req.IsCompletions()
+	if r.Method != http.MethodPost || (!chat && !resp && !compl) {
 		s.mu.Unlock()
 		writeError(w, http.StatusNotFound, "", "unknown endpoint "+r.Method+" "+r.URL.Path)
 		return
 	}
-	if (chat && s.chatDisabled) || (resp && s.responsesDisabled) {
+	if (chat && s.chatDisabled) || (resp && s.responsesDisabled) || (compl && s.completionsDisabled) {
 		s.mu.Unlock()
 		writeError(w, http.StatusNotFound, "", "Invalid URL (POST "+r.URL.Path+")")
 		return
@@ -263,9 +277,12 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	model, _ := body["model"].(string)
 	var out any
-	if chat {
+	switch {
+	case chat:
 		out = chatCompletion(seq, model, rep)
-	} else {
+	case compl:
+		out = textCompletion(seq, model, rep)
+	default:
 		out = response(seq, model, rep)
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -377,5 +394,16 @@ func response(seq int, model string, rep Reply) map[string]any {
 			"input_tokens_details":  map[string]any{"cached_tokens": 0},
 			"output_tokens_details": map[string]any{"reasoning_tokens": 0},
 		},
+	}
+}
+
+// textCompletion is a legacy completions reply (text only; tool calls
+// cannot be expressed there and are dropped).
+func textCompletion(seq int, model string, rep Reply) map[string]any {
+	u := usageOf(rep)
+	return map[string]any{
+		"id": fmt.Sprintf("cmpl-%d", seq), "object": "text_completion", "created": time.Now().Unix(), "model": model,
+		"choices": []any{map[string]any{"index": 0, "text": rep.Text, "finish_reason": "stop", "logprobs": nil}},
+		"usage":   map[string]any{"prompt_tokens": u.Input, "completion_tokens": u.Output, "total_tokens": u.Input + u.Output},
 	}
 }

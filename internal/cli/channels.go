@@ -1,0 +1,301 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/engine/action"
+	"github.com/openpocket/openpocket/engine/device"
+	"github.com/openpocket/openpocket/engine/prompt"
+	"github.com/openpocket/openpocket/internal/adb"
+	"github.com/openpocket/openpocket/internal/atomicfile"
+	"github.com/openpocket/openpocket/internal/cron"
+	"github.com/openpocket/openpocket/internal/workspace"
+	"github.com/openpocket/openpocket/stdlib/agent"
+)
+
+// ChatChannel is a chat front end the gateway runs (internal/channel's
+// Channel; the composition root builds them, since front ends never
+// import each other).
+type ChatChannel interface {
+	Name() string
+	Run(ctx context.Context) error
+	Deliver(ctx context.Context, to string, text string) error
+}
+
+// ChannelStarter builds the chat channels cfg enables over runner; none
+// enabled is an empty list.
+// stateDir is OPENPOCKET_HOME/state (chat histories live there).
+type ChannelStarter func(cfg workspace.Config, stateDir string, runner *ChannelRunner, logger *slog.Logger) ([]ChatChannel, error)
+
+// ChannelRunner runs chat channels' work with the gateway's App; its
+// method set is internal/channel's Runner.
+type ChannelRunner struct {
+	// app returns a fresh App for one run (config read under the
+	// gateway's lock) and its cleanup.
+	app func(ctx context.Context) (*App, func())
+
+	links sync.Map // human-auth request id → relay link
+}
+
+// channelRunner is the ChannelRunner over this App's copies.
+func (a *App) channelRunner(lock func() func()) *ChannelRunner {
+	return &ChannelRunner{app: func(ctx context.Context) (*App, func()) {
+		unlock := lock()
+		defer unlock()
+		c := a.jobApp(ctx, "")
+		return c, c.runCleanups
+	}}
+}
+
+// RunTask runs an agent task on the default device; auth asks the person
+// in the chat (raced with the relay when humanAuth.enabled).
+// replyTo ("telegram:4242") is where jobs the model schedules deliver;
+// ask answers request_user_input.
+func (r *ChannelRunner) RunTask(ctx context.Context, task, replyTo string, onEvent func(engine.Event), auth agent.HumanAuthFunc, ask agent.UserInputFunc) (engine.RunResult, error) {
+	c, done := r.app(ctx)
+	defer done()
+	if err := c.claimDevice(ctx); err != nil {
+		return engine.RunResult{Message: err.Error()}, err
+	}
+	return c.runAgent(ctx, task, agentRunOptions{OnEvent: onEvent, Ask: auth, ReplyTo: replyTo, UserInput: ask,
+		OnAuthLink: func(id, url string) { r.links.Store(id, url) }})
+}
+
+// Schedule runs a cron_add/cron_list/cron_remove the chat assistant's
+// model chose; added jobs deliver to replyTo.
+func (r *ChannelRunner) Schedule(ctx context.Context, act action.Action, replyTo string) (string, error) {
+	c, done := r.app(ctx)
+	defer done()
+	return c.scheduleAction(ctx, act, replyTo)
+}
+
+// RelayLink is the relay page of a pending human-auth request ("" when
+// the relay is off or the request unknown).
+func (r *ChannelRunner) RelayLink(id string) string {
+	if v, ok := r.links.Load(id); ok {
+		return v.(string)
+	}
+	return ""
+}
+
+// Converse asks the default model profile as the chat assistant; the
+// workspace's context files (USER.md, MEMORY.md, …) join the system prompt
+// so it answers from memory too.
+func (r *ChannelRunner) Converse(ctx context.Context, req engine.ModelRequest) (text, tool, arguments string, err error) {
+	c, done := r.app(ctx)
+	defer done()
+	client, err := c.model("")
+	if err != nil {
+		return "", "", "", err
+	}
+	if h, herr := c.home(); herr == nil {
+		var b strings.Builder
+		b.WriteString(req.System)
+		for _, f := range h.ContextFiles(c.cfg.Agent.ContextBudgetChars) {
+			fmt.Fprintf(&b, "\n\n## %s\n\n%s", f.Name, f.Content)
+		}
+		req.System = b.String()
+	}
+	rep, err := client.Converse(ctx, req)
+	return rep.Text, rep.Tool, rep.Arguments, err
+}
+
+// Skills lists the skills of the home and workspace (and bundled ones).
+func (r *ChannelRunner) Skills(ctx context.Context) ([]prompt.Skill, error) {
+	c, done := r.app(ctx)
+	defer done()
+	l, err := c.skillsLoader()
+	if err != nil {
+		return nil, err
+	}
+	return l.Index(0), nil
+}
+
+// ReplaySkill replays a skill without a model on the default device.
+// Replays report no agent steps; onEvent is kept for the interface.
+func (r *ChannelRunner) ReplaySkill(ctx context.Context, name string, params []string, _ func(engine.Event)) (engine.RunResult, error) {
+	c, done := r.app(ctx)
+	defer done()
+	if err := c.claimDevice(ctx); err != nil {
+		return engine.RunResult{Message: err.Error()}, err
+	}
+	return c.runSkill(ctx, name, params)
+}
+
+// Onboarded reports whether workspace-state.json has onboardingCompletedAt.
+func (r *ChannelRunner) Onboarded(ctx context.Context) (bool, error) {
+	c, done := r.app(ctx)
+	defer done()
+	h, err := c.home()
+	if err != nil {
+		return false, err
+	}
+	st, err := h.ReadWorkspaceState()
+	if err != nil {
+		return false, err
+	}
+	return st.OnboardingCompletedAt != nil, nil
+}
+
+// CompleteOnboarding adds the person's name to USER.md (a context file
+// every run and the chat assistant read) and marks onboarding complete.
+func (r *ChannelRunner) CompleteOnboarding(ctx context.Context, name string) error {
+	c, done := r.app(ctx)
+	defer done()
+	h, err := c.home()
+	if err != nil {
+		return err
+	}
+	p := filepath.Join(h.Workspace(), "USER.md")
+	old, err := os.ReadFile(p)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	text := string(old)
+	if text == "" {
+		text = "# User\n"
+	}
+	text = strings.TrimRight(text, "\n") + "\n\n- Call the user: " + name + "\n"
+	if err := atomicfile.WriteFile(p, []byte(text), 0o644); err != nil {
+		return err
+	}
+	return h.MarkOnboardingCompleted(time.Now())
+}
+
+// Target is the default device's serial ("" = the only attached one).
+func (r *ChannelRunner) Target() string {
+	c, done := r.app(context.Background())
+	defer done()
+	if c.UseSim && c.sim != nil {
+		return c.sim.Serial() + " (virtual phone)"
+	}
+	return c.defaultDeviceName()
+}
+
+// Screenshot captures the default device's screen as PNG.
+func (r *ChannelRunner) Screenshot(ctx context.Context) ([]byte, error) {
+	c, done := r.app(ctx)
+	defer done()
+	c.Ctx = ctx
+	if c.UseSim {
+		if _, err := c.startSim(); err != nil {
+			return nil, err
+		}
+	}
+	// No device lease: a screenshot only reads the screen, so /screen
+	// works while a task drives the phone.
+	d, err := c.adbClient().Open(ctx, adb.Target{Serial: c.Device, Endpoint: c.Target})
+	if err != nil {
+		return nil, err
+	}
+	return device.NewPhone(d, c.phoneOptions()).Screencap(ctx)
+}
+
+// startChannels starts the enabled chat channels; they run until stop.
+func (g *gateway) startChannels() error {
+	if g.app.StartChannels == nil {
+		return nil
+	}
+	level := slog.LevelInfo
+	if g.app.Verbose {
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(g.app.Stderr, &slog.HandlerOptions{Level: level}))
+	runner := g.app.channelRunner(func() func() {
+		g.mu.Lock()
+		return g.mu.Unlock
+	})
+	chans, err := g.app.StartChannels(g.cfg, g.home.State(), runner, logger)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	g.chCancel = cancel
+	g.channels = chans
+	for _, ch := range chans {
+		g.chWG.Add(1)
+		go func() {
+			defer g.chWG.Done()
+			if err := ch.Run(ctx); err != nil {
+				g.print.line("!", "channel %s stopped: %v", ch.Name(), err)
+			}
+		}()
+		g.print.line("●", "channel %s started", ch.Name())
+	}
+	return nil
+}
+
+// stopChannels stops taking messages, cancels the channels' tasks and
+// waits for them up to timeout.
+func (g *gateway) stopChannels(timeout time.Duration) error {
+	if g.chCancel == nil {
+		return nil
+	}
+	g.chCancel()
+	done := make(chan struct{})
+	go func() {
+		g.chWG.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-time.After(timeout):
+		return errors.New("chat channels did not stop in time")
+	}
+}
+
+// deliver posts a finished job's result to the chat its delivery names.
+func (g *gateway) deliver(e cron.Event) {
+	if e.Kind != cron.EventFinished || len(g.channels) == 0 {
+		return
+	}
+	f, _, err := cron.LoadJobs(g.jobsPath)
+	if err != nil {
+		return // the scheduler reports a broken jobs file itself
+	}
+	job, ok := f.Find(e.JobID)
+	if !ok {
+		return
+	}
+	d, ok, err := cron.DeliveryOf(*job)
+	if err != nil {
+		g.print.line("!", "warning: %v", err)
+	}
+	if !ok {
+		return
+	}
+	name := job.Name
+	if name == "" {
+		name = job.ID
+	}
+	text := fmt.Sprintf("✓ %s: %s", name, e.Message)
+	if e.Status != cron.StatusOK {
+		text = fmt.Sprintf("✗ %s failed: %s", name, e.Message)
+	}
+	for _, ch := range g.channels {
+		if ch.Name() != d.Channel {
+			continue
+		}
+		g.chWG.Add(1)
+		go func() { // never block the scheduler on a slow chat
+			defer g.chWG.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			if err := ch.Deliver(ctx, d.To, text); err != nil {
+				g.print.line("!", "job %s: result not delivered to %s %s: %v", job.ID, d.Channel, d.To, err)
+			}
+		}()
+		return
+	}
+	g.print.line("!", "job %s: delivery to %s, which is not running (channels.%s.enabled)", job.ID, d.Channel, d.Channel)
+}

@@ -1,0 +1,66 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/openpocket/openpocket/engine/action"
+	"github.com/openpocket/openpocket/engine/device"
+)
+
+// UserInputFunc asks the person who gave the task a question (in their
+// chat) and returns the answer; an error means nobody can be asked.
+type UserInputFunc func(ctx context.Context, question string, timeout time.Duration) (string, error)
+
+// ScheduleFunc executes cron_add, cron_list and cron_remove against the
+// gateway's jobs and returns the result told to the model.
+type ScheduleFunc func(ctx context.Context, a action.Action) (string, error)
+
+// offeredTools drops the actions nobody can execute in this run: no chat
+// to ask (request_user_input), no jobs file (cron_*).
+func offeredTools(tools []action.Tool, o Options) []action.Tool {
+	return slices.DeleteFunc(tools, func(t action.Tool) bool {
+		s, _ := action.Lookup(t.Name)
+		return s.Category == action.CategoryChat && o.UserInput == nil ||
+			s.Category == action.CategorySchedule && o.Schedule == nil
+	})
+}
+
+// userInput runs request_user_input: the answer is the step's result.
+func (h *host) userInput(ctx context.Context, a action.Action) (device.Outcome, error) {
+	out := device.Outcome{Device: a}
+	if h.o.UserInput == nil {
+		out.Result = "request_user_input unavailable: this task was not started from a chat. Decide yourself or finish and say what you need."
+		return out, nil
+	}
+	ans, err := h.o.UserInput(ctx, a.Str("question"), time.Duration(a.Int("timeoutSec"))*time.Second)
+	switch {
+	case ctx.Err() != nil:
+		return out, ctx.Err()
+	case err != nil:
+		out.Result = fmt.Sprintf("request_user_input: no answer (%v). Decide yourself or finish and say what you need.", err)
+	default:
+		out.Result = "User replied: " + ans
+	}
+	return out, nil
+}
+
+// schedule runs cron_add / cron_list / cron_remove.
+func (h *host) schedule(ctx context.Context, a action.Action) (device.Outcome, error) {
+	out := device.Outcome{Device: a}
+	if h.o.Schedule == nil {
+		out.Result = a.Type + " unavailable in this run."
+		return out, nil
+	}
+	res, err := h.o.Schedule(ctx, a)
+	if err != nil {
+		if ctx.Err() != nil {
+			return out, ctx.Err()
+		}
+		res = a.Type + " failed: " + err.Error()
+	}
+	out.Result = res
+	return out, nil
+}
