@@ -62,7 +62,7 @@ type agentResult struct {
 
 // Run runs the task, shows progress and maps the verdict to the exit code:
 // 0 on SUCCESS, 1 otherwise (130 when cancelled).
-func (c *AgentCmd) Run(app *App) error {
+func (c *AgentCmd) Run(ctx context.Context, app *App, svc *run.Service) error {
 	task := strings.TrimSpace(c.Task)
 	if task == "" {
 		return UsageError{errors.New("agent: the task is empty; say what the agent should do, e.g. openpocket agent \"Turn Wi-Fi off\"")}
@@ -75,7 +75,7 @@ func (c *AgentCmd) Run(app *App) error {
 	if !c.JSON {
 		o.OnEvent = newAgentProgress(app.Stdout, isTTY(app.Stdout)).event
 	}
-	res, err := app.runAgent(app.Ctx, task, o)
+	res, err := app.agentWith(ctx, svc, task, o)
 	if res.SessionPath == "" && res.Message == "" && err != nil {
 		return modelFailure(err) // nothing ran: config, model profile, workspace, device
 	}
@@ -119,6 +119,11 @@ func (a *App) runAgent(ctx context.Context, task string, o agentRunOptions) (eng
 	if err != nil {
 		return engine.RunResult{}, err
 	}
+	return a.agentWith(ctx, svc, task, o)
+}
+
+// agentWith runs one agent task on svc.
+func (a *App) agentWith(ctx context.Context, svc *run.Service, task string, o agentRunOptions) (engine.RunResult, error) {
 	ro := run.AgentOptions{Task: task, Model: o.Model, MaxSteps: o.MaxSteps, Stdin: o.Stdin, Stdout: o.Stdout, HumanAuth: o.HumanAuth,
 		HumanAuthFor: func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error) {
 			return a.humanAuthFor(ctx, sess, o)

@@ -55,7 +55,7 @@ func TestAgentCmdJSON(t *testing.T) {
 	app, srv, out := agentApp(t)
 	srv.ReplyTool("launch_app", map[string]any{"packageName": "com.android.settings"})
 	srv.ReplyTool("finish", map[string]any{"message": "Settings is open"})
-	require.NoError(t, (&AgentCmd{Task: "open settings", JSON: true}).Run(app))
+	require.NoError(t, (&AgentCmd{Task: "open settings", JSON: true}).Run(deps(t, app)))
 
 	var got agentResult
 	require.NoError(t, json.Unmarshal(out.Bytes(), &got), out.String())
@@ -73,7 +73,7 @@ func TestAgentCmdJSON(t *testing.T) {
 func TestAgentCmdFailedPlain(t *testing.T) {
 	app, srv, out := agentApp(t)
 	srv.ReplyTool("wait", map[string]any{"durationMs": 100})
-	err := (&AgentCmd{Task: "never done", MaxSteps: 1}).Run(app)
+	err := (&AgentCmd{Task: "never done", MaxSteps: 1}).Run(deps(t, app))
 	require.Error(t, err)
 	assert.Equal(t, ExitFailed, ExitCode(err))
 	assert.True(t, isReported(err))
@@ -85,10 +85,10 @@ func TestAgentCmdFailedPlain(t *testing.T) {
 
 func TestAgentCmdBadInput(t *testing.T) {
 	app, _, _ := agentApp(t)
-	err := (&AgentCmd{Task: "x", Model: "missing"}).Run(app)
+	err := (&AgentCmd{Task: "x", Model: "missing"}).Run(deps(t, app))
 	assert.Equal(t, ExitUsage, ExitCode(err))
 	assert.Contains(t, err.Error(), `model profile "missing" is not in`)
-	err = (&AgentCmd{Task: "  "}).Run(app)
+	err = (&AgentCmd{Task: "  "}).Run(deps(t, app))
 	assert.Equal(t, ExitUsage, ExitCode(err))
 }
 

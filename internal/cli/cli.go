@@ -183,6 +183,14 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 	app.Logger = slog.New(newHumanHandler(stderr, level))
 	defer app.runCleanups()
 	kctx.Bind(app)
+	// Commands declare what they need: Run(ctx, app, svc). The run
+	// service is built once, on first use, from the global flags and
+	// config.
+	kctx.BindTo(ctx, (*context.Context)(nil))
+	if err := kctx.BindSingletonProvider(app.runService); err != nil {
+		fmt.Fprintln(stderr, "openpocket:", err)
+		return ExitInternal
+	}
 	if err := runCommand(kctx, app); err != nil {
 		code := ExitCode(err)
 		if code != ExitFailed || !isReported(err) {

@@ -44,7 +44,7 @@ func TestAgentWakesAndUnlocksASleepingPINPhone(t *testing.T) {
 
 	srv.ReplyTool("launch_app", map[string]any{"packageName": "com.android.settings"})
 	srv.ReplyTool("finish", map[string]any{"message": "Settings is open"})
-	require.NoError(t, (&AgentCmd{Task: "open settings", JSON: true}).Run(app))
+	require.NoError(t, (&AgentCmd{Task: "open settings", JSON: true}).Run(deps(t, app)))
 
 	assert.True(t, ph.Awake())
 	assert.False(t, ph.Locked())
@@ -76,7 +76,7 @@ func TestAgentSaysWhenTheDeviceStaysLocked(t *testing.T) {
 	s.Phone().SetLockScreen(true, "2468")
 	s.Phone().Sleep()
 	srv.ReplyTool("finish", map[string]any{"message": "never asked"})
-	err := (&AgentCmd{Task: "open settings"}).Run(app)
+	err := (&AgentCmd{Task: "open settings"}).Run(deps(t, app))
 	require.Error(t, err)
 	assert.ErrorContains(t, err, device.ErrDeviceLocked.Error()+": the lock screen is still showing")
 	assert.ErrorContains(t, err, "set target.pin in config.json")
@@ -111,7 +111,7 @@ func TestAgentSeesTheAppsButtonsWithTheKeyboardUp(t *testing.T) {
 
 	srv.ReplyTool("type_text", map[string]any{"text": "on my way"})
 	srv.ReplyTool("finish", map[string]any{"message": "typed"})
-	require.NoError(t, (&AgentCmd{Task: "write 'on my way' to Bob", JSON: true}).Run(app))
+	require.NoError(t, (&AgentCmd{Task: "write 'on my way' to Bob", JSON: true}).Run(deps(t, app)))
 
 	reqs := srv.Requests()
 	require.NotEmpty(t, reqs)

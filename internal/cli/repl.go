@@ -40,17 +40,13 @@ var replGlobals = []string{"device", "screen", "ui", "app", "wait", "log", "json
 // Run reads Lua lines until Ctrl-D. A bare expression or =expr prints its
 // values; an incomplete chunk continues on the next line; Ctrl-C cancels
 // the running statement (or clears the pending input) without leaving.
-func (c *ReplCmd) Run(app *App) error {
+func (c *ReplCmd) Run(ctx context.Context, app *App, svc *run.Service) error {
 	out := c.stdout
 	if out == nil {
 		out = app.Stdout
 	}
-	svc, err := app.runService()
-	if err != nil {
-		return err
-	}
 	printer := out // readline's writer once it exists
-	rs, err := svc.REPL(app.Ctx, run.REPLOptions{Print: func(line string) { fmt.Fprintln(printer, line) }})
+	rs, err := svc.REPL(ctx, run.REPLOptions{Print: func(line string) { fmt.Fprintln(printer, line) }})
 	if err != nil {
 		return err
 	}
@@ -79,7 +75,7 @@ func (c *ReplCmd) Run(app *App) error {
 	defer lines.stop()
 	fmt.Fprintf(printer, "OpenPocket %s Lua REPL: modules %s are globals; =expr prints; Ctrl-C cancels, Ctrl-D exits.\n",
 		Version, strings.Join(replGlobals, ", "))
-	return replLoop(app.Ctx, rl, rs.VM, printer, lines)
+	return replLoop(ctx, rl, rs.VM, printer, lines)
 }
 
 // readlineConfig is the prompt's configuration: history in

@@ -25,7 +25,7 @@ type RunCmd struct {
 // without one. Registered modules resolve as globals on first use (a
 // script may still require them). Script errors are printed as
 // file:line: message.
-func (c *RunCmd) Run(app *App) error {
+func (c *RunCmd) Run(ctx context.Context, app *App, svc *run.Service) error {
 	src, err := os.ReadFile(c.Script)
 	if err != nil {
 		return UsageError{fmt.Errorf("run: %w", err)}
@@ -39,11 +39,7 @@ func (c *RunCmd) Run(app *App) error {
 		// flags; the script never sees it.
 		args = args[1:]
 	}
-	svc, err := app.runService()
-	if err != nil {
-		return err
-	}
-	_, runErr := svc.Script(app.Ctx, run.ScriptOptions{Name: c.Script, Source: src, Args: args, Timeout: c.Timeout,
+	_, runErr := svc.Script(ctx, run.ScriptOptions{Name: c.Script, Source: src, Args: args, Timeout: c.Timeout,
 		Print: func(line string) { fmt.Fprintln(app.Stdout, line) }})
 	if runErr == nil {
 		return nil

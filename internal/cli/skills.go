@@ -231,7 +231,7 @@ type SkillsRunCmd struct {
 // and writing a session file. A failed check stops with the step, what was
 // expected and what the screen showed — or, with --fallback-agent, the
 // model continues the task.
-func (c *SkillsRunCmd) Run(app *App) error {
+func (c *SkillsRunCmd) Run(ctx context.Context, app *App, svc *run.Service) error {
 	l, err := app.skillsLoader()
 	if err != nil {
 		return err
@@ -246,11 +246,7 @@ func (c *SkillsRunCmd) Run(app *App) error {
 	if err := run.CheckSkill(from, src); err != nil {
 		return UsageError{err}
 	}
-	svc, err := app.runService()
-	if err != nil {
-		return err
-	}
-	rres, runErr := svc.Replay(app.Ctx, run.ReplayOptions{Name: name, Skill: from, Source: src, Params: c.Params, Timeout: c.Timeout,
+	rres, runErr := svc.Replay(ctx, run.ReplayOptions{Name: name, Skill: from, Source: src, Params: c.Params, Timeout: c.Timeout,
 		Task: "skill " + name + ": " + task, Persist: true, Events: newStepProgress(app.Stdout, isTTY(app.Stdout)).event})
 	var notReady *run.NotReadyError
 	if runErr != nil && (rres.Message == "" || errors.As(runErr, &notReady)) {
@@ -293,7 +289,7 @@ func (c *SkillsRunCmd) Run(app *App) error {
 	fallback := fmt.Sprintf("%s\n\nProgress so far: steps 1..%d done (%s); step %d (%s) did not work: expected %s. Continue from the current screen.",
 		task, done, strings.Join(labels, "; "), se.Step, se.Label, orText(se.Expected, se.Message))
 	fmt.Fprintf(app.Stdout, "handing the rest of the task to the model…\n")
-	ares, aerr := app.runAgent(app.Ctx, fallback, agentRunOptions{Stdin: os.Stdin, Stdout: app.Stdout,
+	ares, aerr := app.agentWith(ctx, svc, fallback, agentRunOptions{Stdin: os.Stdin, Stdout: app.Stdout,
 		OnEvent: newAgentProgress(app.Stdout, isTTY(app.Stdout)).event})
 	if aerr != nil && ares.SessionPath == "" {
 		return aerr

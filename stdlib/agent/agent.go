@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"errors"
@@ -97,12 +98,7 @@ func Run(ctx context.Context, sess *engine.Session, o Options) (res engine.RunRe
 	if ctx == nil {
 		ctx = sess.Context()
 	}
-	if o.MaxSteps <= 0 {
-		o.MaxSteps = DefaultMaxSteps
-	}
-	if o.LoopDelay < 0 {
-		o.LoopDelay = 0
-	}
+	o.MaxSteps, o.LoopDelay = cmp.Or(max(o.MaxSteps, 0), DefaultMaxSteps), max(o.LoopDelay, 0)
 	// Cancelling ctx cancels the session, so device calls and model calls
 	// stop at once; Finish does not use the session context for its writes.
 	stop := context.AfterFunc(ctx, sess.Cancel)
