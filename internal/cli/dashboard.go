@@ -223,7 +223,13 @@ func (a *App) agentRuntime(id string) (*AgentRuntime, error) {
 		return a.background(ctx, id, func(b *App) error { return (&CronRunCmd{ID: job}).Run(b) })
 	}
 	rt.ReplaySkill = func(ctx context.Context, name string) error {
-		return a.background(ctx, id, func(b *App) error { return (&SkillsRunCmd{Name: name}).Run(b) })
+		return a.background(ctx, id, func(b *App) error {
+			svc, err := b.runService()
+			if err != nil {
+				return err
+			}
+			return (&SkillsRunCmd{Name: name}).Run(b.Ctx, b, svc)
+		})
 	}
 	return rt, nil
 }
