@@ -286,3 +286,28 @@ func TestDashboardTogglesAnAgentsCronJob(t *testing.T) {
 	}
 	assert.NoFileExists(t, filepath.Join(home, "workspace", "cron", "jobs.json"), "the default agent's jobs are not touched")
 }
+
+// TestDashboardReplaysASkillOnTheAgentsPhone: the Replay form replays a
+// skill in the background on the agent's bound phone (the bundled
+// toggle-wifi flips Wi-Fi) and its session lands in that agent's workspace.
+func TestDashboardReplaysASkillOnTheAgentsPhone(t *testing.T) {
+	t.Setenv(lease.DirEnv, t.TempDir())
+	home, _, sims, _ := agentInstallSims(t, "alpha")
+	phone := sims["alpha"].Phone()
+	before := phone.WifiOn()
+	base := startDashboard(t, home)
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	req, err := http.NewRequest("POST", base+"/a/alpha/skills/toggle-wifi/replay", nil)
+	require.NoError(t, err)
+	req.Header.Set("Origin", base)
+	resp, err := client.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	assert.Contains(t, resp.Header.Get("Location"), "replaying+skill+toggle-wifi")
+	waitFor(t, "the replay to toggle Wi-Fi", func() bool { return phone.WifiOn() != before })
+	waitFor(t, "the replay's session in alpha's workspace", func() bool {
+		files, _ := filepath.Glob(filepath.Join(home, "agents", "alpha", "workspace", "sessions", "session-*.md"))
+		return len(files) == 1
+	})
+}
