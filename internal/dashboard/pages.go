@@ -53,7 +53,8 @@ pre{background:#f0f0f0;padding:6px;white-space:pre-wrap;max-width:720px}img.shot
 <input type="image" name="screen" id="screen" src="/a/{{.ID}}/screen.png" alt="the device's screen: click to tap" style="width:{{.ScreenWidth}}px">
 </form>
 <form method="post" action="/a/{{.ID}}/type"><input name="text" id="text" placeholder="type into the focused field"> <button>Type</button></form>
-<form method="post" action="/a/{{.ID}}/key" class="inline"><button name="key" value="back" id="back">Back</button> <button name="key" value="home" id="home">Home</button></form>
+<form method="post" action="/a/{{.ID}}/key" class="inline"><button name="key" value="back" id="back">Back</button> <button name="key" value="home" id="home">Home</button>
+{{if eq .Summary.TargetType "android-tv"}}<span id="dpad"><button name="key" value="left">◀</button> <button name="key" value="up">▲</button> <button name="key" value="center">OK</button> <button name="key" value="down">▼</button> <button name="key" value="right">▶</button></span>{{end}}</form>
 </section>
 <section><h2>Running task</h2>{{template "steps" .Steps}}</section>
 <section><h2>Sessions</h2><ul id="sessions">{{range .Sessions}}<li><a href="/a/{{$.ID}}/sessions/{{.ID}}">{{.ID}}</a> {{.Task}} {{if .Running}}<b>running</b>{{else}}<span class="off">{{.Status}}</span>{{end}}</li>{{else}}<li class="off">none yet</li>{{end}}</ul></section>

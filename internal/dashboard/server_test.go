@@ -199,3 +199,26 @@ func TestDNSRebindingIsRefused(t *testing.T) {
 		assert.Equal(t, http.StatusOK, w.Code, host)
 	}
 }
+
+func TestTVTargetsGetTheDPad(t *testing.T) {
+	s, _ := newTest("")
+	assert.NotContains(t, do(s, "GET", "/a/a/", nil, nil).Body.String(), `id="dpad"`, "an emulator has no remote")
+	tv := &tvAgent{fakeAgent{enabled: map[string]bool{}, md: sessionMD}}
+	s = New(tvManager{tv}, Options{})
+	body := do(s, "GET", "/a/a/", nil, nil).Body.String()
+	assert.Contains(t, body, `id="dpad"`)
+	assert.Contains(t, body, `<button name="key" value="center">OK</button>`)
+	do(s, "POST", "/a/a/key", url.Values{"key": {"center"}}, nil)
+	assert.JSONEq(t, `{"type":"keyevent","keycode":"KEYCODE_DPAD_CENTER"}`, tv.acts[0])
+}
+
+type tvAgent struct{ fakeAgent }
+
+func (f *tvAgent) Summary(context.Context) (AgentSummary, error) {
+	return AgentSummary{ID: "a", TargetType: "android-tv"}, nil
+}
+
+type tvManager struct{ a *tvAgent }
+
+func (m tvManager) Agents(context.Context) ([]AgentSummary, error) { return nil, nil }
+func (m tvManager) Agent(string) (Agent, error)                    { return m.a, nil }

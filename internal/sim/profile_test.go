@@ -29,6 +29,11 @@ func TestTVProfile(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, want, strings.TrimSpace(string(res.Stdout)), cmd)
 	}
+	for _, key := range []string{"KEYCODE_DPAD_UP", "KEYCODE_DPAD_CENTER", "KEYCODE_MEDIA_PLAY_PAUSE"} {
+		res, err := d.Shell(context.Background(), "input keyevent "+key)
+		require.NoError(t, err)
+		assert.Equal(t, 0, res.ExitCode, "%s: %s", key, res.Stderr)
+	}
 	phone := simtest.Start(t)
 	pd, err := adb.NewClient("").Open(context.Background(), adb.Target{Serial: phone.Serial()})
 	require.NoError(t, err)
