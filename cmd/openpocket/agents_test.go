@@ -145,3 +145,25 @@ func TestKilledGatewayKeepsTheBinding(t *testing.T) {
 		assert.Contains(t, r.stderr, `bound to agent "alpha"`)
 	}
 }
+
+// TestGatewaysOfTwoAgentsRunSideBySide: each agent's gateway holds its own
+// lock; `agents list` shows both running.
+func TestGatewaysOfTwoAgentsRunSideBySide(t *testing.T) {
+	home, env, _, _ := agentInstall(t, "alpha", "beta")
+	pids := map[string]int{}
+	for _, id := range []string{"alpha", "beta"} {
+		cmd, _, _ := start(t, home, "--agent", id, "gateway")
+		pids[id] = cmd.Process.Pid
+		lock := filepath.Join(home, "agents", id, "state", "runtime", "gateway.lock.json")
+		waitFor(t, id+"'s gateway lock", func() bool {
+			b, err := os.ReadFile(lock)
+			return err == nil && strings.Contains(string(b), "\"pid\": "+itoa(cmd.Process.Pid))
+		})
+	}
+	r := runBinary(t, env, "--home", home, "agents", "list")
+	require.Equal(t, 0, r.code, r.stderr)
+	for id, pid := range pids {
+		assert.Regexp(t, `(?m)^`+id+`\s+emulator \S+\s+running \(pid `+itoa(pid)+`\)`, r.stdout)
+	}
+	assert.Regexp(t, `(?m)^default\s+-\s+stopped`, r.stdout)
+}
