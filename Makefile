@@ -18,7 +18,13 @@ FUZZ    := ./playbooks:FuzzCompile ./internal/workspace:FuzzParseConfig ./intern
 RUNS     ?= 10
 SOAKTIME ?= 60m
 
-.PHONY: all setup build test fuzz soak demo bench lint fmt clean
+# The MCP end-to-end test drives `openpocket mcp` with a client nobody here
+# wrote: the MCP Inspector's CLI from the npm registry, pinned, installed
+# once under .cache/npm (the test runs it from there, offline).
+INSPECTOR_VERSION := 0.17.2
+INSPECTOR         := .cache/npm/node_modules/.bin/mcp-inspector
+
+.PHONY: all setup test-tools build test fuzz soak demo bench lint fmt clean
 
 all: build
 
@@ -70,7 +76,7 @@ build:
 	$(GO) build -o $(BIN) ./cmd/openpocket
 
 ## test: unit, golden and integration tests (real adb server + virtual phone), then the bounded fuzz runs
-test: setup
+test: setup test-tools
 	$(GO) test $(TESTFLAGS) $(PKGS)
 	@$(MAKE) --no-print-directory fuzz
 
@@ -97,6 +103,24 @@ soak: setup
 	echo "churn: $$(cat bin/churn.json 2>/dev/null)"; \
 	if grep -q '"losses"\|"err"' bin/churn.json 2>/dev/null; then echo "the churn process lost phones"; status=1; fi; \
 	exit $$status
+
+## test-tools: install what tests run besides Go: the MCP Inspector CLI
+## (npm registry, pinned INSPECTOR_VERSION) under .cache/npm, with Node.js
+## (Debian packages `nodejs` and `npm`) when missing
+test-tools: $(INSPECTOR)
+
+$(INSPECTOR):
+	@if command -v npm >/dev/null 2>&1; then \
+		echo "npm: $$(command -v npm)"; \
+	elif command -v apt-get >/dev/null 2>&1; then \
+		echo "installing Node.js (apt-get install -y nodejs npm)"; \
+		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm; \
+	else \
+		echo "npm is not installed and apt-get is unavailable: install Node.js for the MCP end-to-end test" >&2; \
+		exit 1; \
+	fi
+	npm install --no-audit --no-fund --prefix .cache/npm @modelcontextprotocol/inspector@$(INSPECTOR_VERSION)
+	@test -x $(INSPECTOR)
 
 ## demo: run the example playbook against the embedded virtual phone
 demo: setup build

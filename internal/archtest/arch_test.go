@@ -55,6 +55,8 @@ var rules = []rule{
 	// The run service: the one run lifecycle (run output directories come
 	// from the workspace's helpers).
 	{prefix: "internal/run", own: []string{"engine", "lua", "stdlib", "playbooks", "internal/skills", "internal/workspace"}},
+	{prefix: "docs"},
+	{prefix: "internal/mcp", own: []string{"engine", "docs"}, libs: []string{"github.com/modelcontextprotocol/go-sdk"}},
 	{prefix: "internal/humanauth", own: []string{"stdlib/agent", "internal/atomicfile"}},
 	{prefix: "internal/relay", own: []string{"internal/humanauth"}, libs: []string{"github.com/chromedp/chromedp"}},
 	// The CLI is still the application layer (issue 17 moves runs into a run

@@ -25,6 +25,11 @@ type Deps struct {
 	StartRelay RelayStarter
 	// StartChannels builds the chat channels the gateway runs.
 	StartChannels ChannelStarter
+	// ServeMCP serves the MCP server (openpocket mcp).
+	ServeMCP MCPServer
+	// ServeDashboard serves the dashboards (openpocket dashboard,
+	// gateway --dashboard).
+	ServeDashboard DashboardServe
 }
 
 // AuthCmd answers human-auth requests from the machine:

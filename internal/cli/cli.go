@@ -14,7 +14,6 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -79,6 +78,7 @@ type CLI struct {
 	Agents     AgentsCmd     `cmd:"" help:"Create, list, show and remove the agents of this install."`
 	TargetCmd  TargetCmd     `cmd:"" name:"target" help:"Show, set and clear the selected agent's target (its phone, bound exclusively)."`
 	Dashboard  DashboardCmd  `cmd:"" help:"Serve the manager dashboard (every agent, its target, gateway state, agent pages) until Ctrl-C."`
+	MCP        MCPCmd        `cmd:"" name:"mcp" help:"Serve the phone to coding agents over MCP (stdio, or streamable HTTP with --http)."`
 }
 
 // Help is the top-level help's closing text: the exit codes scripts rely on.
@@ -114,9 +114,10 @@ type App struct {
 	leases  map[string]*lease.Lease
 	// deviceUse: how the run service takes device leases (dashboard.go).
 	deviceUse deviceUse
-	// openMu serializes device opens: runs on several devices at once
-	// (play --devices) share the App's leases and cleanups.
-	openMu sync.Mutex
+	// serveMCP is the MCP server the composition root bound (Deps).
+	serveMCP MCPServer
+	// serveDashboard serves the dashboards (Deps).
+	serveDashboard DashboardServe
 }
 
 // Main parses args, runs the command and returns the process exit code.
@@ -124,7 +125,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return MainWith(ctx, args, stdout, stderr, Deps{})
 }
 
-// MainWith is Main with the composition root's dependencies.
+// MainWith is Main with the composition root's dependencies (the front
+// ends the CLI starts).
 func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps Deps) int {
 	var cli CLI
 	exit := -1
@@ -173,7 +175,7 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 		defer stop()
 	}
 	app := &App{Globals: cli.Globals, Stdout: stdout, Stderr: stderr, Ctx: ctx, command: "openpocket " + commandName(kctx.Command()),
-		StartRelay: deps.StartRelay, StartChannels: deps.StartChannels}
+		StartRelay: deps.StartRelay, StartChannels: deps.StartChannels, serveMCP: deps.ServeMCP, serveDashboard: deps.ServeDashboard}
 	// Info and above reach the terminal (log.info from Lua included);
 	// --verbose adds debug. Runs with a log.txt get every level there.
 	level := slog.LevelInfo

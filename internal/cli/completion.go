@@ -315,7 +315,7 @@ func sessionIDs(app *App) []string {
 	if dir == "" {
 		return nil
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "workspace", "sessions", "session-*.md"))
+	files, _ := workspace.SessionFiles(filepath.Join(dir, "workspace", "sessions"))
 	out := []string{"latest"}
 	for _, f := range files {
 		out = append(out, strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "session-"), ".md"))

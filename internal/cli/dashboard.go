@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/internal/adb"
@@ -30,10 +31,10 @@ func (c *DashboardCmd) Help() string {
 	return exampleBlock("openpocket dashboard", "openpocket dashboard --addr 0.0.0.0:8790   (prints the URL with the token)")
 }
 
-// DashboardServer serves the dashboards until ctx ends. The composition
-// root sets it: front ends never import each other, so the CLI only hands
-// over what the dashboard's ports are built from.
-var DashboardServer func(ctx context.Context, env DashboardEnv) error
+// DashboardServe serves the dashboards until ctx ends. The composition
+// root binds it (Deps.ServeDashboard): front ends never import each other,
+// so the CLI only hands over what the dashboard's ports are built from.
+type DashboardServe func(ctx context.Context, env DashboardEnv) error
 
 // DashboardEnv is what the dashboard is built from.
 type DashboardEnv struct {
@@ -67,8 +68,8 @@ type AgentRuntime struct {
 }
 
 func (c *DashboardCmd) Run(app *App) error {
-	if DashboardServer == nil {
-		return errors.New("this build has no dashboard (cmd/openpocket sets cli.DashboardServer)")
+	if app.serveDashboard == nil {
+		return errors.New("this build has no dashboard (cmd/openpocket binds Deps.ServeDashboard)")
 	}
 	in, err := app.install()
 	if err != nil {
@@ -83,7 +84,7 @@ func (c *DashboardCmd) Run(app *App) error {
 			return err
 		}
 	}
-	return DashboardServer(app.Ctx, DashboardEnv{Addr: c.Addr, Token: token, Install: in, Runtime: app.agentRuntime,
+	return app.serveDashboard(app.Ctx, DashboardEnv{Addr: c.Addr, Token: token, Install: in, Runtime: app.agentRuntime,
 		Ready: func(url string) {
 			fmt.Fprintf(app.Stdout, "dashboard: %s\n", url)
 			if token != "" {
@@ -98,8 +99,8 @@ func (a *App) startAgentDashboard(addr string) error {
 	if addr == "" {
 		return nil
 	}
-	if DashboardServer == nil {
-		return errors.New("this build has no dashboard (cmd/openpocket sets cli.DashboardServer)")
+	if a.serveDashboard == nil {
+		return errors.New("this build has no dashboard (cmd/openpocket binds Deps.ServeDashboard)")
 	}
 	in, err := a.install()
 	if err != nil {
@@ -114,7 +115,7 @@ func (a *App) startAgentDashboard(addr string) error {
 	ready := make(chan string, 1)
 	failed := make(chan error, 1)
 	go func() {
-		failed <- DashboardServer(a.Ctx, DashboardEnv{Addr: addr, Token: token, Install: in, Runtime: a.agentRuntime, Only: a.agentID(),
+		failed <- a.serveDashboard(a.Ctx, DashboardEnv{Addr: addr, Token: token, Install: in, Runtime: a.agentRuntime, Only: a.agentID(),
 			Ready: func(url string) { ready <- url }})
 	}()
 	select {
@@ -175,12 +176,18 @@ const (
 	deviceViewOnly
 )
 
+// heldOpenMu serializes the device opens of held-lease Apps: runs on
+// several devices at once (play --devices) share one App's leases and
+// cleanups, and Apps are copied by value (so the lock is not a field).
+// Opens are quick; only one waiting with --wait-device holds others up.
+var heldOpenMu sync.Mutex
+
 // deviceOpener is the run service's device opener for this App.
 func (a *App) deviceOpener() func(ctx context.Context, target string) (engine.Device, func(), error) {
 	if a.deviceUse == deviceHeld {
 		return func(ctx context.Context, target string) (engine.Device, func(), error) {
-			a.openMu.Lock()
-			defer a.openMu.Unlock()
+			heldOpenMu.Lock()
+			defer heldOpenMu.Unlock()
 			return a.openRunDevice(ctx, target)
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/openpocket/openpocket/internal/workspace"
 )
 
 // SessionsCmd groups the sessions commands.
@@ -42,11 +44,10 @@ func (c *SessionsListCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	files, err := filepath.Glob(filepath.Join(h.SessionsDir(), "session-*.md"))
+	files, err := workspace.SessionFiles(h.SessionsDir())
 	if err != nil {
 		return err
 	}
-	sort.Sort(sort.Reverse(sort.StringSlice(files)))
 	if c.Limit > 0 && len(files) > c.Limit {
 		files = files[:c.Limit]
 	}
@@ -171,12 +172,11 @@ func (c *SessionsShowCmd) resolve(dir string) (string, error) {
 		return c.ID, nil
 	}
 	if c.ID == "latest" {
-		files, _ := filepath.Glob(filepath.Join(dir, "session-*.md"))
+		files, _ := workspace.SessionFiles(dir)
 		if len(files) == 0 {
 			return "", fmt.Errorf("no sessions in %s", dir)
 		}
-		sort.Strings(files)
-		return files[len(files)-1], nil
+		return files[0], nil
 	}
 	p := filepath.Join(dir, "session-"+c.ID+".md")
 	if _, err := os.Stat(p); err != nil {

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -198,4 +199,36 @@ func ensureNewline(s string) string {
 		return s
 	}
 	return s + "\n"
+}
+
+// SessionFiles lists the session files in dir, newest first. Ids are
+// "YYYYMMDD-HHMMSS" with "-N" appended for later sessions of the same
+// second, so plain string order would put "…-2" before its own first
+// session; this orders by the timestamp, then by N.
+func SessionFiles(dir string) ([]string, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "session-*.md"))
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(files, func(i, j int) bool {
+		bi, ni := sessionOrder(files[i])
+		bj, nj := sessionOrder(files[j])
+		if bi != bj {
+			return bi > bj
+		}
+		return ni > nj
+	})
+	return files, nil
+}
+
+// sessionOrder splits a session file name into its timestamp and its
+// same-second counter (1 when absent).
+func sessionOrder(path string) (string, int) {
+	id := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(path), "session-"), ".md")
+	if i := strings.LastIndexByte(id, '-'); i > len("20060102") {
+		if n, err := strconv.Atoi(id[i+1:]); err == nil {
+			return id[:i], n
+		}
+	}
+	return id, 1
 }

@@ -226,3 +226,24 @@ func TestDailyMemoryConcurrentAppendsDoNotInterleave(t *testing.T) {
 		t.Fatalf("distinct entries = %d", len(seen))
 	}
 }
+
+func TestSessionFilesNewestFirstWithinASecond(t *testing.T) {
+	dir := t.TempDir()
+	for _, id := range []string{"20261124-101500", "20261124-101500-2", "20261124-101500-10", "20261124-101459", "20261124-101501"} {
+		if err := os.WriteFile(filepath.Join(dir, "session-"+id+".md"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, err := SessionFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range files {
+		got = append(got, strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "session-"), ".md"))
+	}
+	want := []string{"20261124-101501", "20261124-101500-10", "20261124-101500-2", "20261124-101500", "20261124-101459"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("order %v, want %v", got, want)
+	}
+}

@@ -1,0 +1,330 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/openpocket/openpocket/engine"
+	enginedevice "github.com/openpocket/openpocket/engine/device"
+	"github.com/openpocket/openpocket/internal/atomicfile"
+	"github.com/openpocket/openpocket/internal/run"
+	"github.com/openpocket/openpocket/internal/skills"
+	"github.com/openpocket/openpocket/internal/workspace"
+)
+
+// MCPCmd serves the phone to coding agents over the Model Context
+// Protocol. The server itself lives in internal/mcp; the composition root
+// binds it (Deps.ServeMCP) because front ends never import each other.
+type MCPCmd struct {
+	HTTP  string `name:"http" help:"Serve streamable HTTP on ADDR (e.g. 127.0.0.1:8765) instead of stdio; beyond loopback --token is required." placeholder:"ADDR"`
+	Token string `help:"Bearer token HTTP clients must send (Authorization: Bearer TOKEN)." env:"OPENPOCKET_MCP_TOKEN" placeholder:"TOKEN"`
+}
+
+// MCPServeOptions say how the MCP server is reached.
+type MCPServeOptions struct {
+	// HTTP is the streamable-HTTP address; "" serves stdio.
+	HTTP  string
+	Token string
+	// Stdin/Stdout carry the stdio transport; Logger writes to stderr.
+	Stdin   io.Reader
+	Stdout  io.Writer
+	Logger  *slog.Logger
+	Version string
+}
+
+// MCPServer serves b until ctx ends or the client disconnects.
+type MCPServer func(ctx context.Context, b *MCPBackend, o MCPServeOptions) error
+
+// Run prepares what every call shares (home, executors, the virtual phone
+// with --sim) and serves until the client goes away or Ctrl-C.
+func (c *MCPCmd) Run(app *App) error {
+	if app.serveMCP == nil {
+		return internalError{errors.New("mcp: this build has no MCP server wired in (a bug in openpocket)")}
+	}
+	if _, err := app.home(); err != nil {
+		return err
+	}
+	if _, err := app.executorSet(); err != nil {
+		return err
+	}
+	if app.UseSim {
+		if _, err := app.startSim(); err != nil {
+			return err
+		}
+	}
+	return app.serveMCP(app.Ctx, NewMCPBackend(app), MCPServeOptions{HTTP: c.HTTP, Token: c.Token,
+		Stdin: os.Stdin, Stdout: app.Stdout, Logger: app.logger(), Version: Version})
+}
+
+// MCPBackend runs the MCP server's tool calls with the CLI's machinery:
+// each call is like one command of its own (device selection, device
+// lease, engine, session), so a call holds the device only while it runs
+// and other openpocket processes can drive it in between. Calls on the
+// same device from this server queue instead of refusing each other.
+type MCPBackend struct {
+	app *App
+
+	mu      sync.Mutex
+	devices map[string]chan struct{}
+}
+
+// NewMCPBackend wraps app (home opened, executors ready).
+func NewMCPBackend(app *App) *MCPBackend {
+	return &MCPBackend{app: app, devices: map[string]chan struct{}{}}
+}
+
+// call returns a per-call copy of the App bound to device ("" = the
+// configured target), after the previous call on that device ended.
+// release ends the call: its lease and cleanups.
+func (b *MCPBackend) call(ctx context.Context, device string) (*App, func(), error) {
+	key := device
+	if key == "" {
+		key = b.defaultDevice()
+	}
+	b.mu.Lock()
+	slot := b.devices[key]
+	if slot == nil {
+		slot = make(chan struct{}, 1)
+		b.devices[key] = slot
+	}
+	b.mu.Unlock()
+	select {
+	case slot <- struct{}{}:
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	}
+	c := *b.app
+	// The copy gets its own run service, leases and cleanups: each call
+	// is one run whose device lease ends with it.
+	c.cleanups, c.leases, c.deviceErr, c.svc = nil, nil, nil, nil
+	c.Ctx = ctx
+	if device != "" {
+		c.Device, c.Target = device, ""
+	}
+	return &c, func() {
+		c.runCleanups()
+		<-slot
+	}, nil
+}
+
+func (b *MCPBackend) defaultDevice() string {
+	a := b.app
+	switch {
+	case a.Device != "" || a.Target != "":
+		return a.Device + "@" + a.Target
+	default:
+		return a.cfg.Target.Device + "@" + a.cfg.Target.AdbEndpoint
+	}
+}
+
+// Devices lists the attached devices (serial, state, model, product).
+func (b *MCPBackend) Devices(ctx context.Context) (any, error) {
+	client := b.app.adbClient()
+	if err := client.EnsureServer(ctx); err != nil {
+		return nil, err
+	}
+	devs, err := client.Devices(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := []map[string]string{}
+	for _, d := range devs {
+		out = append(out, map[string]string{"serial": d.Serial, "state": d.State, "model": d.Model, "product": d.Product})
+	}
+	return out, nil
+}
+
+// Phone opens device ("" = the configured target) for direct use through
+// the run service, its lease held until release.
+func (b *MCPBackend) Phone(ctx context.Context, device string) (*enginedevice.Phone, func(), error) {
+	app, release, err := b.call(ctx, device)
+	if err != nil {
+		return nil, nil, err
+	}
+	svc, err := app.runService()
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	// The copy already targets device, so the service's default target.
+	phone, releasePhone, err := svc.Phone(ctx, run.Target{}, 0)
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	return phone, func() {
+		if releasePhone != nil {
+			releasePhone()
+		}
+		release()
+	}, nil
+}
+
+// RunLua runs src (named chunk) through the run service: a sandboxed VM
+// bound to a fresh session on device, args as arg[1..n], stopped after
+// timeout (0 = only ctx). output holds what the script printed.
+func (b *MCPBackend) RunLua(ctx context.Context, device, chunk string, src []byte, args []string, timeout time.Duration) (string, error) {
+	app, release, err := b.call(ctx, device)
+	if err != nil {
+		return "", err
+	}
+	defer release()
+	svc, err := app.runService()
+	if err != nil {
+		return "", err
+	}
+	var mu sync.Mutex
+	var out strings.Builder
+	_, runErr := svc.Script(ctx, run.ScriptOptions{Name: chunk, Source: src, Args: args, Timeout: timeout,
+		Print: func(line string) {
+			mu.Lock()
+			defer mu.Unlock()
+			out.WriteString(line)
+			out.WriteByte('\n')
+		}})
+	mu.Lock()
+	defer mu.Unlock()
+	return out.String(), runErr
+}
+
+// Play runs one playbook — file, or inline YAML written to
+// HOME/state/mcp first — with params, and returns its report (status,
+// steps, output directory with log.txt and steps.json, artifacts).
+func (b *MCPBackend) Play(ctx context.Context, device, file string, yaml []byte, params map[string]string, timeout time.Duration) (any, error) {
+	app, release, err := b.call(ctx, device)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	h, err := app.home()
+	if err != nil {
+		return nil, err
+	}
+	if file == "" {
+		dir := filepath.Join(h.State(), "mcp")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		file = filepath.Join(dir, "inline-"+time.Now().UTC().Format("20060102-150405.000000000")+".yaml")
+		if err := atomicfile.WriteFile(file, yaml, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	res, err := compilePlaybook(app, file, playbookParams{values: params})
+	if err != nil {
+		return nil, err
+	}
+	fr := app.playCompiled(ctx, file, res, filepath.Join(h.State(), "runs"), timeout, nil)
+	return fr, nil
+}
+
+// Skills lists the skills (bundled, home, workspace) with whether each
+// has a replay script.
+func (b *MCPBackend) Skills(ctx context.Context) (any, error) {
+	l, err := b.app.skillsLoader()
+	if err != nil {
+		return nil, err
+	}
+	all, _ := l.Load()
+	out := []skillListEntry{}
+	for _, s := range all {
+		_, _, serr := l.Script(s)
+		out = append(out, skillListEntry{Name: s.Name, Description: s.Description, Source: s.Source.String(), Location: s.Location,
+			Auto: s.Auto, Runnable: serr == nil, Shadows: s.Shadows, Missing: skills.Missing(s, l.Env), Triggers: skills.Triggers(s)})
+	}
+	return out, nil
+}
+
+// RunSkill replays a skill (name or path) on device without a model.
+func (b *MCPBackend) RunSkill(ctx context.Context, device, name string, params map[string]string) (engine.RunResult, error) {
+	app, release, err := b.call(ctx, device)
+	if err != nil {
+		return engine.RunResult{}, err
+	}
+	defer release()
+	args := make([]string, 0, len(params))
+	for k, v := range params {
+		args = append(args, k+"="+v)
+	}
+	sort.Strings(args)
+	res, err := app.runSkill(ctx, name, args)
+	if err == nil && !res.Success && app.deviceErr != nil {
+		err = app.deviceErr
+	}
+	return res, err
+}
+
+// Agent runs a task with OpenPocket's agent on device; onEvent sees its
+// events (agent steps) as they happen. The session is persisted.
+func (b *MCPBackend) Agent(ctx context.Context, device, task, model string, maxSteps int, onEvent func(engine.Event)) (engine.RunResult, error) {
+	app, release, err := b.call(ctx, device)
+	if err != nil {
+		return engine.RunResult{}, err
+	}
+	defer release()
+	return app.runAgent(ctx, task, agentRunOptions{Model: model, MaxSteps: maxSteps, OnEvent: onEvent})
+}
+
+// SessionsList lists recorded sessions, newest first (limit 0 = all).
+func (b *MCPBackend) SessionsList(ctx context.Context, limit int) (any, error) {
+	h, err := b.app.home()
+	if err != nil {
+		return nil, err
+	}
+	files, err := workspace.SessionFiles(h.SessionsDir())
+	if err != nil {
+		return nil, err
+	}
+	if limit > 0 && len(files) > limit {
+		files = files[:limit]
+	}
+	out := []sessionSummary{}
+	for _, f := range files {
+		if s, err := readSessionSummary(f); err == nil {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// sessionIDPattern is what a session id looks like; anything else (a
+// path) is refused, so a client cannot read files through session_get.
+var sessionIDPattern = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z_-]*$`)
+
+// SessionGet returns one session's markdown by id (as listed) or unique
+// prefix.
+func (b *MCPBackend) SessionGet(ctx context.Context, id string) (string, error) {
+	if id != "latest" && !sessionIDPattern.MatchString(id) {
+		return "", fmt.Errorf("session id %q: expected an id as sessions_list shows (YYYYMMDD-HHMMSS) or \"latest\"", id)
+	}
+	h, err := b.app.home()
+	if err != nil {
+		return "", err
+	}
+	path, err := (&SessionsShowCmd{ID: id}).resolve(h.SessionsDir())
+	if err != nil {
+		return "", err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("session %s: %w", id, err)
+	}
+	return string(data), nil
+}
+
+// Help shows how clients start the server (docs/mcp.md has each client's
+// config).
+func (c *MCPCmd) Help() string {
+	return "Examples:\n  openpocket mcp\n  openpocket --sim mcp\n  claude mcp add openpocket -- openpocket mcp\n  OPENPOCKET_MCP_TOKEN=secret openpocket mcp --http 0.0.0.0:8765" +
+		"\n\nTools: devices, snapshot, act, find, wait_for, tap, type_text, launch_app, run_lua, play,\nskills_list, skill_run, agent_run, sessions_list, session_get. See docs/mcp.md."
+}
