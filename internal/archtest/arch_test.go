@@ -47,6 +47,8 @@ var rules = []rule{
 	{prefix: "internal/atomicfile"},
 	{prefix: "internal/lease", libs: []string{"golang.org/x/sys"}},
 	{prefix: "internal/archtest"},
+	// The dashboards see the install only through their Manager/Agent ports.
+	{prefix: "internal/dashboard"},
 	// Chat channels run phone work through channel.Runner (engine and
 	// stdlib/agent types only: the human-auth callback).
 	{prefix: "internal/channel", own: []string{"engine", "stdlib/agent"}, libs: []string{"github.com/go-telegram/bot"}},

@@ -27,6 +27,9 @@ type Deps struct {
 	StartChannels ChannelStarter
 	// ServeMCP serves the MCP server (openpocket mcp).
 	ServeMCP MCPServer
+	// ServeDashboard serves the dashboards (openpocket dashboard,
+	// gateway --dashboard).
+	ServeDashboard DashboardServe
 }
 
 // AuthCmd answers human-auth requests from the machine:
@@ -196,7 +199,7 @@ func (a *App) humanAuthFor(ctx context.Context, sess *engine.Session, o agentRun
 	if err != nil {
 		return nil, err
 	}
-	b := &humanauth.Broker{Store: humanauth.Open(h.State()), AgentID: "default", BaseURL: base,
+	b := &humanauth.Broker{Store: humanauth.Open(h.State()), AgentID: a.agentID(), BaseURL: base,
 		MaxTimeout: time.Duration(a.cfg.HumanAuth.RequestTimeoutSec) * time.Second, Workspace: h.Workspace(),
 		OnLink: func(l humanauth.Link) {
 			// Unattended runs (the gateway's) print the link on stderr.

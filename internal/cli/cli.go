@@ -32,6 +32,7 @@ var Version = "0.1.0-dev"
 // Globals are the flags every command accepts.
 type Globals struct {
 	Home      string `help:"OpenPocket home directory (config, workspace, state)." env:"OPENPOCKET_HOME" placeholder:"DIR"`
+	AgentID   string `name:"agent" help:"Agent of the install to act as (default: the install's own home); see openpocket agents." env:"OPENPOCKET_AGENT" placeholder:"ID"`
 	Config    string `help:"Config file (default: HOME/config.json)." placeholder:"FILE"`
 	Device    string `help:"adb serial of the device to drive." short:"s" env:"ANDROID_SERIAL" placeholder:"SERIAL"`
 	Target    string `help:"TCP device endpoint to connect first (host:port)." placeholder:"HOST:PORT"`
@@ -74,6 +75,9 @@ type CLI struct {
 	Sessions   SessionsCmd   `cmd:"" help:"List and show recorded agent sessions."`
 	Gateway    GatewayCmd    `cmd:"" help:"Run the scheduler, heartbeat and chat channels (Telegram) in the foreground until Ctrl-C (SIGUSR1 reloads config and jobs)."`
 	Auth       AuthCmd       `cmd:"" help:"List, approve and reject pending human-auth requests."`
+	Agents     AgentsCmd     `cmd:"" help:"Create, list, show and remove the agents of this install."`
+	TargetCmd  TargetCmd     `cmd:"" name:"target" help:"Show, set and clear the selected agent's target (its phone, bound exclusively)."`
+	Dashboard  DashboardCmd  `cmd:"" help:"Serve the manager dashboard (every agent, its target, gateway state, agent pages) until Ctrl-C."`
 	MCP        MCPCmd        `cmd:"" name:"mcp" help:"Serve the phone to coding agents over MCP (stdio, or streamable HTTP with --http)."`
 }
 
@@ -108,8 +112,12 @@ type App struct {
 	// command names this process in device leases ("openpocket agent").
 	command string
 	leases  map[string]*lease.Lease
+	// deviceUse: how the run service takes device leases (dashboard.go).
+	deviceUse deviceUse
 	// serveMCP is the MCP server the composition root bound (Deps).
 	serveMCP MCPServer
+	// serveDashboard serves the dashboards (Deps).
+	serveDashboard DashboardServe
 }
 
 // Main parses args, runs the command and returns the process exit code.
@@ -167,7 +175,7 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 		defer stop()
 	}
 	app := &App{Globals: cli.Globals, Stdout: stdout, Stderr: stderr, Ctx: ctx, command: "openpocket " + commandName(kctx.Command()),
-		StartRelay: deps.StartRelay, StartChannels: deps.StartChannels, serveMCP: deps.ServeMCP}
+		StartRelay: deps.StartRelay, StartChannels: deps.StartChannels, serveMCP: deps.ServeMCP, serveDashboard: deps.ServeDashboard}
 	// Info and above reach the terminal (log.info from Lua included);
 	// --verbose adds debug. Runs with a log.txt get every level there.
 	level := slog.LevelInfo

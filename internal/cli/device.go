@@ -46,6 +46,9 @@ func (a *App) openDevice(ctx context.Context) (device.Transport, error) {
 	}
 	d, err := a.adbClient().Open(ctx, adb.Target{Serial: a.Device, Endpoint: a.Target})
 	if err == nil {
+		err = a.honourBindings(ctx, d)
+	}
+	if err == nil {
 		err = a.leaseDevice(ctx, d.Serial())
 	}
 	if err != nil {

@@ -84,9 +84,9 @@ func (c *DoctorCmd) Run(app *App) error {
 func (d *doctor) config() (workspace.Config, bool) {
 	path := d.app.Config
 	if path == "" {
-		dir, err := workspace.ResolveHome(d.app.Home)
+		dir, err := d.app.agentDir() // the selected agent's (--agent)
 		if err != nil {
-			d.add(false, true, "home: "+err.Error(), "set OPENPOCKET_HOME or pass --home DIR")
+			d.add(false, true, "home: "+err.Error(), "set OPENPOCKET_HOME or pass --home DIR (and --agent an existing agent)")
 			return workspace.Config{}, false
 		}
 		path = dir + "/config.json"

@@ -27,7 +27,7 @@ func (a *App) home() (*workspace.Home, error) {
 	if a.ws != nil {
 		return a.ws, nil
 	}
-	h, err := workspace.Open(a.Home)
+	h, err := a.openAgentHome()
 	if err != nil {
 		return nil, UsageError{err}
 	}
@@ -169,7 +169,7 @@ func (a *App) runService() (*run.Service, error) {
 		return nil, err
 	}
 	a.svc = run.New(run.Config{
-		OpenDevice:   a.openRunDevice,
+		OpenDevice:   a.deviceOpener(),
 		PhoneOptions: a.phoneOptions(),
 		Model: func(profile string) (engine.Model, error) {
 			m, err := a.model(profile)
@@ -228,6 +228,9 @@ func (a *App) openRunDevice(ctx context.Context, target string) (engine.Device, 
 		return d, nil, err
 	}
 	d, err := a.adbClient().Open(ctx, adb.Target{Serial: target})
+	if err == nil {
+		err = a.honourBindings(ctx, d)
+	}
 	if err == nil {
 		err = a.leaseDevice(ctx, d.Serial())
 	}

@@ -22,6 +22,7 @@ import (
 // GatewayCmd runs the scheduler and the heartbeat in the foreground.
 type GatewayCmd struct {
 	StopTimeout time.Duration `help:"How long to wait for cancelled jobs to finish after Ctrl-C or SIGTERM." default:"2m" placeholder:"DURATION"`
+	Dashboard   string        `help:"Also serve this agent's dashboard page on HOST:PORT (beyond loopback with the install's token)." placeholder:"HOST:PORT"`
 
 	// Tests: a fake clock, fake run functions and a hook that gets the
 	// running gateway.
@@ -76,6 +77,9 @@ func (c *GatewayCmd) Run(app *App) error {
 			return err
 		}
 		fmt.Fprintf(app.Stderr, "human-auth relay: %s\n", base)
+	}
+	if err := app.startAgentDashboard(c.Dashboard); err != nil {
+		return err
 	}
 	g, err := c.newGateway(app, h)
 	if err != nil {

@@ -37,7 +37,7 @@ var initDefaults = map[string]string{
 // otherwise), refuses to overwrite config.json without --force, writes it
 // atomically and bootstraps the workspace (seed 003).
 func (c *InitCmd) Run(app *App) error {
-	dir, err := workspace.ResolveHome(app.Home)
+	dir, err := app.agentDir()
 	if err != nil {
 		return UsageError{err}
 	}

@@ -28,6 +28,8 @@ type PlayCmd struct {
 	Output      string            `help:"Directory for each run's log, steps.json and failure artifacts (default: HOME/state/runs)." placeholder:"DIR" type:"path"`
 	DryRun      bool              `help:"Compile and print the plan of each selected playbook without a device."`
 	Timeout     time.Duration     `help:"Abort a playbook that runs longer than this (0 = no limit)." default:"0"`
+	Devices     []string          `help:"Split the playbooks across these devices (adb serials), run side by side; the JUnit report has a suite per device." sep:"," placeholder:"SERIAL,…"`
+	Shards      int               `help:"Split the playbooks across the first N attached devices no other agent has bound." placeholder:"N"`
 	ReportHTML  string            `name:"report-html" help:"Write an HTML report (one page per run, a screenshot after each UI step) to DIR." placeholder:"DIR" type:"path"`
 	Record      bool              `help:"Record the screen with the device's screenrecord (chunked past 3 minutes); kept as mp4 when the run fails."`
 	RecordKeep  string            `name:"record-keep" help:"Keep recordings of: failure (default) or always." enum:"failure,always" default:"failure"`
@@ -82,6 +84,9 @@ func (c *PlayCmd) runOnce(app *App, files []string) error {
 	}
 	if err := workspace.CheckWritableDir(outRoot); err != nil {
 		return UsageError{fmt.Errorf("--output %s: run output cannot be written there: %w", outRoot, err)}
+	}
+	if c.sharded() {
+		return c.runSharded(app, files, outRoot)
 	}
 	var flows []FlowReport
 	for i, f := range files {

@@ -110,6 +110,7 @@ type junitSuite struct {
 	Failures int         `xml:"failures,attr"`
 	Time     string      `xml:"time,attr"`
 	Cases    []junitCase `xml:"testcase"`
+	ms       int64       // total duration, for the enclosing testsuites
 }
 
 type junitCase struct {
@@ -129,7 +130,12 @@ func secs(ms int64) string { return fmt.Sprintf("%.3f", float64(ms)/1000) }
 
 // writeJUnit writes one testcase per playbook, its steps as system-out.
 func writeJUnit(path string, flows []FlowReport) error {
-	suite := junitSuite{Name: "openpocket playbooks"}
+	return writeJUnitSuites(path, []junitSuite{junitSuiteFor("openpocket playbooks", flows)})
+}
+
+// junitSuiteFor is one suite: a test case per playbook run.
+func junitSuiteFor(name string, flows []FlowReport) junitSuite {
+	suite := junitSuite{Name: name}
 	var total int64
 	for _, f := range flows {
 		c := junitCase{Name: f.Name, Classname: f.File, Time: secs(f.DurationMs)}
@@ -150,8 +156,21 @@ func writeJUnit(path string, flows []FlowReport) error {
 		suite.Tests++
 		total += f.DurationMs
 	}
-	suite.Time = secs(total)
-	doc := junitSuites{Name: "openpocket", Tests: suite.Tests, Failures: suite.Failures, Time: suite.Time, Suites: []junitSuite{suite}}
+	suite.Time, suite.ms = secs(total), total
+	return suite
+}
+
+// writeJUnitSuites writes a JUnit report of the suites (one per device
+// when playbooks were split across devices).
+func writeJUnitSuites(path string, suites []junitSuite) error {
+	doc := junitSuites{Name: "openpocket", Suites: suites}
+	var total int64
+	for _, s := range suites {
+		doc.Tests += s.Tests
+		doc.Failures += s.Failures
+		total += s.ms
+	}
+	doc.Time = secs(total)
 	b, err := xml.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err

@@ -13,6 +13,7 @@ type SimCmd struct {
 	Port    int    `help:"TCP port to listen on (0 = a free port)." default:"0"`
 	Size    string `help:"Screen size WxH." default:"1080x2400"`
 	Density int    `help:"Screen density in dpi." default:"420"`
+	TV      bool   `name:"tv" help:"A TV-sized virtual device for android-tv targets (1920x1080, 320 dpi, ro.build.characteristics=tv); overrides --size and --density."`
 }
 
 // Run starts the virtual phone, attaches it, prints the serial and serves
@@ -22,7 +23,12 @@ func (c *SimCmd) Run(app *App) error {
 	if err != nil {
 		return UsageError{fmt.Errorf("--size: %w", err)}
 	}
-	s, err := sim.Start(app.Ctx, sim.Options{Port: c.Port, Width: w, Height: h, Density: c.Density, ADBServer: app.adbAddr(), Attach: true})
+	o := sim.Options{Port: c.Port, Width: w, Height: h, Density: c.Density, ADBServer: app.adbAddr(), Attach: true}
+	if c.TV {
+		sim.TV(&o)
+		w, h, c.Density = o.Width, o.Height, o.Density
+	}
+	s, err := sim.Start(app.Ctx, o)
 	if err != nil {
 		return err
 	}

@@ -33,8 +33,10 @@ type Options struct {
 	Port                   int // loopback port to listen on; 0 picks a free one
 	Width, Height, Density int
 	Model                  string
-	ADBServer              string // default DefaultADBServer
-	Attach                 bool   // `adb connect` the phone and wait until it is online
+	// Characteristics is ro.build.characteristics ("" = "phone"); see TV.
+	Characteristics string
+	ADBServer       string // default DefaultADBServer
+	Attach          bool   // `adb connect` the phone and wait until it is online
 	// Logger receives protocol errors from the adbd server; nil means
 	// slog.Default().
 	Logger *slog.Logger
@@ -66,7 +68,7 @@ func Start(ctx context.Context, opts Options) (*Sim, error) {
 	addr := l.Addr().String()
 	phone := android.New(android.Options{
 		Width: opts.Width, Height: opts.Height, Density: opts.Density,
-		Serial: addr, Model: opts.Model,
+		Serial: addr, Model: opts.Model, Characteristics: opts.Characteristics,
 	})
 	server := adbd.NewServer(phone)
 	server.Logger = opts.Logger

@@ -9,6 +9,11 @@
 // internal/atomicfile; append-only files (sessions, daily memory) are written
 // with O_APPEND and fsync so a crash keeps every completed entry.
 //
+// An install (Install, agents.go) is the default agent's home plus managed
+// agents, each a complete home below INSTALL/agents/ID; target bindings
+// (targets.go) give one agent a phone exclusively, recorded in files that
+// survive restarts.
+//
 // Config decoding starts from the defaults and lets every value present in
 // the file win, also false and 0. Malformed JSON is reported as
 // "config.json:LINE:COL: what was expected"; unknown keys are warnings that

@@ -676,7 +676,7 @@ func (p *Phone) props() map[string]string {
 		"ro.build.version.sdk":     strconv.Itoa(p.st.ext.sdk),
 		"ro.build.id":              buildID,
 		"ro.build.type":            "userdebug",
-		"ro.build.characteristics": "phone",
+		"ro.build.characteristics": p.characteristics(),
 		"ro.build.fingerprint":     "openpocket/openpocket_vphone/vphone:14/" + buildID + "/1:userdebug/test-keys",
 		"ro.serialno":              p.opts.Serial,
 		"ro.sf.lcd_density":        strconv.Itoa(p.st.physDensity),

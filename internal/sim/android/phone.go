@@ -30,6 +30,9 @@ const (
 type Options struct {
 	Width, Height, Density int
 	Serial, Model          string
+	// Characteristics is ro.build.characteristics: "phone" (default) or
+	// "tv" for an android-tv target.
+	Characteristics string
 }
 
 const (

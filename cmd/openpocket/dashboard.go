@@ -1,0 +1,316 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/openpocket/openpocket/engine/action"
+	"github.com/openpocket/openpocket/engine/device"
+	"github.com/openpocket/openpocket/internal/cli"
+	"github.com/openpocket/openpocket/internal/cron"
+	"github.com/openpocket/openpocket/internal/dashboard"
+	"github.com/openpocket/openpocket/internal/humanauth"
+	"github.com/openpocket/openpocket/internal/relay"
+	"github.com/openpocket/openpocket/internal/run"
+	"github.com/openpocket/openpocket/internal/skills"
+	"github.com/openpocket/openpocket/internal/workspace"
+)
+
+// serveDashboard wires the dashboard's ports to the install and the run
+// service (the dashboard itself never touches files, adb or the engine).
+func serveDashboard(ctx context.Context, env cli.DashboardEnv) error {
+	m := &manager{env: env, open: map[string]*cli.AgentRuntime{}}
+	defer m.close()
+	return dashboard.Serve(ctx, env.Addr, m, dashboard.Options{Token: env.Token, Relay: relayHub{env.Install}}, env.Ready)
+}
+
+// relayHub routes /a/<agentId>/auth/… to the human-auth relay over that
+// agent's own request store, so one address serves every agent (seed 002)
+// and each request's state stays in its agent's state directory.
+type relayHub struct{ in *workspace.Install }
+
+func (h relayHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("agent")
+	ok, err := h.in.Exists(id)
+	if err != nil || !ok {
+		http.NotFound(w, r)
+		return
+	}
+	dir, _ := h.in.AgentDir(id)
+	relay.New(humanauth.Open(filepath.Join(dir, "state")), relay.Options{}).Handler().ServeHTTP(w, r)
+}
+
+// manager implements dashboard.Manager over the install.
+type manager struct {
+	env  cli.DashboardEnv
+	mu   sync.Mutex
+	open map[string]*cli.AgentRuntime
+}
+
+func (m *manager) close() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, rt := range m.open {
+		rt.Close()
+	}
+}
+
+func (m *manager) Agents(ctx context.Context) ([]dashboard.AgentSummary, error) {
+	list, err := m.env.Install.Agents()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]dashboard.AgentSummary, 0, len(list))
+	for _, info := range list {
+		if m.env.Only != "" && info.ID != m.env.Only {
+			continue
+		}
+		out = append(out, m.summary(info.ID, info.Dir))
+	}
+	return out, nil
+}
+
+func (m *manager) summary(id, dir string) dashboard.AgentSummary {
+	s := dashboard.AgentSummary{ID: id, Dir: dir, Gateway: "stopped"}
+	if cfg, _, err := workspace.LoadConfigWarnings(filepath.Join(dir, "config.json")); err == nil {
+		s.TargetType = cfg.Target.Type
+		if tg := cfg.Channels.Telegram; tg.Enabled {
+			s.Channels = append(s.Channels, fmt.Sprintf("telegram (%d users, %d chats allowed)", len(tg.AllowedUserIDs), len(tg.AllowedChatIDs)))
+		}
+	}
+	if b, ok, err := m.env.Install.Binding(id); err == nil && ok {
+		s.Binding = b.Fingerprint()
+	}
+	if l, ok := cron.GatewayRunning(filepath.Join(dir, "state")); ok {
+		s.Gateway, s.GatewayRunning = fmt.Sprintf("running (pid %d, since %s)", l.PID, l.StartedAt), true
+	}
+	return s
+}
+
+func (m *manager) Agent(id string) (dashboard.Agent, error) {
+	ok, err := m.env.Install.Exists(id)
+	if err != nil || !ok || m.env.Only != "" && id != m.env.Only {
+		return nil, fmt.Errorf("%w: %q", dashboard.ErrNoAgent, id)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	rt := m.open[id]
+	if rt == nil {
+		if rt, err = m.env.Runtime(id); err != nil {
+			return nil, err
+		}
+		m.open[id] = rt
+	}
+	return &agent{m: m, rt: rt}, nil
+}
+
+// agent implements dashboard.Agent over one agent's runtime.
+type agent struct {
+	m  *manager
+	rt *cli.AgentRuntime
+}
+
+func (a *agent) Summary(ctx context.Context) (dashboard.AgentSummary, error) {
+	return a.m.summary(a.rt.ID, a.rt.Home.Dir()), nil
+}
+
+func (a *agent) Screen(ctx context.Context) (dashboard.Screen, error) {
+	snap, err := a.rt.View.Snapshot(ctx, run.SnapshotOptions{Capture: device.CaptureOptions{Scaled: true, SOM: true, NoCache: true}})
+	if err != nil {
+		return dashboard.Screen{}, err
+	}
+	png := snap.SOMScreenshot
+	if len(png) == 0 {
+		png = snap.Screenshot
+	}
+	return dashboard.Screen{PNG: png, Width: snap.Width, Height: snap.Height, CurrentApp: snap.CurrentApp}, nil
+}
+
+func (a *agent) Act(ctx context.Context, actionJSON string) error {
+	act, _, err := action.Parse([]byte(actionJSON), action.Defaults{})
+	if err != nil {
+		return err
+	}
+	_, err = a.rt.Drive.Act(ctx, run.ActOptions{Action: act})
+	return err
+}
+
+// sessionID keeps ids to what session files are named with.
+var sessionID = regexp.MustCompile(`^[0-9]{8}-[0-9]{6}(-[0-9]+)?$`)
+
+func (a *agent) sessionsDir() string { return filepath.Join(a.rt.Home.Workspace(), "sessions") }
+
+func (a *agent) Sessions() ([]dashboard.SessionInfo, error) {
+	files, err := filepath.Glob(filepath.Join(a.sessionsDir(), "session-*.md"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(files))) // newest first
+	var out []dashboard.SessionInfo
+	for _, f := range files {
+		id := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "session-"), ".md")
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		out = append(out, sessionInfo(id, string(data)))
+	}
+	return out, nil
+}
+
+// sessionInfo reads the task and the final status of a session file.
+func sessionInfo(id, md string) dashboard.SessionInfo {
+	si := dashboard.SessionInfo{ID: id, Running: !strings.Contains(md, "\n## Final\n")}
+	if _, rest, ok := strings.Cut(md, "\n## Task\n\n"); ok {
+		si.Task, _, _ = strings.Cut(rest, "\n")
+	}
+	if _, rest, ok := strings.Cut(md, "\n- status: "); ok {
+		si.Status, _, _ = strings.Cut(rest, "\n")
+	}
+	return si
+}
+
+func (a *agent) SessionMarkdown(id string) (string, error) {
+	if !sessionID.MatchString(id) {
+		return "", fmt.Errorf("session %q: expected an id like 20260222-030000", id)
+	}
+	data, err := os.ReadFile(filepath.Join(a.sessionsDir(), "session-"+id+".md"))
+	return string(data), err
+}
+
+func (a *agent) SessionScreenshots(id string) (map[int]string, error) {
+	if !sessionID.MatchString(id) {
+		return nil, fmt.Errorf("session %q: expected an id like 20260222-030000", id)
+	}
+	files, err := filepath.Glob(filepath.Join(a.rt.Home.ScreenshotsDir(), "*-session-"+id+"-step-*.png"))
+	if err != nil {
+		return nil, err
+	}
+	shots := map[int]string{}
+	for _, f := range files {
+		name := filepath.Base(f)
+		_, rest, _ := strings.Cut(name, "-session-"+id+"-step-")
+		n, err := strconv.Atoi(strings.SplitN(rest, "-", 2)[0])
+		if err == nil {
+			shots[n] = name
+		}
+	}
+	return shots, nil
+}
+
+func (a *agent) Screenshot(name string) ([]byte, error) {
+	if name != filepath.Base(name) || !strings.HasSuffix(name, ".png") || strings.HasPrefix(name, ".") {
+		return nil, fmt.Errorf("screenshot %q: expected a PNG name", name)
+	}
+	root, err := os.OpenRoot(a.rt.Home.ScreenshotsDir())
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return root.ReadFile(name)
+}
+
+func (a *agent) Jobs() ([]dashboard.Job, error) {
+	f, _, err := cron.LoadJobs(a.rt.Home.JobsPath())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []dashboard.Job
+	for _, j := range f.Jobs {
+		out = append(out, dashboard.Job{ID: j.ID, Name: j.Name, Enabled: j.Enabled, Schedule: scheduleText(j.Schedule), Payload: payloadText(j.Payload)})
+	}
+	return out, nil
+}
+
+func scheduleText(s cron.Schedule) string {
+	switch {
+	case s.SummaryText != "":
+		return s.SummaryText
+	case s.Kind == "cron":
+		return "cron " + s.Expr
+	case s.Kind == "at":
+		return "at " + s.At
+	default:
+		return fmt.Sprintf("every %dms", s.EveryMs)
+	}
+}
+
+func payloadText(p cron.Payload) string {
+	if p.Task != "" {
+		return p.Kind + ": " + p.Task
+	}
+	return p.Kind + ": " + p.Path
+}
+
+func (a *agent) SetJobEnabled(id string, enabled bool) error {
+	return cron.UpdateJobs(a.rt.Home.JobsPath(), func(f *cron.JobsFile) error {
+		for i := range f.Jobs {
+			if f.Jobs[i].ID == id {
+				f.Jobs[i].Enabled = enabled
+				return nil
+			}
+		}
+		return fmt.Errorf("no job %q", id)
+	})
+}
+
+func (a *agent) RunJob(ctx context.Context, id string) error { return a.rt.RunJob(ctx, id) }
+
+func (a *agent) loader() *skills.Loader {
+	return &skills.Loader{HomeDir: a.rt.Home.Dir(), WorkspaceDir: a.rt.Home.Workspace()}
+}
+
+func (a *agent) Skills() ([]dashboard.Skill, error) {
+	list, _ := a.loader().Load() // a broken skill file is skills validate's to report
+	out := make([]dashboard.Skill, 0, len(list))
+	for _, s := range list {
+		out = append(out, dashboard.Skill{Name: s.Name, Description: s.Description, Location: s.Location})
+	}
+	return out, nil
+}
+
+func (a *agent) SkillText(name string) (string, error) {
+	s, err := a.loader().Find(name)
+	if err != nil {
+		return "", err
+	}
+	return s.Body, nil
+}
+
+func (a *agent) ReplaySkill(ctx context.Context, name string) error {
+	if _, err := a.loader().Find(name); err != nil {
+		return err
+	}
+	return a.rt.ReplaySkill(ctx, name)
+}
+
+// HumanAuth lists the agent's pending human-auth requests. Their links
+// carry a token kept only in the request's notification, so none is made
+// here: the page names the request and the auth command instead.
+func (a *agent) HumanAuth() ([]dashboard.HumanAuthLink, error) {
+	pending, err := humanauth.Open(a.rt.Home.State()).List()
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	var out []dashboard.HumanAuthLink
+	for _, p := range pending {
+		if !p.Expired(now) {
+			out = append(out, dashboard.HumanAuthLink{ID: p.ID, Capability: p.Capability, Instruction: p.Instruction})
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,313 @@
+package main_test
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/openpocket/openpocket/internal/humanauth"
+	"github.com/openpocket/openpocket/internal/lease"
+	"github.com/openpocket/openpocket/internal/sim"
+	"github.com/openpocket/openpocket/internal/workspace"
+)
+
+// browser is a fresh headless Chromium (Debian package chromium, installed
+// by make setup); without it the test is skipped outside CI.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	path := ""
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			path = p
+			break
+		}
+	}
+	if path == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("chromium is not installed (make setup installs it)")
+		}
+		t.Skip("chromium is not installed; run make setup")
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1400, 1300),
+	}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelB := chromedp.NewContext(actx)
+	ctx, cancelT := context.WithTimeout(ctx, 120*time.Second)
+	t.Cleanup(func() { cancelT(); cancelB(); cancelA() })
+	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(1400, 1300)))
+	return ctx
+}
+
+// saveScreenshot writes what a person sees to $OPENPOCKET_TEST_ARTIFACTS
+// or testdata/out (not committed).
+func saveScreenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	require.NoError(t, err)
+	dir := os.Getenv("OPENPOCKET_TEST_ARTIFACTS")
+	if dir == "" {
+		dir = filepath.Join("testdata", "out")
+	}
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	path := filepath.Join(dir, name+".png")
+	require.NoError(t, os.WriteFile(path, buf, 0o644))
+	abs, _ := filepath.Abs(path)
+	t.Logf("screenshot: %s", abs)
+}
+
+// startDashboard runs `openpocket dashboard` on a free loopback port and
+// returns its URL.
+func startDashboard(t *testing.T, home string) string {
+	t.Helper()
+	cmd, stdout, stderr := start(t, home, "dashboard", "--addr", "127.0.0.1:0")
+	line, err := stdout.ReadString('\n')
+	require.NoError(t, err, stderr.String())
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), "dashboard: ")
+	require.True(t, ok, line)
+	go io.Copy(io.Discard, stdout)
+	t.Cleanup(func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() })
+	return strings.TrimSuffix(url, "/")
+}
+
+// wifiSwitchCenter finds the Wi-Fi switch in the phone's UI dump.
+func wifiSwitchCenter(t *testing.T, s *sim.Sim) (int, int) {
+	t.Helper()
+	re := regexp.MustCompile(`resource-id="com\.android\.settings:id/wifi_switch"[^>]*bounds="\[(\d+),(\d+)\]\[(\d+),(\d+)\]"`)
+	m := re.FindStringSubmatch(string(s.Phone().UIDumpXML()))
+	require.NotNil(t, m, "the Wi-Fi switch is on screen")
+	n := make([]int, 4)
+	for i := range n {
+		n[i], _ = strconv.Atoi(m[i+1])
+	}
+	return (n[0] + n[2]) / 2, (n[1] + n[3]) / 2
+}
+
+// TestDashboardPagesInABrowser: the manager page lists the agents and
+// bindings; an agent page shows its phone's live screen, the running
+// task's steps while it runs, a session with its screenshots, and a click
+// on the Wi-Fi switch in the screen toggles the phone's Wi-Fi.
+func TestDashboardPagesInABrowser(t *testing.T) {
+	t.Setenv(lease.DirEnv, t.TempDir())
+	home, env, sims, servers := agentInstallSims(t, "alpha")
+	phone := sims["alpha"]
+	r := runBinary(t, env, "--home", home, "agents", "create", "beta")
+	require.Equal(t, 0, r.code, r.stderr)
+	base := startDashboard(t, home)
+	ctx := browser(t)
+
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/")))
+	agents, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("agents")))
+	require.NoError(t, err)
+	assert.Contains(t, agents, "alpha")
+	assert.Contains(t, agents, "beta")
+	assert.Contains(t, agents, phone.Serial(), "alpha's binding")
+	assert.Contains(t, agents, "not bound", "beta has none")
+	saveScreenshot(t, ctx, "dashboard-manager")
+
+	// A task runs while the agent page is open: its steps appear live.
+	srv := servers["alpha"]
+	srv.ReplyTool("launch_app", map[string]any{"packageName": "com.android.settings"})
+	srv.ReplyTool("wait", map[string]any{"durationMs": 4000})
+	srv.ReplyTool("finish", map[string]any{"message": "settings open"})
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`a[href="/a/alpha/"]`)), chromedp.WaitVisible(chromedp.ID("screen"))))
+	task, taskOut, taskErr := start(t, home, "--agent", "alpha", "agent", "open the settings")
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById('steps').innerText.includes('Step 1')`, chromedp.WithPollingTimeout(30*time.Second)))
+	require.NoError(t, err)
+	steps, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("steps")))
+	require.NoError(t, err)
+	assert.Contains(t, steps, "open the settings")
+	assert.Contains(t, steps, "launch_app")
+	saveScreenshot(t, ctx, "dashboard-agent-running")
+	require.Equal(t, 0, exitCode(t, task, taskOut), taskErr.String())
+
+	// The live screen shows the phone; a click on the Wi-Fi switch taps it.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Reload()))
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById('screen').getBoundingClientRect().height > 300`, chromedp.WithPollingTimeout(20*time.Second)))
+	if err != nil {
+		resp, herr := http.Get(base + "/a/alpha/screen.png")
+		require.NoError(t, herr)
+		body, _ := io.ReadAll(resp.Body)
+		t.Fatalf("the live screen did not load: %s %.300s", resp.Status, body)
+	}
+	wifiBefore := phone.Phone().WifiOn()
+	cx, cy := wifiSwitchCenter(t, phone)
+	type box struct{ Left, Top, Width float64 }
+	rect, err := chromedp.Run(ctx, chromedp.Evaluate[box](`(function(){var r=document.getElementById('screen').getBoundingClientRect();return {Left:r.left,Top:r.top,Width:r.width};})()`))
+	require.NoError(t, err)
+	scale := rect.Width / 1080
+	require.NoError(t, chromedp.Do(ctx, chromedp.MouseClickXY(rect.Left+float64(cx)*scale, rect.Top+float64(cy)*scale)))
+	deadline := time.Now().Add(20 * time.Second)
+	for phone.Phone().WifiOn() == wifiBefore && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	assert.NotEqual(t, wifiBefore, phone.Phone().WifiOn(), "the click toggled Wi-Fi on the phone")
+	flash, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("flash")))
+	require.NoError(t, err)
+	assert.Contains(t, flash, "tapped")
+	saveScreenshot(t, ctx, "dashboard-agent")
+
+	// The finished session opens with its step screenshots.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#sessions a`)), chromedp.WaitVisible(chromedp.ID("session"))))
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelectorAll('img.shot').length > 0 && Array.from(document.querySelectorAll('img.shot')).every(i => i.complete && i.naturalWidth > 0)`, chromedp.WithPollingTimeout(20*time.Second)))
+	require.NoError(t, err, "the step screenshots load")
+	sessionText, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("session")))
+	require.NoError(t, err)
+	assert.Contains(t, sessionText, "open the settings")
+	assert.Contains(t, sessionText, "SUCCESS")
+	shots, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('img.shot').length`))
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, shots, 2, "one screenshot per step")
+	saveScreenshot(t, ctx, "dashboard-session")
+}
+
+// TestDashboardRelayHubServesEachAgentsRequests: one dashboard address
+// serves the human-auth page of a request in a managed agent's own state,
+// routed by /a/<agentId>/auth/…, and lists it on the agent page.
+func TestDashboardRelayHubServesEachAgentsRequests(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "install")
+	r := runBinary(t, nil, "--home", home, "agents", "create", "shop")
+	require.Equal(t, 0, r.code, r.stderr)
+	in, err := workspace.OpenInstall(home)
+	require.NoError(t, err)
+	h, err := in.OpenAgent("shop")
+	require.NoError(t, err)
+	cfg := h.Config()
+	cfg.Channels.Telegram.Enabled, cfg.Channels.Telegram.BotTokenEnv, cfg.Channels.Telegram.AllowedUserIDs = true, "SHOP_BOT_TOKEN", []int64{42}
+	require.NoError(t, h.SaveConfig(cfg))
+	token, hash := humanauth.NewToken()
+	store := humanauth.Open(filepath.Join(home, "agents", "shop", "state"))
+	require.NoError(t, store.Add(humanauth.Pending{ID: "req-1", AgentID: "shop", Capability: "otp", Instruction: "Enter the code from SMS",
+		CreatedAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour), TokenHash: hash}))
+	base := startDashboard(t, home)
+
+	get := func(path string) (int, string) {
+		resp, err := http.Get(base + path)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	code, body := get("/")
+	assert.Equal(t, 200, code)
+	assert.Regexp(t, `shop</a></td><td>emulator</td>\s*<td><span class="off">not bound</span></td>\s*<td>telegram \(1 users, 0 chats allowed\)</td>`, body, "the manager page shows the agent's channels")
+	code, body = get("/a/shop/auth/req-1?t=" + token)
+	assert.Equal(t, 200, code)
+	assert.Contains(t, body, "Enter the code from SMS")
+	code, _ = get("/a/default/auth/req-1?t=" + token)
+	assert.Equal(t, 404, code, "another agent's store does not have it")
+	code, _ = get("/a/shop/auth/req-1?t=wrong")
+	assert.Equal(t, 404, code)
+	code, body = get("/a/shop/")
+	assert.Equal(t, 200, code)
+	assert.Contains(t, body, "Enter the code from SMS")
+	assert.Contains(t, body, "auth approve req-1")
+}
+
+// TestGatewayServesItsAgentsDashboard: `gateway --dashboard` serves the
+// page of its own agent only.
+func TestGatewayServesItsAgentsDashboard(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "install")
+	r := runBinary(t, nil, "--home", home, "agents", "create", "shop")
+	require.Equal(t, 0, r.code, r.stderr)
+	cmd := exec.Command(binary, "--home", home, "--agent", "shop", "gateway", "--dashboard", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "OPENAI_API_KEY=")
+	errPipe, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() })
+	lines := bufio.NewScanner(errPipe)
+	page := ""
+	for page == "" && lines.Scan() {
+		if m := regexp.MustCompile(`^dashboard: (http://\S+)`).FindStringSubmatch(lines.Text()); m != nil {
+			page = m[1]
+		}
+	}
+	go io.Copy(io.Discard, errPipe)
+	require.True(t, strings.HasSuffix(page, "/a/shop/"), page)
+	resp, err := http.Get(page)
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, 200, resp.StatusCode)
+	assert.Contains(t, string(body), "agent <b>shop</b>")
+	assert.Regexp(t, `running \(pid \d+`, string(body), "its own gateway runs")
+	resp, err = http.Get(strings.TrimSuffix(page, "shop/") + "default/")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, 404, resp.StatusCode, "only its own agent")
+}
+
+// TestDashboardTogglesAnAgentsCronJob: the agent page's disable and enable
+// forms change the job in that agent's own jobs file.
+func TestDashboardTogglesAnAgentsCronJob(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "install")
+	r := runBinary(t, nil, "--home", home, "agents", "create", "shop")
+	require.Equal(t, 0, r.code, r.stderr)
+	r = runBinary(t, nil, "--home", home, "--agent", "shop", "cron", "add", "--every", "1h", "--task", "check mail", "--name", "morning")
+	require.Equal(t, 0, r.code, r.stderr)
+	job := strings.TrimSpace(strings.SplitN(r.stdout, "\n", 2)[0])
+	base := startDashboard(t, home)
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	enabled := func() string {
+		r := runBinary(t, nil, "--home", home, "--agent", "shop", "cron", "list", "--json")
+		require.Equal(t, 0, r.code, r.stderr)
+		return regexp.MustCompile(`"enabled": (true|false)`).FindStringSubmatch(r.stdout)[1]
+	}
+	require.Equal(t, "true", enabled())
+	for _, op := range []string{"disable", "enable"} {
+		req, err := http.NewRequest("POST", base+"/a/shop/jobs/"+job+"/"+op, nil)
+		require.NoError(t, err)
+		req.Header.Set("Origin", base)
+		resp, err := client.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusSeeOther, resp.StatusCode)
+		assert.Contains(t, resp.Header.Get("Location"), url.QueryEscape("job "+job+": "+op))
+		assert.Equal(t, map[string]string{"disable": "false", "enable": "true"}[op], enabled())
+	}
+	assert.NoFileExists(t, filepath.Join(home, "workspace", "cron", "jobs.json"), "the default agent's jobs are not touched")
+}
+
+// TestDashboardReplaysASkillOnTheAgentsPhone: the Replay form replays a
+// skill in the background on the agent's bound phone (the bundled
+// toggle-wifi flips Wi-Fi) and its session lands in that agent's workspace.
+func TestDashboardReplaysASkillOnTheAgentsPhone(t *testing.T) {
+	t.Setenv(lease.DirEnv, t.TempDir())
+	home, _, sims, _ := agentInstallSims(t, "alpha")
+	phone := sims["alpha"].Phone()
+	before := phone.WifiOn()
+	base := startDashboard(t, home)
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	req, err := http.NewRequest("POST", base+"/a/alpha/skills/toggle-wifi/replay", nil)
+	require.NoError(t, err)
+	req.Header.Set("Origin", base)
+	resp, err := client.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	assert.Contains(t, resp.Header.Get("Location"), "replaying+skill+toggle-wifi")
+	waitFor(t, "the replay to toggle Wi-Fi", func() bool { return phone.WifiOn() != before })
+	waitFor(t, "the replay's session in alpha's workspace", func() bool {
+		files, _ := filepath.Glob(filepath.Join(home, "agents", "alpha", "workspace", "sessions", "session-*.md"))
+		return len(files) == 1
+	})
+}

@@ -1,0 +1,189 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/openpocket/openpocket/internal/run"
+)
+
+// Sharded play: `openpocket play flows/ --devices a,b` (or --shards N, the
+// first N attached devices no other agent has bound) deals the selected
+// playbooks round-robin across the devices and runs each device's share
+// in its own goroutine, one playbook at a time per device. Each device is
+// opened through the run service like any run: another agent's binding
+// refuses it, and its lease keeps other processes off it meanwhile. The
+// JUnit report has one suite per device.
+
+// shard is one device's share of the playbooks.
+type shard struct {
+	device string
+	files  []string
+	flows  []FlowReport
+}
+
+// sharded reports whether the command splits its playbooks across devices.
+func (c *PlayCmd) sharded() bool { return len(c.Devices) > 0 || c.Shards > 0 }
+
+// runSharded runs the selected files across the devices and writes one
+// report with a suite per device.
+func (c *PlayCmd) runSharded(app *App, files []string, outRoot string) error {
+	if c.ReportHTML != "" || c.Record || c.Watch {
+		return UsageError{errors.New("--report-html, --record and --watch do not work with --devices/--shards yet")}
+	}
+	devices, err := c.shardDevices(app)
+	if err != nil {
+		return err
+	}
+	var selected []string
+	for _, f := range files {
+		if fileSelected(f, c.IncludeTags, c.ExcludeTags) {
+			selected = append(selected, f)
+		}
+	}
+	shards := dealShards(devices, selected)
+	if _, err := app.runService(); err != nil {
+		return err
+	}
+	fmt.Fprintf(app.Stdout, "%d playbooks across %d devices: %s\n", len(selected), len(devices), strings.Join(devices, ", "))
+	out := &lockedWriter{w: app.Stdout}
+	var wg sync.WaitGroup
+	for _, s := range shards {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.flows = c.runShard(app, s, outRoot, out)
+		}()
+	}
+	wg.Wait()
+	var all []FlowReport
+	suites := make([]junitSuite, 0, len(shards))
+	for _, s := range shards {
+		all = append(all, s.flows...)
+		suites = append(suites, junitSuiteFor("openpocket playbooks on "+s.device, s.flows))
+	}
+	if c.Report != "" {
+		if err := writeJUnitSuites(c.Report, suites); err != nil {
+			return err
+		}
+	}
+	if c.ReportJSON != "" {
+		if err := writeReportJSON(c.ReportJSON, all); err != nil {
+			return err
+		}
+	}
+	return app.playSummary(all)
+}
+
+// runShard runs one device's playbooks in order.
+func (c *PlayCmd) runShard(app *App, s *shard, outRoot string, out io.Writer) []FlowReport {
+	svc, _ := app.runService()
+	var flows []FlowReport
+	for i, f := range s.files {
+		if app.Ctx.Err() != nil {
+			break
+		}
+		res, err := compilePlaybook(app, f, playbookParams{values: c.Env, shared: true})
+		if err != nil {
+			fmt.Fprintf(out, "[%s] %s\n", s.device, strings.TrimSpace(err.Error()))
+			flows = append(flows, FlowReport{Name: f, File: f, Status: "failed", Error: err.Error(), Steps: []StepReport{}})
+			continue
+		}
+		fr, _ := svc.Playbook(app.Ctx, run.PlaybookOptions{Target: run.Target{Device: s.device}, File: f, Compiled: res, OutputDir: outRoot, Timeout: c.Timeout})
+		line := fmt.Sprintf("[%s] [%d/%d] %s: %s", s.device, i+1, len(s.files), fr.Name, fr.Status)
+		if fr.Status != "passed" && fr.Error != "" {
+			line += ": " + oneLine(fr.Error)
+		}
+		fmt.Fprintln(out, line)
+		flows = append(flows, fr)
+	}
+	return flows
+}
+
+// dealShards deals files round-robin, so each device gets a fair share
+// and the split is the same on every run (reports stay comparable).
+func dealShards(devices, files []string) []*shard {
+	shards := make([]*shard, len(devices))
+	for i, d := range devices {
+		shards[i] = &shard{device: d}
+	}
+	for i, f := range files {
+		s := shards[i%len(shards)]
+		s.files = append(s.files, f)
+	}
+	return shards
+}
+
+// shardDevices are --devices, or the first --shards attached devices no
+// other agent has bound.
+func (c *PlayCmd) shardDevices(app *App) ([]string, error) {
+	if len(c.Devices) > 0 && c.Shards > 0 {
+		return nil, UsageError{errors.New("give --devices a,b,… or --shards N, not both")}
+	}
+	if len(c.Devices) > 0 {
+		var devices []string
+		for _, d := range c.Devices {
+			d = strings.TrimSpace(d)
+			if d == "" || slices.Contains(devices, d) {
+				return nil, UsageError{fmt.Errorf("--devices %s: expected distinct, non-empty serials", strings.Join(c.Devices, ","))}
+			}
+			devices = append(devices, d)
+		}
+		return devices, nil
+	}
+	if c.Shards < 1 {
+		return nil, UsageError{fmt.Errorf("--shards %d: expected 1 or more", c.Shards)}
+	}
+	return app.freeDevices(app.Ctx, c.Shards)
+}
+
+// freeDevices lists n online devices that no other agent has bound.
+func (a *App) freeDevices(ctx context.Context, n int) ([]string, error) {
+	devs, err := a.adbClient().Devices(ctx)
+	if err != nil {
+		return nil, err
+	}
+	in, err := a.install()
+	if err != nil {
+		return nil, err
+	}
+	var free, bound []string
+	for _, d := range devs {
+		if d.State != "device" {
+			continue
+		}
+		if holder, found, err := in.HolderOf(a.agentID(), d.Serial); err != nil {
+			return nil, err
+		} else if found {
+			bound = append(bound, d.Serial+" (agent "+holder.Agent+")")
+			continue
+		}
+		free = append(free, d.Serial)
+	}
+	if len(free) < n {
+		msg := fmt.Sprintf("--shards %d: only %d attached device(s) free", n, len(free))
+		if len(bound) > 0 {
+			msg += "; bound to other agents: " + strings.Join(bound, ", ")
+		}
+		return nil, UsageError{errors.New(msg)}
+	}
+	slices.Sort(free)
+	return free[:n], nil
+}
+
+// lockedWriter serializes the lines of concurrent shards.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}

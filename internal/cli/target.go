@@ -1,0 +1,196 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/openpocket/openpocket/engine/device"
+	"github.com/openpocket/openpocket/internal/cron"
+	"github.com/openpocket/openpocket/internal/workspace"
+)
+
+// TargetCmd shows and changes the selected agent's target (seed 002:
+// "switching target is explicit via openpocket target set").
+type TargetCmd struct {
+	Show  TargetShowCmd  `cmd:"" default:"withargs" help:"Show the agent's target, its binding and (android-tv) its key set."`
+	Set   TargetSetCmd   `cmd:"" help:"Choose the agent's target and bind it exclusively (refused while the agent's gateway runs or another agent holds it)."`
+	Clear TargetClearCmd `cmd:"" help:"Release the agent's target binding and reset its target to the default."`
+}
+
+// TVKeys are the remote-control keys of an android-tv target: the D-pad
+// and the remote's buttons, by the names `keyevent` takes.
+var TVKeys = []string{
+	"KEYCODE_DPAD_UP", "KEYCODE_DPAD_DOWN", "KEYCODE_DPAD_LEFT", "KEYCODE_DPAD_RIGHT", "KEYCODE_DPAD_CENTER",
+	"KEYCODE_BACK", "KEYCODE_HOME", "KEYCODE_MENU", "KEYCODE_GUIDE", "KEYCODE_SETTINGS", "KEYCODE_SEARCH",
+	"KEYCODE_MEDIA_PLAY_PAUSE", "KEYCODE_MEDIA_REWIND", "KEYCODE_MEDIA_FAST_FORWARD",
+	"KEYCODE_VOLUME_UP", "KEYCODE_VOLUME_DOWN", "KEYCODE_VOLUME_MUTE", "KEYCODE_CHANNEL_UP", "KEYCODE_CHANNEL_DOWN",
+	"KEYCODE_TV_INPUT", "KEYCODE_CAPTIONS",
+}
+
+// TargetShowCmd prints the target.
+type TargetShowCmd struct{}
+
+func (c *TargetShowCmd) Run(app *App) error {
+	h, err := app.home()
+	if err != nil {
+		return err
+	}
+	in, err := app.install()
+	if err != nil {
+		return err
+	}
+	t := h.Config().Target
+	w := app.Stdout
+	fmt.Fprintf(w, "agent:    %s\ntype:     %s\n", app.agentID(), t.Type)
+	switch {
+	case t.Device != "":
+		fmt.Fprintf(w, "device:   %s\n", t.Device)
+	case t.AdbEndpoint != "":
+		fmt.Fprintf(w, "endpoint: %s\n", t.AdbEndpoint)
+	default:
+		fmt.Fprintln(w, "device:   the only attached device (not bound)")
+	}
+	if t.Pin != "" {
+		fmt.Fprintln(w, "pin:      set") // never printed: it unlocks the phone
+	}
+	b, ok, err := in.Binding(app.agentID())
+	if err != nil {
+		return err
+	}
+	if ok {
+		fmt.Fprintf(w, "binding:  %s (exclusive since %s)\n", b.Fingerprint(), b.BoundAt)
+	} else {
+		fmt.Fprintln(w, "binding:  none")
+	}
+	fmt.Fprintf(w, "gateway:  %s\n", gatewayText(h.Dir()))
+	if t.Type == "android-tv" {
+		fmt.Fprintf(w, "keys:     %s\n", strings.Join(TVKeys, " "))
+	}
+	return nil
+}
+
+// TargetSetCmd binds a target.
+type TargetSetCmd struct {
+	Type string `help:"emulator, physical-phone, android-tv or cloud." required:"" enum:"emulator,physical-phone,android-tv,cloud" placeholder:"TYPE"`
+	// The serial comes from the global --device (-s, $ANDROID_SERIAL):
+	// `openpocket target set --type emulator --device emulator-5554`.
+	Endpoint string `help:"host:port adb connects to (cloud targets need one); with the global --device SERIAL instead for an attached device." placeholder:"HOST:PORT"`
+	Pin      string `help:"Screen-lock PIN the runtime may unlock the device with (stored in config.json, never printed)." placeholder:"PIN"`
+}
+
+func (c *TargetSetCmd) Run(app *App) error {
+	h, in, err := app.changeableTarget()
+	if err != nil {
+		return err
+	}
+	serial := app.Device
+	if serial != "" && c.Endpoint != "" {
+		return UsageError{errors.New("give --device SERIAL or --endpoint HOST:PORT, not both")}
+	}
+	if c.Type == "cloud" && c.Endpoint == "" {
+		return UsageError{errors.New("a cloud target is a typed endpoint: give --endpoint HOST:PORT")}
+	}
+	if c.Endpoint != "" && !strings.Contains(c.Endpoint, ":") {
+		return UsageError{fmt.Errorf("--endpoint %q: expected HOST:PORT", c.Endpoint)}
+	}
+	old, hadOld, err := in.Binding(app.agentID())
+	if err != nil {
+		return err
+	}
+	var b workspace.Binding
+	if serial != "" || c.Endpoint != "" {
+		b, err = in.Bind(workspace.Binding{Agent: app.agentID(), Type: c.Type, Device: serial, Endpoint: c.Endpoint}, time.Now())
+		if err != nil {
+			return err
+		}
+	} else if err := in.Unbind(app.agentID()); err != nil {
+		return err
+	}
+	cfg := h.Config()
+	cfg.Target = workspace.TargetConfig{Type: c.Type, Device: serial, AdbEndpoint: c.Endpoint, Pin: c.Pin}
+	if err := h.SaveConfig(cfg); err != nil {
+		// Config and binding stay one story: put the old binding back.
+		if hadOld {
+			in.Bind(old, time.Now())
+		} else {
+			in.Unbind(app.agentID())
+		}
+		return err
+	}
+	if b.Agent == "" {
+		fmt.Fprintf(app.Stdout, "agent %s: target %s, the only attached device (not bound)\n", app.agentID(), c.Type)
+		return nil
+	}
+	fmt.Fprintf(app.Stdout, "agent %s: target %s %s, bound exclusively\n", app.agentID(), c.Type, b.Fingerprint())
+	return nil
+}
+
+// TargetClearCmd releases the binding.
+type TargetClearCmd struct{}
+
+func (c *TargetClearCmd) Run(app *App) error {
+	h, in, err := app.changeableTarget()
+	if err != nil {
+		return err
+	}
+	if err := in.Unbind(app.agentID()); err != nil {
+		return err
+	}
+	cfg := h.Config()
+	cfg.Target = workspace.DefaultConfig().Target
+	if err := h.SaveConfig(cfg); err != nil {
+		return err
+	}
+	fmt.Fprintf(app.Stdout, "agent %s: target cleared (binding released)\n", app.agentID())
+	return nil
+}
+
+// changeableTarget opens the agent whose target is about to change and
+// refuses while its gateway runs (seed 002: stop it first).
+func (a *App) changeableTarget() (*workspace.Home, *workspace.Install, error) {
+	h, err := a.home()
+	if err != nil {
+		return nil, nil, err
+	}
+	in, err := a.install()
+	if err != nil {
+		return nil, nil, err
+	}
+	if l, ok := cron.GatewayRunning(h.State()); ok {
+		return nil, nil, UsageError{fmt.Errorf("agent %s: its gateway runs (pid %d, started %s); stop it before changing its target", a.agentID(), l.PID, l.StartedAt)}
+	}
+	return h, in, nil
+}
+
+// honourBindings refuses a device another agent has bound, however this
+// command reached it (--device, the config, the only attached device),
+// and records the phone's ro.serialno in this agent's own binding once
+// seen.
+func (a *App) honourBindings(ctx context.Context, t device.Transport) error {
+	in, err := a.install()
+	if err != nil {
+		return err
+	}
+	names := []string{t.Serial(), a.Target}
+	if holder, found, err := in.HolderOf(a.agentID(), names...); err != nil {
+		return err
+	} else if found {
+		return &workspace.BoundError{Target: t.Serial(), Holder: holder}
+	}
+	own, ok, err := in.Binding(a.agentID())
+	if err != nil || !ok || own.SerialNo != "" || !own.Names(names...) {
+		return err
+	}
+	res, err := t.Shell(ctx, "getprop ro.serialno")
+	if err != nil || res.ExitCode != 0 {
+		return nil // best effort: the serial it was bound by still holds
+	}
+	serialNo := strings.TrimSpace(string(res.Stdout))
+	if holder, found, err := in.HolderOf(a.agentID(), serialNo); err == nil && found {
+		return &workspace.BoundError{Target: t.Serial() + "/" + serialNo, Holder: holder}
+	}
+	return in.RecordSerialNo(a.agentID(), serialNo)
+}
