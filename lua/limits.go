@@ -28,8 +28,11 @@ func (e *MemoryError) Error() string {
 // goroutine samples the heap every memoryPoll while VMs run and, when the
 // heap has grown past a VM's limit since that VM started, collects garbage
 // and measures again before stopping the VM through its context. The
-// measure is process-wide: several VMs in one process share the heap, and
-// all those older than the growth are stopped.
+// measure is process-wide: several VMs in one process share the heap and
+// nothing attributes growth to one of them, so the heap may grow by the sum
+// of the limits of the VMs running together (two agent runs in one gateway
+// each within their limit must not stop each other); past that sum, the
+// VMs older than the growth are stopped.
 const memoryPoll = 2 * time.Millisecond
 
 type memWatch struct {
@@ -102,13 +105,17 @@ func pollMemory() {
 // limit even by that floor, a VM stops at once; in between, a collection
 // decides.
 func checkMemory(ws []*memWatch) {
+	var budget int64
+	for _, w := range ws {
+		budget += w.limit
+	}
 	heap := heapBytes()
 	uncertain := false
 	for _, w := range ws {
 		switch {
-		case heap/2-w.baseline > w.limit:
+		case heap/2-w.baseline > budget:
 			w.stop(&MemoryError{Limit: w.limit, Used: heap/2 - w.baseline})
-		case heap-w.baseline > w.limit:
+		case heap-w.baseline > budget:
 			uncertain = true
 		}
 	}
@@ -118,7 +125,7 @@ func checkMemory(ws []*memWatch) {
 	runtime.GC() // what is left now is live
 	heap = heapBytes()
 	for _, w := range ws {
-		if used := heap - w.baseline; used > w.limit {
+		if used := heap - w.baseline; used > budget {
 			w.stop(&MemoryError{Limit: w.limit, Used: used})
 		} else if w.baseline > heap {
 			w.baseline = heap // the process shrank below where it started

@@ -119,3 +119,33 @@ func TestVMUsableAfterALimit(t *testing.T) {
 		t.Fatalf("VM after the limit: %v %v", got, err)
 	}
 }
+
+// TestConcurrentVMsWithinTheirLimitsRunOn: the heap is shared, so two VMs
+// that each stay within their limit — together past one limit — must not
+// stop each other (a gateway running two agents' jobs at once).
+func TestConcurrentVMsWithinTheirLimitsRunOn(t *testing.T) {
+	const limit = 64 << 20
+	// Each grows the heap by ~40 MiB (20,000 strings and their garbage):
+	// within its own limit, but the pair together is past one limit.
+	src := `local t = {} for i = 1, 20000 do t[i] = string.rep("z", 1000) .. i end
+	local n = 0 for i = 1, 2e6 do n = n + 1 end return #t`
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() {
+			err, _ := hostile(t, src, Options{MaxMemoryBytes: limit, Timeout: 30 * time.Second})
+			errs <- err
+		}()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Errorf("a VM within its limit was stopped: %v", err)
+		}
+	}
+	// And one VM alone past its limit still stops (the budget is the sum of
+	// the running VMs' limits, not unlimited).
+	err, _ := hostile(t, `local t = {} for i = 1, 1e9 do t[i] = string.rep("y", 1000) .. i end`, Options{MaxMemoryBytes: limit, Timeout: 30 * time.Second})
+	var me *MemoryError
+	if !errors.As(err, &me) {
+		t.Fatalf("want a *MemoryError, got %v", err)
+	}
+}
