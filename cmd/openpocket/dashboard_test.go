@@ -2,7 +2,6 @@ package main_test
 
 import (
 	"bufio"
-	"context"
 	"io"
 	"net/http"
 	"net/url"
@@ -19,60 +18,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/openpocket/openpocket/internal/browsertest"
 	"github.com/openpocket/openpocket/internal/humanauth"
 	"github.com/openpocket/openpocket/internal/lease"
 	"github.com/openpocket/openpocket/internal/sim"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
-
-// browser is a fresh headless Chromium (Debian package chromium, installed
-// by make setup); without it the test is skipped outside CI.
-func browser(t *testing.T) context.Context {
-	t.Helper()
-	path := ""
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			path = p
-			break
-		}
-	}
-	if path == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("chromium is not installed (make setup installs it)")
-		}
-		t.Skip("chromium is not installed; run make setup")
-	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1400, 1300),
-	}
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelB := chromedp.NewContext(actx)
-	ctx, cancelT := context.WithTimeout(ctx, 120*time.Second)
-	t.Cleanup(func() { cancelT(); cancelB(); cancelA() })
-	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(1400, 1300)))
-	return ctx
-}
-
-// saveScreenshot writes what a person sees to $OPENPOCKET_TEST_ARTIFACTS
-// or testdata/out (not committed).
-func saveScreenshot(t *testing.T, ctx context.Context, name string) {
-	t.Helper()
-	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	require.NoError(t, err)
-	dir := os.Getenv("OPENPOCKET_TEST_ARTIFACTS")
-	if dir == "" {
-		dir = filepath.Join("testdata", "out")
-	}
-	require.NoError(t, os.MkdirAll(dir, 0o755))
-	path := filepath.Join(dir, name+".png")
-	require.NoError(t, os.WriteFile(path, buf, 0o644))
-	abs, _ := filepath.Abs(path)
-	t.Logf("screenshot: %s", abs)
-}
 
 // startDashboard runs `openpocket dashboard` on a free loopback port and
 // returns its URL.
@@ -112,7 +63,7 @@ func TestDashboardPagesInABrowser(t *testing.T) {
 	r := runBinary(t, env, "--home", home, "agents", "create", "beta")
 	require.Equal(t, 0, r.code, r.stderr)
 	base := startDashboard(t, home)
-	ctx := browser(t)
+	ctx := browsertest.Browser(t, browsertest.Viewport{Width: 1400, Height: 1300})
 
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/")))
 	agents, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("agents")))
@@ -121,7 +72,7 @@ func TestDashboardPagesInABrowser(t *testing.T) {
 	assert.Contains(t, agents, "beta")
 	assert.Contains(t, agents, phone.Serial(), "alpha's binding")
 	assert.Contains(t, agents, "not bound", "beta has none")
-	saveScreenshot(t, ctx, "dashboard-manager")
+	browsertest.Screenshot(t, ctx, "dashboard-manager")
 
 	// A task runs while the agent page is open: its steps appear live.
 	srv := servers["alpha"]
@@ -136,7 +87,7 @@ func TestDashboardPagesInABrowser(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, steps, "open the settings")
 	assert.Contains(t, steps, "launch_app")
-	saveScreenshot(t, ctx, "dashboard-agent-running")
+	browsertest.Screenshot(t, ctx, "dashboard-agent-running")
 	require.Equal(t, 0, exitCode(t, task, taskOut), taskErr.String())
 
 	// The live screen shows the phone; a click on the Wi-Fi switch taps it.
@@ -163,7 +114,7 @@ func TestDashboardPagesInABrowser(t *testing.T) {
 	flash, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("flash")))
 	require.NoError(t, err)
 	assert.Contains(t, flash, "tapped")
-	saveScreenshot(t, ctx, "dashboard-agent")
+	browsertest.Screenshot(t, ctx, "dashboard-agent")
 
 	// The finished session opens with its step screenshots.
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#sessions a`)), chromedp.WaitVisible(chromedp.ID("session"))))
@@ -176,7 +127,7 @@ func TestDashboardPagesInABrowser(t *testing.T) {
 	shots, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('img.shot').length`))
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, shots, 2, "one screenshot per step")
-	saveScreenshot(t, ctx, "dashboard-session")
+	browsertest.Screenshot(t, ctx, "dashboard-session")
 }
 
 // TestDashboardRelayHubServesEachAgentsRequests: one dashboard address

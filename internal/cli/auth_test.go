@@ -18,9 +18,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/internal/browsertest"
 	"github.com/openpocket/openpocket/internal/humanauth"
 	"github.com/openpocket/openpocket/internal/relay"
-	"github.com/openpocket/openpocket/internal/relay/relaytest"
 	"github.com/openpocket/openpocket/internal/sim/android"
 	"github.com/openpocket/openpocket/internal/workspace"
 	"github.com/openpocket/openpocket/stdlib/agent"
@@ -112,12 +112,12 @@ func TestAgentOTPApprovedInBrowser(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatal("no human_auth_request event")
 	}
-	ctx := relaytest.Browser(t)
+	ctx := browsertest.Browser(t, browsertest.Phone)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(link), chromedp.WaitVisible("#f_code")))
 	require.NoError(t, chromedp.Do(ctx, chromedp.SendKeys("#f_code", "482913")))
-	relaytest.Screenshot(t, ctx, "otp-request")
+	browsertest.Screenshot(t, ctx, "otp-request")
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click("#approve"), chromedp.WaitVisible("#message")))
-	relaytest.Screenshot(t, ctx, "otp-approved")
+	browsertest.Screenshot(t, ctx, "otp-approved")
 
 	res := <-done
 	require.True(t, res.Success, res.Message)
@@ -162,7 +162,7 @@ func TestAgentHumanAuthRejectedInBrowser(t *testing.T) {
 	reply("finish", map[string]any{"message": "The user declined"})
 	done := runWithLinks(app, links)
 	link := <-links
-	ctx := relaytest.Browser(t)
+	ctx := browsertest.Browser(t, browsertest.Phone)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(link), chromedp.WaitVisible("#reject"), chromedp.Click("#reject"), chromedp.WaitVisible("#message")))
 	assert.Equal(t, "Rejected", text(t, ctx, "#title"))
 	res := <-done
@@ -183,7 +183,7 @@ func TestAgentHumanAuthTimeout(t *testing.T) {
 	sess, err := os.ReadFile(res.SessionPath)
 	require.NoError(t, err)
 	assert.Contains(t, string(sess), "Human auth timeout request_id=", "600 s capped at requestTimeoutSec=1")
-	ctx := relaytest.Browser(t)
+	ctx := browsertest.Browser(t, browsertest.Phone)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(link), chromedp.WaitVisible("#message")))
 	assert.Equal(t, "Link refused", text(t, ctx, "#title"))
 }
@@ -197,12 +197,12 @@ func TestAgentPhotoPushedToDownloads(t *testing.T) {
 	link := <-links
 	img := filepath.Join(t.TempDir(), "label.png")
 	require.NoError(t, os.WriteFile(img, tinyPNG, 0o644))
-	ctx := relaytest.Browser(t)
+	ctx := browsertest.Browser(t, browsertest.Phone)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(link), chromedp.WaitVisible("#photo")))
 	// Approving without the photo shows the page again.
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click("#approve"), chromedp.WaitVisible("#problem")))
 	require.NoError(t, chromedp.Do(ctx, chromedp.SetUploadFiles("#photo", []string{img})))
-	relaytest.Screenshot(t, ctx, "camera-request")
+	browsertest.Screenshot(t, ctx, "camera-request")
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click("#approve"), chromedp.WaitVisible("#message")))
 	res := <-done
 	require.True(t, res.Success, res.Message)
@@ -283,13 +283,13 @@ func TestAgentLocationOnANonEmulator(t *testing.T) {
 	reply("finish", map[string]any{"message": "Noted"})
 	done := runWithLinks(app, links)
 	link := <-links
-	ctx := relaytest.Browser(t)
+	ctx := browsertest.Browser(t, browsertest.Phone)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(link), chromedp.WaitVisible("#lat"),
 		chromedp.SetValue("#lat", "37.7749"), chromedp.SetValue("#lon", "-122.4194")))
 	hidden, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("use-location").hidden`))
 	require.NoError(t, err)
 	assert.False(t, hidden, "with JavaScript, the page offers the browser's location")
-	relaytest.Screenshot(t, ctx, "location-request")
+	browsertest.Screenshot(t, ctx, "location-request")
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click("#approve"), chromedp.WaitVisible("#message")))
 	res := <-done
 	require.True(t, res.Success, res.Message)
@@ -341,7 +341,7 @@ func TestGatewayServesTheRelay(t *testing.T) {
 		decs <- d
 	}()
 	l := <-links
-	bctx := relaytest.Browser(t)
+	bctx := browsertest.Browser(t, browsertest.Phone)
 	require.NoError(t, chromedp.Do(bctx, chromedp.Navigate(l.URL), chromedp.WaitVisible("#f_code"),
 		chromedp.SendKeys("#f_code", "555000"), chromedp.Click("#approve"), chromedp.WaitVisible("#message")))
 	d := <-decs

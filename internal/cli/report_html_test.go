@@ -2,52 +2,26 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/openpocket/openpocket/internal/browsertest"
 	"github.com/openpocket/openpocket/internal/sim/simtest"
 )
-
-// chromium starts a headless Chromium for chromedp; outside CI a missing
-// browser skips the test (make setup installs it).
-func chromium(t *testing.T) context.Context {
-	t.Helper()
-	path, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("chromium is not installed (make setup installs it): %v", err)
-		}
-		t.Skip("chromium is not installed; run make setup")
-	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck, chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 1600),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
-	return ctx
-}
 
 // TestHTMLReportOfTheDemoInChromium plays `make demo`'s playbook with
 // --report-html and opens the page in headless Chromium: every step is
 // listed, every UI step's screenshot has loaded, a thumbnail opens full
 // size. The browser's screenshot is saved under the test's artifacts.
 func TestHTMLReportOfTheDemoInChromium(t *testing.T) {
-	ctx := chromium(t)
+	ctx := browsertest.Browser(t, browsertest.Viewport{Width: 1280, Height: 1600})
 	s := simtest.Start(t)
 	out, reportDir := t.TempDir(), t.TempDir()
 	code, stdout, stderr := playMain(t, s.Serial(), "play", "../../examples/demo.yaml", "--output", out, "--report-html", reportDir)

@@ -20,9 +20,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/openpocket/openpocket/internal/browsertest"
 	"github.com/openpocket/openpocket/internal/humanauth"
 	"github.com/openpocket/openpocket/internal/relay"
-	"github.com/openpocket/openpocket/internal/relay/relaytest"
 )
 
 // pending adds a request and returns the relay's server and its link.
@@ -66,7 +66,7 @@ func TestEveryFieldTypeRendersAndSubmits(t *testing.T) {
 		},
 	}
 	_, link := pending(t, store, "req-fields", "payment", tmpl, time.Minute)
-	ctx := relaytest.Browser(t)
+	ctx := browsertest.Browser(t, browsertest.Phone)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(link), chromedp.WaitVisible("#approve")))
 	assert.Equal(t, "Pay the order", text(t, ctx, "#title"))
 	assert.Equal(t, "Pay now", text(t, ctx, "#approve"))
@@ -86,7 +86,7 @@ func TestEveryFieldTypeRendersAndSubmits(t *testing.T) {
 		chromedp.SetValue("#f_mail", "ada@example.com"), chromedp.SetValue("#f_qty", "2"), chromedp.SetValue("#f_day", "2026-12-01"),
 		chromedp.SetValue("#f_ship", "exp"), chromedp.SetValue("#f_code", "4242"), chromedp.SetValue("#f_card", "4111 1111 1111 1111"),
 		chromedp.SetValue("#f_exp", "12/29"), chromedp.SetValue("#f_cvc", "123"), chromedp.SetValue("#note", "leave at door")))
-	relaytest.Screenshot(t, ctx, "every-field")
+	browsertest.Screenshot(t, ctx, "every-field")
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click("#approve"), chromedp.WaitVisible("#message")))
 	assert.Equal(t, "Approved", text(t, ctx, "#title"))
 
@@ -152,7 +152,7 @@ func TestDefaultOTPPageRejectWithoutJavaScript(t *testing.T) {
 func TestOTPApproveWithoutJavaScript(t *testing.T) {
 	store := humanauth.Open(t.TempDir())
 	_, link := pending(t, store, "req-nojs", "sms", nil, time.Minute)
-	ctx := relaytest.Browser(t)
+	ctx := browsertest.Browser(t, browsertest.Phone)
 	noJS := chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 		_, err := cdp.Call(ctx, tg, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
 		return err
@@ -181,11 +181,11 @@ func TestOTPApproveWithoutJavaScript(t *testing.T) {
 func TestExpiredLinkRefused(t *testing.T) {
 	store := humanauth.Open(t.TempDir())
 	_, link := pending(t, store, "req-old", "2fa", nil, -time.Second)
-	ctx := relaytest.Browser(t)
+	ctx := browsertest.Browser(t, browsertest.Phone)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(link), chromedp.WaitVisible("#message")))
 	assert.Equal(t, "Link refused", text(t, ctx, "#title"))
 	assert.Equal(t, "This link has expired.", text(t, ctx, "#message"))
-	relaytest.Screenshot(t, ctx, "expired")
+	browsertest.Screenshot(t, ctx, "expired")
 }
 
 // A template's scripts run in an opaque-origin sandbox: no cookies, no
@@ -207,9 +207,9 @@ r.fetch="pending";fetch(` + "`" + other + "`" + `).then(function(){r.fetch="ok"}
 	}
 	_, link := pending(t, store, "req-evil", "payment", tmpl, time.Minute)
 	token := link[strings.Index(link, "?t=")+3:]
-	ctx := relaytest.Browser(t)
+	ctx := browsertest.Browser(t, browsertest.Phone)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(link), chromedp.WaitVisible("#middle"), chromedp.Sleep(800*time.Millisecond)))
-	relaytest.Screenshot(t, ctx, "middle-sandbox")
+	browsertest.Screenshot(t, ctx, "middle-sandbox")
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click("#approve"), chromedp.WaitVisible("#message")))
 	d, ok, err := store.Decision("req-evil")
 	require.NoError(t, err)

@@ -1,6 +1,8 @@
-// Package relaytest starts a headless Chromium for page tests (Debian
-// package chromium, installed by make setup) and saves screenshots.
-package relaytest
+// Package browsertest starts a headless Chromium for the web pages' tests
+// (Debian package chromium, installed by make setup; flags for this
+// machine's closed network) and saves screenshots of what a person sees.
+// Test support only: no production code imports it.
+package browsertest
 
 import (
 	"context"
@@ -13,10 +15,20 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// Browser returns a chromedp context on a fresh headless Chromium with a
-// phone-sized viewport and a closed network. Without chromium the test is
-// skipped outside CI and fails in CI.
-func Browser(t testing.TB) context.Context {
+// Viewport is the page size a test looks through; Mobile emulates a
+// phone (touch, device scale 2).
+type Viewport struct {
+	Width, Height int
+	Mobile        bool
+}
+
+// Phone is a phone-sized viewport (412×915, as a Pixel 7 reports).
+var Phone = Viewport{Width: 412, Height: 915, Mobile: true}
+
+// Browser returns a chromedp context on a fresh headless Chromium (its own
+// profile directory) showing vp. Without chromium the test is skipped
+// outside CI and fails in CI.
+func Browser(t testing.TB, vp Viewport) context.Context {
 	t.Helper()
 	path := ""
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
@@ -36,13 +48,17 @@ func Browser(t testing.TB) context.Context {
 		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(412, 915),
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(vp.Width, vp.Height),
 	}
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelB := chromedp.NewContext(actx)
 	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
 	t.Cleanup(func() { cancelT(); cancelB(); cancelA() })
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(412, 915, chromedp.EmulateScale(2), chromedp.EmulateMobile)); err != nil {
+	emulate := []chromedp.EmulateViewportOption{}
+	if vp.Mobile {
+		emulate = append(emulate, chromedp.EmulateScale(2), chromedp.EmulateMobile)
+	}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(vp.Width), int64(vp.Height), emulate...)); err != nil {
 		t.Fatalf("start chromium: %v", err)
 	}
 	return ctx
