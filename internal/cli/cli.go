@@ -112,8 +112,6 @@ type App struct {
 	// command names this process in device leases ("openpocket agent").
 	command string
 	leases  map[string]*lease.Lease
-	// deviceUse: how the run service takes device leases (dashboard.go).
-	deviceUse deviceUse
 	// serveMCP is the MCP server the composition root bound (Deps).
 	serveMCP MCPServer
 	// serveDashboard serves the dashboards (Deps).

@@ -24,11 +24,12 @@ type GatewayCmd struct {
 	StopTimeout time.Duration `help:"How long to wait for cancelled jobs to finish after Ctrl-C or SIGTERM." default:"2m" placeholder:"DURATION"`
 	Dashboard   string        `help:"Also serve this agent's dashboard page on HOST:PORT (beyond loopback with the install's token)." placeholder:"HOST:PORT"`
 
-	// Tests: a fake clock, fake run functions and a hook that gets the
-	// running gateway.
-	clock   clockwork.Clock
-	runsFor jobRunsFor
-	started func(*gateway)
+	// Tests: a fake clock, fake run functions or run services, and a
+	// hook that gets the running gateway.
+	clock      clockwork.Clock
+	runsFor    jobRunsFor
+	newService serviceFactory
+	started    func(*gateway)
 }
 
 // gateway is one running gateway process.
@@ -41,9 +42,13 @@ type gateway struct {
 	jobsPath  string
 	statePath string
 
-	mu       sync.Mutex // guards app.cfg (reload vs. job start) and the heartbeat
-	cfg      workspace.Config
-	hbCancel context.CancelFunc
+	// mu guards the config, the run service (reload vs. job start) and
+	// the heartbeat.
+	mu         sync.Mutex
+	cfg        workspace.Config
+	newService serviceFactory
+	gen        *serviceGen
+	hbCancel   context.CancelFunc
 	hbDone   chan struct{}
 
 	// Chat channels (channels.* in config.json) and their goroutines.
@@ -125,29 +130,26 @@ func deadlineOf(ctx context.Context) time.Time {
 }
 
 // newGateway builds the gateway's scheduler over the jobs file and state,
-// its printer and its job runner (each run takes its App copy under the
-// gateway's lock, so a reload never changes the config under a starting
-// job).
+// its printer, its run service (rebuilt on reload) and its job runner,
+// which runs each job on the current service with the job's device.
 func (c *GatewayCmd) newGateway(app *App, h *workspace.Home) (*gateway, error) {
 	clock := c.clock
 	if clock == nil {
 		clock = clockwork.NewRealClock()
 	}
-	g := &gateway{app: app, home: h, clock: clock, cfg: app.cfg,
+	g := &gateway{app: app, home: h, clock: clock, cfg: app.cfg, newService: c.newService,
 		jobsPath: h.Resolve(app.cfg.Cron.JobsFile), statePath: filepath.Join(h.State(), "cron-state.json")}
 	g.print = &gatewayPrinter{w: app.Stderr, tty: isTTY(app.Stderr), clock: clock, started: map[string]time.Time{}}
-
-	runner := app.jobRunner()
-	runsFor := runner.runsFor
-	if c.runsFor != nil {
-		runsFor = c.runsFor
+	if g.newService == nil {
+		g.newService = app.gatewayServices(h)
 	}
-	// Each run gets its App copy under the lock, so a reload never
-	// changes the config under a starting job.
-	runner.runsFor = func(ctx context.Context, device string) (jobRuns, func()) {
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		return runsFor(ctx, device)
+	g.mu.Lock()
+	g.swapServiceLocked(g.cfg)
+	g.mu.Unlock()
+
+	runner := newJobRunner(g.jobRunsFor, h.Workspace())
+	if c.runsFor != nil {
+		runner.runsFor = c.runsFor
 	}
 	if _, err := cron.LoadState(g.statePath); err != nil {
 		g.print.line("!", "warning: %v; starting with empty job state", err)
@@ -165,6 +167,7 @@ func (c *GatewayCmd) newGateway(app *App, h *workspace.Home) (*gateway, error) {
 		DefaultDevice: app.defaultDeviceName(),
 	})
 	if err != nil {
+		g.closeService()
 		return nil, err
 	}
 	return g, nil
@@ -237,6 +240,9 @@ func (g *gateway) reload() error {
 		g.mu.Lock()
 		old := g.cfg
 		g.cfg, g.app.cfg = cfg, cfg
+		// The next runs use a service of the new config; the running
+		// ones finish on theirs.
+		g.swapServiceLocked(cfg)
 		g.mu.Unlock()
 		if cfg.Heartbeat != old.Heartbeat {
 			g.startHeartbeat()
@@ -277,6 +283,7 @@ func (g *gateway) stop(timeout time.Duration) error {
 	if err != nil {
 		return fmt.Errorf("gateway: %w", err)
 	}
+	g.closeService()
 	g.print.line("■", "gateway stopped")
 	return nil
 }

@@ -182,20 +182,6 @@ func countCompileFailures(flows []FlowReport) int {
 	return n
 }
 
-// runPlaybook runs one playbook file without terminal progress (scheduler).
-func (a *App) runPlaybook(ctx context.Context, path string, params map[string]string) (engine.RunResult, error) {
-	res, err := compilePlaybook(a, path, playbookParams{values: params})
-	if err != nil {
-		return engine.RunResult{Message: err.Error()}, err
-	}
-	fr := a.playCompiled(ctx, path, res, "", 0, nil)
-	r := engine.RunResult{Success: fr.Status == "passed", Message: "playbook " + fr.Status, Steps: len(fr.Steps)}
-	if fr.Error != "" {
-		r.Message = fr.Error
-	}
-	return r, nil
-}
-
 // playCompiled runs one compiled playbook through the run service (outRoot
 // "" = HOME/state/runs) with this invocation's extras (step screenshots,
 // screen recording), drawing step progress on progress when not nil.
