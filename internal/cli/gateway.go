@@ -49,7 +49,7 @@ type gateway struct {
 	newService serviceFactory
 	gen        *serviceGen
 	hbCancel   context.CancelFunc
-	hbDone   chan struct{}
+	hbDone     chan struct{}
 
 	// Chat channels (channels.* in config.json) and their goroutines.
 	channels []ChatChannel
