@@ -1,4 +1,4 @@
-package executors
+package execset_test
 
 import (
 	"context"
@@ -13,15 +13,24 @@ import (
 
 	"github.com/openpocket/openpocket/engine/action"
 	"github.com/openpocket/openpocket/internal/executor/coding"
+	"github.com/openpocket/openpocket/internal/executor/execset"
 	"github.com/openpocket/openpocket/lua"
 	"github.com/openpocket/openpocket/lua/luatest"
 	"github.com/openpocket/openpocket/stdlib"
+	"github.com/openpocket/openpocket/stdlib/executors"
 )
+
+// These tests run the Lua modules (stdlib/executors) over a real Set: the
+// bindings and the executors together, as a run sees them. They live here,
+// outside the standard library, because only a test may compose the two.
+
+// modules are the Lua modules over set's tools.
+func modules(set *execset.Set) []lua.Module { return executors.Modules(set.Tools()) }
 
 // testConfig allows sleep (not in the default exec allowlist) so
 // background sessions can be exercised.
-func testConfig() Config {
-	cfg := DefaultConfig()
+func testConfig() execset.Config {
+	cfg := execset.DefaultConfig()
 	cfg.Coding.AllowedCommands = append(append([]string(nil), coding.DefaultAllowedCommands...), "sleep")
 	return cfg
 }
@@ -72,22 +81,22 @@ func fixture(ws string) lua.Module {
 
 func TestModulesLua(t *testing.T) {
 	ws := newWorkspace(t)
-	set := New(ws, testConfig())
+	set := execset.New(ws, testConfig())
 	t.Cleanup(func() { _ = set.Close() })
-	reg := lua.NewRegistry(append(set.Modules(), fixture(ws))...)
+	reg := lua.NewRegistry(append(modules(set), fixture(ws))...)
 	luatest.RunFile(t, reg, "testdata/modules_test.lua")
 }
 
 func TestModulesFunctionRegistersAll(t *testing.T) {
-	reg := lua.NewRegistry(Modules(t.TempDir(), DefaultConfig())...)
+	reg := lua.NewRegistry(modules(execset.New(t.TempDir(), execset.DefaultConfig()))...)
 	assert.Equal(t, []string{"exec", "fs", "memory", "process", "script"}, reg.Names())
 }
 
 // A Lua script.run inherits the caller VM's session and registry.
 func TestScriptLuaInheritsSession(t *testing.T) {
 	ws := newWorkspace(t)
-	set := New(ws, testConfig())
-	reg := lua.NewRegistry(append(set.Modules(), fixture(ws))...)
+	set := execset.New(ws, testConfig())
+	reg := lua.NewRegistry(append(modules(set), fixture(ws))...)
 	vm, err := lua.New(context.Background(), reg, lua.Options{Session: "session-42"})
 	require.NoError(t, err)
 	defer vm.Close()
@@ -99,8 +108,8 @@ func TestScriptLuaInheritsSession(t *testing.T) {
 // The caller VM's timeout stops a nested Lua script (whose own timeout is
 // longer) promptly, and ends the caller as a cancellation.
 func TestScriptLuaStopsWithCaller(t *testing.T) {
-	set := New(t.TempDir(), DefaultConfig())
-	vm, err := lua.New(context.Background(), lua.NewRegistry(set.Modules()...), lua.Options{Timeout: 300 * time.Millisecond})
+	set := execset.New(t.TempDir(), execset.DefaultConfig())
+	vm, err := lua.New(context.Background(), lua.NewRegistry(modules(set)...), lua.Options{Timeout: 300 * time.Millisecond})
 	require.NoError(t, err)
 	defer vm.Close()
 	start := time.Now()
@@ -114,9 +123,9 @@ func TestScriptLuaStopsWithCaller(t *testing.T) {
 
 func TestVMRunner(t *testing.T) {
 	ws := newWorkspace(t)
-	reg := lua.NewRegistry(append(Modules(ws, testConfig()), fixture(ws))...)
+	reg := lua.NewRegistry(append(modules(execset.New(ws, testConfig())), fixture(ws))...)
 	type key struct{}
-	run := VMRunner(reg, func(ctx context.Context) any { return ctx.Value(key{}) })
+	run := executors.VMRunner(reg, func(ctx context.Context) any { return ctx.Value(key{}) })
 	ctx := context.WithValue(context.Background(), key{}, "from-ctx")
 	out, err := run(ctx, "print(fixture.session())", time.Second)
 	require.NoError(t, err)
@@ -130,7 +139,7 @@ func TestVMRunner(t *testing.T) {
 // assert as every other run: the assert module, callable like the builtin.
 func TestVMRunnerScriptsGetTheAssertModule(t *testing.T) {
 	ws := newWorkspace(t)
-	run := VMRunner(stdlib.Registry(Modules(ws, testConfig())...), nil)
+	run := executors.VMRunner(stdlib.Registry(modules(execset.New(ws, testConfig()))...), nil)
 	out, err := run(context.Background(), "print(type(assert), type(assert.eq)); assert(true); assert.eq(1, 1)", time.Second)
 	require.NoError(t, err)
 	assert.Equal(t, "table\tfunction\n", out)
@@ -145,11 +154,11 @@ func act(typ string, params map[string]any) action.Action {
 
 func TestActions(t *testing.T) {
 	ws := newWorkspace(t)
-	set := New(ws, testConfig())
+	set := execset.New(ws, testConfig())
 	t.Cleanup(func() { _ = set.Close() })
-	reg := lua.NewRegistry(append(set.Modules(), fixture(ws))...)
-	m := set.Actions(VMRunner(reg, nil))
-	assert.ElementsMatch(t, ActionTypes, keys(m))
+	reg := lua.NewRegistry(append(modules(set), fixture(ws))...)
+	m := set.Actions(executors.VMRunner(reg, nil))
+	assert.ElementsMatch(t, execset.ActionTypes, keys(m))
 	ctx := context.Background()
 
 	cases := []struct {
@@ -185,7 +194,7 @@ func TestActions(t *testing.T) {
 
 func TestActionsLuaRecordedAndNilRunner(t *testing.T) {
 	ws := t.TempDir()
-	text, err := Executors(ws, DefaultConfig(), nil)["run_script"].Execute(context.Background(),
+	text, err := execset.Executors(ws, execset.DefaultConfig(), nil)["run_script"].Execute(context.Background(),
 		act("run_script", map[string]any{"script": "-- lua\nprint(1)"}))
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(text, "run_script rejected: Lua scripts"), text)
@@ -195,14 +204,14 @@ func TestActionsLuaRecordedAndNilRunner(t *testing.T) {
 }
 
 func TestActionsCodingDisabled(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := execset.DefaultConfig()
 	cfg.CodingDisabled = true
-	m := Executors(t.TempDir(), cfg, nil)
+	m := execset.Executors(t.TempDir(), cfg, nil)
 	assert.ElementsMatch(t, []string{"run_script", "memory_search", "memory_get"}, keys(m))
 }
 
 func TestZeroCodingConfigIsConfined(t *testing.T) {
-	set := New(t.TempDir(), Config{})
+	set := execset.New(t.TempDir(), execset.Config{})
 	assert.True(t, set.Coding.Config().WorkspaceOnly, "a zero Config must not unconfine paths")
 	_, err := set.Coding.Read("/etc/hostname", 1, 1)
 	assert.ErrorIs(t, err, coding.ErrOutsideWorkspace)
