@@ -14,11 +14,11 @@ import (
 	"github.com/openpocket/openpocket/engine/prompt"
 	"github.com/openpocket/openpocket/engine/screen"
 	"github.com/openpocket/openpocket/internal/adb"
+	"github.com/openpocket/openpocket/internal/executor/execset"
 	"github.com/openpocket/openpocket/internal/llm"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/skills"
 	"github.com/openpocket/openpocket/internal/workspace"
-	"github.com/openpocket/openpocket/stdlib/executors"
 )
 
 // home opens OPENPOCKET_HOME once per command (created on first use) and
@@ -245,7 +245,7 @@ func (a *App) openRunDevice(ctx context.Context, target string) (engine.Device, 
 
 // executorSet opens the workspace's executors once per command; background
 // exec sessions end with it.
-func (a *App) executorSet() (*executors.Set, error) {
+func (a *App) executorSet() (*execset.Set, error) {
 	if a.execSet != nil {
 		return a.execSet, nil
 	}
