@@ -13,8 +13,7 @@ import (
 
 // Device-level steps that Maestro users rely on (deep links, permissions,
 // location, airplane mode, keyboard, clipboard, random input). Each step's
-// parser and code generator sit together so that a step can move as one
-// piece when playbooks become typed step nodes. Most compile to adb shell
+// node, parser and code generator sit together. Most compile to adb shell
 // commands through device.shell, run by the flow runtime's flow.sh, which
 // fails the step on a non-zero exit code or an "Error:" line.
 

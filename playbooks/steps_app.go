@@ -4,7 +4,7 @@ import (
 	"github.com/openpocket/openpocket/lua/luasrc"
 )
 
-// App steps: start, stop and clear an app. Each step's parser and code generator sit together here.
+// App steps: start, stop and clear an app. Each step's node, parser and code generator sit together here.
 
 func appStepDefs() []*stepDef {
 	return []*stepDef{

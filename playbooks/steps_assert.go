@@ -10,7 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Checking steps: assertions, screenshots and reading text. Each step's parser and code generator sit together here.
+// Checking steps: assertions, screenshots and reading text. Each step's node, parser and code generator sit together here.
 
 func assertStepDefs() []*stepDef {
 	return []*stepDef{

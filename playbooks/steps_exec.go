@@ -6,7 +6,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Escape hatches: adb shell commands and inline Lua. Each step's parser and code generator sit together here.
+// Escape hatches: adb shell commands and inline Lua. Each step's node, parser and code generator sit together here.
 
 func execStepDefs() []*stepDef {
 	return []*stepDef{

@@ -9,7 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Flow steps: variables, conditions, loops, retries and sub-playbooks. Each step's parser and code generator sit together here.
+// Flow steps: variables, conditions, loops, retries and sub-playbooks. Each step's node, parser and code generator sit together here.
 
 func flowStepDefs() []*stepDef {
 	return []*stepDef{

@@ -10,7 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Gesture steps: swipes and scrolling an element into view. Each step's parser and code generator sit together here.
+// Gesture steps: swipes and scrolling an element into view. Each step's node, parser and code generator sit together here.
 
 func gestureStepDefs() []*stepDef {
 	return []*stepDef{

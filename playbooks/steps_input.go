@@ -7,7 +7,7 @@ import (
 	"github.com/openpocket/openpocket/engine/action"
 )
 
-// Keyboard steps: typing, erasing and keys. Each step's parser and code generator sit together here.
+// Keyboard steps: typing, erasing and keys. Each step's node, parser and code generator sit together here.
 
 func inputStepDefs() []*stepDef {
 	return []*stepDef{

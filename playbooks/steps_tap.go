@@ -8,7 +8,7 @@ import (
 	"github.com/openpocket/openpocket/engine/action"
 )
 
-// Tap steps: tap, double_tap and long_press on an element or a point. Each step's parser and code generator sit together here.
+// Tap steps: tap, double_tap and long_press on an element or a point. Each step's node, parser and code generator sit together here.
 
 func tapStepDefs() []*stepDef {
 	return []*stepDef{

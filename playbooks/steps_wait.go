@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Wait steps: for an element, for a still screen, for a fixed time. Each step's parser and code generator sit together here.
+// Wait steps: for an element, for a still screen, for a fixed time. Each step's node, parser and code generator sit together here.
 
 func waitStepDefs() []*stepDef {
 	return []*stepDef{
