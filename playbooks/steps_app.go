@@ -42,15 +42,14 @@ func parseAppStep(p *parser, s *Step, f *fields, n *appNode) {
 
 func genAppStep(g *gen, s *Step, n *appNode, id string) {
 	w := g.w
-	pkg := ""
-	if n.App != nil {
+	var pkg string
+	switch {
+	case n.App != nil:
 		pkg = g.literal(n.App)
-	}
-	if pkg == "" {
-		if g.pb.App == "" {
-			g.errAt(s.Pos, s.Path, "%s needs an app package: write `%s: com.example.app` or set app: in the header", s.Kind, s.Kind)
-			return
-		}
+	case g.pb.App == "":
+		g.errAt(s.Pos, s.Path, "%s needs an app package: write `%s: com.example.app` or set app: in the header", s.Kind, s.Kind)
+		return
+	default:
 		pkg = luasrc.Quote(g.pb.App)
 	}
 	switch s.Kind {
