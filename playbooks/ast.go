@@ -51,8 +51,9 @@ type Watcher struct {
 	MaxHits int
 }
 
-// Step is one step of any kind. Which fields are set depends on Kind (see
-// the step catalogue in docs/playbooks.md).
+// Step is one step of any kind: the fields every step has, plus Node, the
+// kind's own typed fields (a pointer to the node struct its family file
+// declares next to its parser and generator).
 type Step struct {
 	Kind     string
 	Pos      Pos
@@ -61,31 +62,16 @@ type Step struct {
 	Optional bool
 	Timeout  time.Duration // 0 = the playbook default
 
-	Sel      *Selector         // target of element steps
-	Args     map[string]*Value // kind-specific fields
-	Branches []*Branch         // if/elif (and the condition of repeat while/until)
+	Sel *Selector // target of element steps
+	// Nested steps stay here rather than in the nodes so that walking a
+	// playbook (plans, includes, variables) needs no knowledge of kinds.
+	Branches []*Branch // if/elif (and the condition of repeat while/until)
 	Else     []*Step
 	Steps    []*Step // body of repeat, for_each, retry
 
-	// Device actions of the action table.
-	Action []ActionParam
-
-	// run
-	SubFile string    // path as written
-	Sub     *Playbook // resolved by Compile
-	SubPath string    // resolved path of the included file
-
-	// lua
-	Lua *Value
+	Node stepNode // the kind's own fields; set by the kind's parser
 
 	summary string // default label
-}
-
-// ActionParam is one parameter of a device action step, in spec order.
-type ActionParam struct {
-	Name  string
-	Value *Value
-	str   bool // a string parameter: ${expr} is converted with tostring
 }
 
 // Branch is a condition and the steps it guards.

@@ -261,13 +261,13 @@ func (c *compiler) load(src []byte, name string) *Playbook {
 	c.stack = append(c.stack, name)
 	defer func() { c.stack = c.stack[:len(c.stack)-1] }()
 	walkSteps(pb, func(s *Step) {
-		switch s.Kind {
-		case "run":
-			if s.SubFile != "" {
-				c.include(pb, s)
+		switch n := s.Node.(type) {
+		case *runNode:
+			if n.File != "" {
+				c.include(pb, s, n)
 			}
-		case "launch", "stop", "clear_state":
-			if s.Args["app"] == nil && pb.App == "" {
+		case *appNode:
+			if n.App == nil && pb.App == "" {
 				c.errs = append(c.errs, &Error{File: s.Pos.File, Line: s.Pos.Line, Column: s.Pos.Column, Step: s.Path,
 					Message: fmt.Sprintf("%s needs an app package: write `%s: com.example.app` or set app: in the header", s.Kind, s.Kind),
 					Snippet: snippet(pb.src, s.Pos.Line, s.Pos.Column)})
@@ -277,8 +277,8 @@ func (c *compiler) load(src []byte, name string) *Playbook {
 	return pb
 }
 
-func (c *compiler) include(from *Playbook, s *Step) {
-	path := s.SubFile
+func (c *compiler) include(from *Playbook, s *Step, n *runNode) {
+	path := n.File
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(filepath.Dir(from.File), path)
 	}
@@ -298,7 +298,7 @@ func (c *compiler) include(from *Playbook, s *Step) {
 		}
 	}
 	if err != nil {
-		perr("cannot read %s: %v", s.SubFile, unwrapPathError(err))
+		perr("cannot read %s: %v", n.File, unwrapPathError(err))
 		return
 	}
 	if len(c.stack) > 32 {
@@ -309,8 +309,8 @@ func (c *compiler) include(from *Playbook, s *Step) {
 	if !ok {
 		sub = c.load(src, name)
 	}
-	s.Sub, s.SubPath = sub, name
-	c.checkRunParams(from, s, sub)
+	n.Sub, n.SubPath = sub, name
+	c.checkRunParams(from, s, n)
 }
 
 func unwrapPathError(err error) error {
@@ -323,8 +323,8 @@ func unwrapPathError(err error) error {
 
 // checkRunParams validates a run step's params against the included
 // playbook's declarations.
-func (c *compiler) checkRunParams(from *Playbook, s *Step, sub *Playbook) {
-	given := s.Args["params"]
+func (c *compiler) checkRunParams(from *Playbook, s *Step, n *runNode) {
+	sub, given := n.Sub, n.Params
 	declared := map[string]*Param{}
 	var names []string
 	for _, p := range sub.Params {
@@ -342,7 +342,7 @@ func (c *compiler) checkRunParams(from *Playbook, s *Step, sub *Playbook) {
 			have[k] = true
 			p, ok := declared[k]
 			if !ok {
-				errAt(v.Pos, "%s has no parameter %q%s (parameters: %s)", s.SubFile, k, didYouMean(k, names), strings.Join(names, ", "))
+				errAt(v.Pos, "%s has no parameter %q%s (parameters: %s)", n.File, k, didYouMean(k, names), strings.Join(names, ", "))
 				continue
 			}
 			if _, msg := convertValue(v, p.Type); msg != "" && v.Kind != VNull {
@@ -352,7 +352,7 @@ func (c *compiler) checkRunParams(from *Playbook, s *Step, sub *Playbook) {
 	}
 	for _, p := range sub.Params {
 		if p.Required && p.Default == nil && !have[p.Name] {
-			errAt(s.Pos, "%s needs parameter %q", s.SubFile, p.Name)
+			errAt(s.Pos, "%s needs parameter %q", n.File, p.Name)
 		}
 	}
 }
@@ -485,8 +485,8 @@ func plan(pb *Playbook) []PlanStep {
 			if len(kids) > 0 {
 				list(kids, id, depth+1, seen)
 			}
-			if s.Sub != nil && seen < 32 {
-				list(s.Sub.Steps, id, depth+1, seen+1)
+			if r, ok := s.Node.(*runNode); ok && r.Sub != nil && seen < 32 {
+				list(r.Sub.Steps, id, depth+1, seen+1)
 			}
 		}
 		for _, s := range steps {

@@ -13,67 +13,105 @@ import (
 
 // Device-level steps that Maestro users rely on (deep links, permissions,
 // location, airplane mode, keyboard, clipboard, random input). Each step's
-// parser and code generator sit together so that a step can move as one
-// piece when playbooks become typed step nodes. Most compile to adb shell
+// node, parser and code generator sit together. Most compile to adb shell
 // commands through device.shell, run by the flow runtime's flow.sh, which
 // fails the step on a non-zero exit code or an "Error:" line.
 
 func deviceStepDefs() []*stepDef {
 	return []*stepDef{
-		{Name: "open_link", Short: "url", Keys: []string{"url", "app", "browser"}, parse: parseOpenLink, gen: genOpenLink,
-			Doc: "Open a URL or deep link (am start -a android.intent.action.VIEW), optionally in a given app."},
-		{Name: "set_permissions", Keys: []string{"app", "permissions"}, parse: parseSetPermissions, gen: genSetPermissions,
-			Doc: "Grant or revoke runtime permissions of an app (pm grant / pm revoke)."},
-		{Name: "install_apk", Short: "path", Keys: []string{"path"}, parse: parseInstallApk, gen: genInstallApk,
-			Doc: "Install an APK: a file next to the playbook (pushed with adb sync) or a path on the device (pm install -r)."},
-		{Name: "set_location", Keys: []string{"latitude", "longitude"}, parse: parseSetLocation, gen: genSetLocation,
-			Doc: "Set the device's GPS location through a test location provider."},
-		{Name: "airplane_mode", Short: "enabled", Keys: []string{"enabled"}, parse: parseAirplane, gen: genAirplane,
-			Doc: "Turn airplane mode on (true), off (false) or flip it (toggle)."},
-		{Name: "hide_keyboard", Bare: true, parse: parseNothing, gen: genHideKeyboard,
-			Doc: "Close the soft keyboard if it is shown (BACK only when it is up)."},
-		{Name: "set_clipboard", Short: "text", Keys: []string{"text"}, parse: parseSetClipboard, gen: genSetClipboard,
-			Doc: "Put text on the device clipboard."},
-		{Name: "paste_text", Short: "from", Bare: true, Keys: []string{"from"}, parse: parsePasteText, gen: genPasteText,
-			Doc: "Type the text a copy_text step saved (variable copied_text unless from: names another)."},
-		{Name: "input_random", Short: "kind", Keys: []string{"kind", "length", "as"}, parse: parseInputRandom, gen: genInputRandom,
-			Doc: "Type random text, a number, an email address or a person's name; as: keeps it in a variable."},
-		{Name: "assert_screenshot", Short: "reference", Keys: []string{"reference", "tolerance"}, parse: parseAssertScreenshot, gen: genAssertScreenshot,
-			Doc: "Compare the screen with a reference PNG (relative to the playbook; recorded on the first run) within a tolerance in percent of changed screen; a failure leaves a diff image."},
-		{Name: "set_orientation", Short: "orientation", Keys: []string{"orientation"}, parse: parseOrientation, gen: genOrientation,
-			Doc: "Rotate the screen: portrait, landscape_left, landscape_right or upside_down."},
+		define(stepDef{Name: "open_link", Short: "url", Keys: []string{"url", "app", "browser"},
+			Doc: "Open a URL or deep link (am start -a android.intent.action.VIEW), optionally in a given app."}, parseOpenLink, genOpenLink),
+		define(stepDef{Name: "set_permissions", Keys: []string{"app", "permissions"},
+			Doc: "Grant or revoke runtime permissions of an app (pm grant / pm revoke)."}, parseSetPermissions, genSetPermissions),
+		define(stepDef{Name: "install_apk", Short: "path", Keys: []string{"path"},
+			Doc: "Install an APK: a file next to the playbook (pushed with adb sync) or a path on the device (pm install -r)."}, parseInstallApk, genInstallApk),
+		define(stepDef{Name: "set_location", Keys: []string{"latitude", "longitude"},
+			Doc: "Set the device's GPS location through a test location provider."}, parseSetLocation, genSetLocation),
+		define(stepDef{Name: "airplane_mode", Short: "enabled", Keys: []string{"enabled"},
+			Doc: "Turn airplane mode on (true), off (false) or flip it (toggle)."}, parseAirplane, genAirplane),
+		define(stepDef{Name: "hide_keyboard", Bare: true,
+			Doc: "Close the soft keyboard if it is shown (BACK only when it is up)."}, parseNothing, genHideKeyboard),
+		define(stepDef{Name: "set_clipboard", Short: "text", Keys: []string{"text"},
+			Doc: "Put text on the device clipboard."}, parseSetClipboard, genSetClipboard),
+		define(stepDef{Name: "paste_text", Short: "from", Bare: true, Keys: []string{"from"},
+			Doc: "Type the text a copy_text step saved (variable copied_text unless from: names another)."}, parsePasteText, genPasteText),
+		define(stepDef{Name: "input_random", Short: "kind", Keys: []string{"kind", "length", "as"},
+			Doc: "Type random text, a number, an email address or a person's name; as: keeps it in a variable."}, parseInputRandom, genInputRandom),
+		define(stepDef{Name: "assert_screenshot", Short: "reference", Keys: []string{"reference", "tolerance"},
+			Doc: "Compare the screen with a reference PNG (relative to the playbook; recorded on the first run) within a tolerance in percent of changed screen; a failure leaves a diff image."}, parseAssertScreenshot, genAssertScreenshot),
+		define(stepDef{Name: "set_orientation", Short: "orientation", Keys: []string{"orientation"},
+			Doc: "Rotate the screen: portrait, landscape_left, landscape_right or upside_down."}, parseOrientation, genOrientation),
 	}
 }
 
-func staticStr(s string) *Value {
-	return &Value{Kind: VString, Str: &Str{Raw: s, Parts: []StrPart{{Text: s}}}}
-}
-
-func (f *fields) strArg(k string) {
-	if st := f.str(k); st != nil {
-		f.s.Args[k] = &Value{Kind: VString, Pos: st.Pos, Str: st}
+// Nodes of the device steps.
+type (
+	openLinkNode struct {
+		URL     *Value
+		App     *Value // nil = any app that handles it
+		Browser bool   // only browsers (category BROWSABLE)
 	}
-}
-
-func parseOpenLink(p *parser, s *Step, f *fields) {
-	f.strArg("url")
-	f.strArg("app")
-	if f.has("browser") {
-		s.Args["browser"] = &Value{Kind: VBool, Bool: f.boolean("browser")}
+	setPermissionsNode struct {
+		App         *Value // nil = the header's app
+		Permissions *Value // {name: grant bool}, from permissionGrants
 	}
-	if s.Args["url"] == nil {
+	installApkNode struct {
+		Path *Value // next to the playbook, or absolute on the device
+	}
+	setLocationNode struct {
+		Latitude, Longitude float64
+	}
+	airplaneNode struct {
+		Mode string // enable, disable or toggle
+	}
+	setClipboardNode struct {
+		Text *Value
+	}
+	pasteTextNode struct {
+		From string // the variable holding the text
+	}
+	inputRandomNode struct {
+		Kind   string // one of randomKinds
+		Length *Value // an integer or ${expr}; nil = the runtime's default
+		As     string // variable that receives the text; "" = none
+	}
+	assertScreenshotNode struct {
+		Reference string  // a .png path inside the playbook's directory
+		Tolerance float64 // percent of the screen that may differ
+	}
+	orientationNode struct {
+		Orientation string // a key of orientations
+	}
+)
+
+func (*openLinkNode) stepNode()         {}
+func (*setPermissionsNode) stepNode()   {}
+func (*installApkNode) stepNode()       {}
+func (*setLocationNode) stepNode()      {}
+func (*airplaneNode) stepNode()         {}
+func (*setClipboardNode) stepNode()     {}
+func (*pasteTextNode) stepNode()        {}
+func (*inputRandomNode) stepNode()      {}
+func (*assertScreenshotNode) stepNode() {}
+func (*orientationNode) stepNode()      {}
+
+func parseOpenLink(p *parser, s *Step, f *fields, n *openLinkNode) {
+	n.URL = f.strValue("url")
+	n.App = f.strValue("app")
+	n.Browser = f.boolean("browser")
+	if n.URL == nil {
 		p.need(s, f, "open_link needs a url, e.g. `open_link: notes://note/1`")
 		return
 	}
-	s.summary = "open link " + s.Args["url"].Str.Raw
+	s.summary = "open link " + n.URL.Str.Raw
 }
 
-func genOpenLink(g *gen, s *Step, id string) {
-	cmd := `"am start -W -a android.intent.action.VIEW -d " .. flow.shq(` + g.literal(s.Args["url"]) + `)`
-	if s.Args["browser"] != nil && s.Args["browser"].Bool {
+func genOpenLink(g *gen, s *Step, n *openLinkNode, id string) {
+	cmd := `"am start -W -a android.intent.action.VIEW -d " .. flow.shq(` + g.literal(n.URL) + `)`
+	if n.Browser {
 		cmd += ` .. " -c android.intent.category.BROWSABLE"`
 	}
-	if a := s.Args["app"]; a != nil {
+	if a := n.App; a != nil {
 		cmd += ` .. " -p " .. flow.shq(` + g.literal(a) + `)`
 	}
 	g.use("device")
@@ -147,14 +185,14 @@ func (p *parser) permissionGrants(n *yaml.Node, path string) *Value {
 	return out
 }
 
-func parseSetPermissions(p *parser, s *Step, f *fields) {
-	f.strArg("app")
+func parseSetPermissions(p *parser, s *Step, f *fields, node *setPermissionsNode) {
+	node.App = f.strValue("app")
 	n := f.node("permissions")
 	if n == nil {
 		p.need(s, f, "set_permissions needs permissions, e.g. `set_permissions: {permissions: {camera: allow}}`")
 		return
 	}
-	s.Args["permissions"] = p.permissionGrants(n, s.Path+".permissions")
+	node.Permissions = p.permissionGrants(n, s.Path+".permissions")
 	s.summary = "set permissions"
 }
 
@@ -168,9 +206,11 @@ func (g *gen) permissionCalls(pkg string, v *Value) {
 	g.w.f("flow.permissions(%s, {%s})", pkg, strings.Join(parts, ", "))
 }
 
-func (g *gen) appPackage(s *Step) string {
-	if a := s.Args["app"]; a != nil {
-		return g.literal(a)
+// appPackage renders a step's app package: app when given, else the
+// header's app.
+func (g *gen) appPackage(s *Step, app *Value) string {
+	if app != nil {
+		return g.literal(app)
 	}
 	if g.pb.App == "" {
 		g.errAt(s.Pos, s.Path, "%s needs an app package: write app: com.example.app or set app: in the header", s.Kind)
@@ -179,21 +219,21 @@ func (g *gen) appPackage(s *Step) string {
 	return strconv.Quote(g.pb.App)
 }
 
-func genSetPermissions(g *gen, s *Step, id string) {
-	g.permissionCalls(g.appPackage(s), s.Args["permissions"])
+func genSetPermissions(g *gen, s *Step, n *setPermissionsNode, id string) {
+	g.permissionCalls(g.appPackage(s, n.App), n.Permissions)
 }
 
 // launchExtras parses launch's permissions and arguments keys.
-func launchExtras(p *parser, s *Step, f *fields) {
+func launchExtras(p *parser, s *Step, f *fields, node *appNode) {
 	if n := f.node("permissions"); n != nil {
-		s.Args["permissions"] = p.permissionGrants(n, s.Path+".permissions")
+		node.Permissions = p.permissionGrants(n, s.Path+".permissions")
 	}
 	if n := f.node("arguments"); n != nil {
 		if n.Kind != yaml.MappingNode {
 			p.errAt(n, s.Path, "arguments must be a mapping of intent extras, e.g. {user: alice, retries: 3}, got %s", describeNode(n))
 			return
 		}
-		s.Args["arguments"] = p.value(n, s.Path+".arguments", false)
+		node.Arguments = p.value(n, s.Path+".arguments", false)
 	}
 }
 
@@ -201,16 +241,16 @@ func launchExtras(p *parser, s *Step, f *fields) {
 // Maestro's order: stop, clear, grant, start (clearing data resets
 // permissions, so they are granted after it). It reports false when the
 // launch has neither and the plain app.launch applies.
-func (g *gen) genLaunchExtras(s *Step, pkg string) bool {
-	perms, args := s.Args["permissions"], s.Args["arguments"]
+func (g *gen) genLaunchExtras(n *appNode, pkg string) bool {
+	perms, args := n.Permissions, n.Arguments
 	if perms == nil && args == nil {
 		return false
 	}
 	app := g.use("app")
-	if boolLit(s.Args["stop"]) != "" {
+	if n.Stop {
 		g.w.f("flow.must(%s.stop(%s))", app, pkg)
 	}
-	if boolLit(s.Args["clear_state"]) != "" {
+	if n.ClearState {
 		g.w.f("flow.must(%s.clear(%s))", app, pkg)
 	}
 	if perms != nil {
@@ -229,29 +269,29 @@ func (g *gen) genLaunchExtras(s *Step, pkg string) bool {
 	return true
 }
 
-func parseInstallApk(p *parser, s *Step, f *fields) {
-	f.strArg("path")
-	if s.Args["path"] == nil {
+func parseInstallApk(p *parser, s *Step, f *fields, n *installApkNode) {
+	n.Path = f.strValue("path")
+	if n.Path == nil {
 		p.need(s, f, "install_apk needs an APK, e.g. `install_apk: apks/app.apk` (next to the playbook) or `install_apk: /data/local/tmp/app.apk` (on the device)")
 		return
 	}
-	st, static := s.Args["path"].Str.Static()
+	st, static := n.Path.Str.Static()
 	switch {
-	case !static && !strings.HasPrefix(s.Args["path"].Str.Raw, "/"):
-		p.errAt(f.node("path"), s.Path, "install_apk path %q: a path next to the playbook must be literal", s.Args["path"].Str.Raw)
+	case !static && !strings.HasPrefix(n.Path.Str.Raw, "/"):
+		p.errAt(f.node("path"), s.Path, "install_apk path %q: a path next to the playbook must be literal", n.Path.Str.Raw)
 	case static && !strings.HasPrefix(st, "/") && (strings.HasPrefix(st, "../") || strings.Contains(st, "/../") || st == ".."):
 		p.errAt(f.node("path"), s.Path, "install_apk path %q must be inside the playbook's directory", st)
 	case static && !strings.HasSuffix(st, ".apk"):
 		p.errAt(f.node("path"), s.Path, "install_apk path %q must name an .apk file", st)
 	}
-	s.summary = "install " + s.Args["path"].Str.Raw
+	s.summary = "install " + n.Path.Str.Raw
 }
 
 // genInstallApk installs an APK on the device; a relative path is a file
 // next to the playbook, pushed first to /data/local/tmp with adb sync.
-func genInstallApk(g *gen, s *Step, id string) {
+func genInstallApk(g *gen, s *Step, n *installApkNode, id string) {
 	g.use("device")
-	path := s.Args["path"]
+	path := n.Path
 	if st, ok := path.Str.Static(); ok && !strings.HasPrefix(st, "/") {
 		remote := "/data/local/tmp/" + filepath.Base(st)
 		g.w.f("flow.must(%s.push(%s, %s))", g.use("assets"), strconv.Quote(st), strconv.Quote(remote))
@@ -262,7 +302,7 @@ func genInstallApk(g *gen, s *Step, id string) {
 	g.w.f(`flow.sh("pm install -r " .. flow.shq(%s))`, g.literal(path))
 }
 
-func parseSetLocation(p *parser, s *Step, f *fields) {
+func parseSetLocation(p *parser, s *Step, f *fields, node *setLocationNode) {
 	for _, k := range []string{"latitude", "longitude"} {
 		n := f.node(k)
 		if n == nil {
@@ -284,24 +324,21 @@ func parseSetLocation(p *parser, s *Step, f *fields) {
 		if math.Abs(num) > limit {
 			p.errAt(n, s.Path, "%s must be between -%g and %g, got %g", k, limit, limit, num)
 		}
-		s.Args[k] = &Value{Kind: VNumber, Num: num}
+		if k == "latitude" {
+			node.Latitude = num
+		} else {
+			node.Longitude = num
+		}
 	}
-	s.summary = fmt.Sprintf("set location %g,%g", s.Args["latitude"].numOr0(), s.Args["longitude"].numOr0())
+	s.summary = fmt.Sprintf("set location %g,%g", node.Latitude, node.Longitude)
 }
 
-func (v *Value) numOr0() float64 {
-	if v == nil {
-		return 0
-	}
-	return v.Num
-}
-
-func genSetLocation(g *gen, s *Step, id string) {
+func genSetLocation(g *gen, s *Step, n *setLocationNode, id string) {
 	g.use("device")
-	g.w.f("flow.set_location(%s, %s)", numLit(s.Args["latitude"].Num), numLit(s.Args["longitude"].Num))
+	g.w.f("flow.set_location(%s, %s)", numLit(n.Latitude), numLit(n.Longitude))
 }
 
-func parseAirplane(p *parser, s *Step, f *fields) {
+func parseAirplane(p *parser, s *Step, f *fields, node *airplaneNode) {
 	n := f.node("enabled")
 	if n == nil {
 		p.need(s, f, "airplane_mode needs true, false or toggle")
@@ -317,47 +354,47 @@ func parseAirplane(p *parser, s *Step, f *fields) {
 	default:
 		p.errAt(n, s.Path, "airplane_mode must be true, false or toggle, got %q", n.Value)
 	}
-	s.Args["enabled"] = staticStr(mode)
+	node.Mode = mode
 	s.summary = "airplane mode " + mode
 }
 
-func genAirplane(g *gen, s *Step, id string) {
+func genAirplane(g *gen, s *Step, n *airplaneNode, id string) {
 	g.use("device")
-	g.w.f("flow.airplane(%q)", s.Args["enabled"].Str.Raw)
+	g.w.f("flow.airplane(%q)", n.Mode)
 }
 
-func genHideKeyboard(g *gen, s *Step, id string) {
+func genHideKeyboard(g *gen, s *Step, _ *bareNode, id string) {
 	g.use("device")
 	g.w.line("flow.hide_keyboard()")
 	g.settle()
 }
 
-func parseSetClipboard(p *parser, s *Step, f *fields) {
-	f.strArg("text")
-	if s.Args["text"] == nil {
+func parseSetClipboard(p *parser, s *Step, f *fields, n *setClipboardNode) {
+	n.Text = f.strValue("text")
+	if n.Text == nil {
 		p.need(s, f, "set_clipboard needs text, e.g. `set_clipboard: hello`")
 		return
 	}
-	s.summary = "set clipboard " + strconv.Quote(s.Args["text"].Str.Raw)
+	s.summary = "set clipboard " + strconv.Quote(n.Text.Str.Raw)
 }
 
-func genSetClipboard(g *gen, s *Step, id string) {
+func genSetClipboard(g *gen, s *Step, n *setClipboardNode, id string) {
 	g.use("device")
-	g.w.f(`flow.sh("cmd clipboard set text " .. flow.shq(%s))`, g.literal(s.Args["text"]))
+	g.w.f(`flow.sh("cmd clipboard set text " .. flow.shq(%s))`, g.literal(n.Text))
 }
 
-func parsePasteText(p *parser, s *Step, f *fields) {
+func parsePasteText(p *parser, s *Step, f *fields, node *pasteTextNode) {
 	name := "copied_text"
 	if n := f.node("from"); n != nil {
 		name = p.scalarString(n, s.Path+".from")
 		p.checkVarName(n, s.Path+".from", "variable", name)
 	}
-	s.Args["from"] = staticStr(name)
+	node.From = name
 	s.summary = "paste " + name
 }
 
-func genPasteText(g *gen, s *Step, id string) {
-	name := s.Args["from"].Str.Raw
+func genPasteText(g *gen, s *Step, n *pasteTextNode, id string) {
+	name := n.From
 	g.w.f("if %s == nil then flow.fail(%q) end", name, "paste_text: nothing copied yet ("+name+" is nil; copy_text {as: "+name+"} first)")
 	g.w.f("flow.must(%s.type(tostring(%s)))", g.use("device"), name)
 	g.settle()
@@ -365,7 +402,7 @@ func genPasteText(g *gen, s *Step, id string) {
 
 var randomKinds = []string{"text", "number", "email", "person_name"}
 
-func parseInputRandom(p *parser, s *Step, f *fields) {
+func parseInputRandom(p *parser, s *Step, f *fields, node *inputRandomNode) {
 	kind := "text"
 	if n := f.node("kind"); n != nil {
 		kind = p.scalarString(n, s.Path+".kind")
@@ -373,29 +410,29 @@ func parseInputRandom(p *parser, s *Step, f *fields) {
 			p.errAt(n, s.Path, "kind must be one of %s, got %q%s", strings.Join(randomKinds, ", "), kind, didYouMean(kind, randomKinds))
 		}
 	}
-	s.Args["kind"] = staticStr(kind)
+	node.Kind = kind
 	if f.has("length") {
-		s.Args["length"] = f.intValue("length")
+		node.Length = f.intValue("length")
 	}
 	if n := f.node("as"); n != nil {
 		name := p.scalarString(n, s.Path+".as")
 		if p.checkVarName(n, s.Path+".as", "variable", name) {
-			s.Args["as"] = staticStr(name)
+			node.As = name
 		}
 	}
 	s.summary = "input random " + kind
 }
 
-func genInputRandom(g *gen, s *Step, id string) {
+func genInputRandom(g *gen, s *Step, n *inputRandomNode, id string) {
 	length := "nil"
-	if v := s.Args["length"]; v != nil {
+	if v := n.Length; v != nil {
 		length = g.intExpr(v)
 	}
 	g.use("device")
-	g.w.f("local __text = flow.random_text(%q, %s)", s.Args["kind"].Str.Raw, length)
+	g.w.f("local __text = flow.random_text(%q, %s)", n.Kind, length)
 	g.w.f("flow.must(device.type(__text))")
-	if as := s.Args["as"]; as != nil {
-		g.w.f("%s = __text", as.Str.Raw)
+	if n.As != "" {
+		g.w.f("%s = __text", n.As)
 	}
 	g.settle()
 }
@@ -403,7 +440,7 @@ func genInputRandom(g *gen, s *Step, id string) {
 // orientations maps names to Android's user_rotation values.
 var orientations = map[string]int{"portrait": 0, "landscape_left": 1, "upside_down": 2, "landscape_right": 3, "landscape": 1}
 
-func parseOrientation(p *parser, s *Step, f *fields) {
+func parseOrientation(p *parser, s *Step, f *fields, node *orientationNode) {
 	n := f.node("orientation")
 	if n == nil {
 		p.need(s, f, "set_orientation needs portrait, landscape_left, landscape_right or upside_down")
@@ -413,18 +450,18 @@ func parseOrientation(p *parser, s *Step, f *fields) {
 	if _, ok := orientations[o]; !ok {
 		p.errAt(n, s.Path, "orientation must be portrait, landscape_left, landscape_right or upside_down, got %q", n.Value)
 	}
-	s.Args["orientation"] = staticStr(o)
+	node.Orientation = o
 	s.summary = "orientation " + o
 }
 
-func genOrientation(g *gen, s *Step, id string) {
+func genOrientation(g *gen, s *Step, n *orientationNode, id string) {
 	g.use("device")
 	g.w.line(`flow.sh("settings put system accelerometer_rotation 0")`)
-	g.w.f(`flow.sh("settings put system user_rotation %d")`, orientations[s.Args["orientation"].Str.Raw])
+	g.w.f(`flow.sh("settings put system user_rotation %d")`, orientations[n.Orientation])
 	g.settle()
 }
 
-func parseAssertScreenshot(p *parser, s *Step, f *fields) {
+func parseAssertScreenshot(p *parser, s *Step, f *fields, node *assertScreenshotNode) {
 	n := f.node("reference")
 	if n == nil {
 		p.need(s, f, "assert_screenshot needs a reference image, e.g. `assert_screenshot: refs/home.png`")
@@ -437,7 +474,7 @@ func parseAssertScreenshot(p *parser, s *Step, f *fields) {
 	if strings.HasPrefix(ref, "/") || strings.HasPrefix(ref, "../") || strings.Contains(ref, "/../") {
 		p.errAt(n, s.Path, "reference %q must be a path inside the playbook's directory", ref)
 	}
-	s.Args["reference"] = staticStr(ref)
+	node.Reference = ref
 	tol := 1.0
 	if t := f.node("tolerance"); t != nil {
 		v := p.value(t, f.path("tolerance"), false)
@@ -453,11 +490,11 @@ func parseAssertScreenshot(p *parser, s *Step, f *fields) {
 			p.errAt(t, s.Path, "tolerance must be between 0 and 100 (percent), got %g", tol)
 		}
 	}
-	s.Args["tolerance"] = &Value{Kind: VNumber, Num: tol}
+	node.Tolerance = tol
 	s.summary = "assert screenshot matches " + ref
 }
 
-func genAssertScreenshot(g *gen, s *Step, id string) {
-	g.w.f("local __r = flow.must(%s.compare(%s, {tolerance = %s}))", g.use("visual"), strconv.Quote(s.Args["reference"].Str.Raw), numLit(s.Args["tolerance"].Num))
-	g.w.f(`if __r.recorded then %s.warn(%q) end`, g.use("log"), "assert_screenshot: no reference yet; recorded "+s.Args["reference"].Str.Raw)
+func genAssertScreenshot(g *gen, s *Step, n *assertScreenshotNode, id string) {
+	g.w.f("local __r = flow.must(%s.compare(%s, {tolerance = %s}))", g.use("visual"), strconv.Quote(n.Reference), numLit(n.Tolerance))
+	g.w.f(`if __r.recorded then %s.warn(%q) end`, g.use("log"), "assert_screenshot: no reference yet; recorded "+n.Reference)
 }

@@ -14,8 +14,9 @@
 //	vm, _ := lua.New(ctx, reg, lua.Options{SourceMap: res.Map.VMFunc(res.Chunk)})
 //	err = vm.Run(res.Chunk, res.Lua) // failures read "flow.yaml:12: tap \"Save\": ..."
 //
-// Compilation has three stages: Parse builds the AST from yaml.Node values,
-// keeping every position (unknown keys get a "did you mean" suggestion;
+// Compilation has three stages: Parse builds the AST from yaml.Node values
+// (each Step's Node holds its kind's typed fields), keeping every position
+// (unknown keys get a "did you mean" suggestion;
 // all errors of a file are collected in an ErrorList of *Error with file,
 // line, column, step path and a caret snippet); Compile resolves run steps
 // (paths relative to the including file, cycles reported), checks params;

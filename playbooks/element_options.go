@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
+
+	"github.com/openpocket/openpocket/lua/luasrc"
 )
 
 // Options of the element steps that Maestro flows use: tap repeat/delay,
@@ -48,68 +51,69 @@ func maestroKeyList() string {
 
 // tapRepeat parses tap's repeat (count) and delay (between taps, default
 // 100ms as in Maestro).
-func tapRepeat(p *parser, s *Step, f *fields) {
+func tapRepeat(p *parser, s *Step, f *fields, n *tapNode) {
 	if s.Kind != "tap" || !f.has("repeat") {
 		if f.has("delay") {
 			p.errAt(f.key["delay"], s.Path, "delay only goes with repeat")
 		}
 		return
 	}
-	s.Args["repeat"] = f.intValue("repeat")
-	delay := int64(100)
+	n.Repeat = f.intValue("repeat")
+	n.Delay = 100 * time.Millisecond
 	if f.has("delay") {
-		delay = p.duration(f.node("delay"), s.Path+".delay").Milliseconds()
+		n.Delay = p.duration(f.node("delay"), s.Path+".delay")
 	}
-	s.Args["delay_ms"] = &Value{Kind: VInt, Int: delay}
-	s.summary += " ×" + valueSummary(s.Args["repeat"])
+	s.summary += " ×" + valueSummary(n.Repeat)
 }
 
 // genTapRepeat emits the tap inside a loop; false when the tap has no repeat.
-func (g *gen) genTapRepeat(s *Step, id string) bool {
-	n := s.Args["repeat"]
-	if n == nil {
+func (g *gen) genTapRepeat(s *Step, n *tapNode, id string) bool {
+	if n.Repeat == nil {
 		return false
 	}
-	one := *s
-	one.Args = map[string]*Value{}
-	for k, v := range s.Args {
-		if k != "repeat" && k != "delay_ms" {
-			one.Args[k] = v
-		}
-	}
-	g.w.f("for __i = 1, %s do", g.intExpr(n))
+	one := *n
+	one.Repeat = nil
+	g.w.f("for __i = 1, %s do", g.intExpr(n.Repeat))
 	g.w.indent++
-	g.w.f("if __i > 1 then %s.ms(%d) end", g.use("wait"), s.Args["delay_ms"].Int)
-	g.body(&one, id)
+	g.w.f("if __i > 1 then %s.ms(%d) end", g.use("wait"), n.Delay.Milliseconds())
+	genTap(g, s, &one, id)
 	g.w.indent--
 	g.w.line("end")
 	return true
 }
 
+// intOption is an optional integer key and the node field it fills.
+type intOption struct {
+	key string
+	dst **int
+}
+
 // scrollOptions parses speed (0-100, default 40), visibility_percentage
 // (0-100, default 100) and centered.
-func scrollOptions(p *parser, s *Step, f *fields) {
-	for _, k := range []string{"speed", "visibility_percentage"} {
-		if n := f.node(k); n != nil {
-			v := p.integer(n, f.path(k))
+func scrollOptions(p *parser, s *Step, f *fields, n *scrollNode) {
+	for _, o := range []intOption{{"speed", &n.Speed}, {"visibility_percentage", &n.Visibility}} {
+		k := o.key
+		if node := f.node(k); node != nil {
+			v := p.integer(node, f.path(k))
 			if v < 0 || v > 100 {
-				p.errAt(n, s.Path, "%s must be between 0 and 100, got %d", k, v)
+				p.errAt(node, s.Path, "%s must be between 0 and 100, got %d", k, v)
 			}
-			s.Args[k] = &Value{Kind: VInt, Int: int64(v)}
+			*o.dst = &v
 		}
 	}
 	if f.has("centered") {
-		s.Args["centered"] = &Value{Kind: VBool, Bool: f.boolean("centered")}
+		c := f.boolean("centered")
+		n.Centered = &c
 	}
 }
 
 // genScroll uses the runtime's own scroll loop when an option needs it.
-func (g *gen) genScroll(s *Step, to string) bool {
-	if s.Args["speed"] == nil && s.Args["visibility_percentage"] == nil && s.Args["centered"] == nil {
+func (g *gen) genScroll(s *Step, n *scrollNode, to string) bool {
+	if n.Speed == nil && n.Visibility == nil && n.Centered == nil {
 		return false
 	}
-	o := g.opts("direction", g.literal(s.Args["direction"]), "max_swipes", g.argTyped(s, "max_swipes"), "timeout_ms", to,
-		"speed", g.argTyped(s, "speed"), "visibility", g.argTyped(s, "visibility_percentage"), "centered", boolLit(s.Args["centered"]))
+	o := g.opts("direction", luasrc.Quote(n.Direction), "max_swipes", g.typedOpt(n.MaxSwipes), "timeout_ms", to,
+		"speed", intOpt(n.Speed), "visibility", intOpt(n.Visibility), "centered", boolLit(n.Centered != nil && *n.Centered))
 	g.use("ui")
 	g.use("device")
 	g.w.f("flow.scroll_until_visible(%s, %s)", g.sel(s.Sel), o)
@@ -118,42 +122,43 @@ func (g *gen) genScroll(s *Step, to string) bool {
 
 // sizeOptions parses assert_visible's width, height (pixels) and tolerance
 // (pixels either way, default 0).
-func sizeOptions(p *parser, s *Step, f *fields) {
-	for _, k := range []string{"width", "height", "tolerance"} {
-		if n := f.node(k); n != nil {
-			v := p.integer(n, f.path(k))
+func sizeOptions(p *parser, s *Step, f *fields, n *assertSelNode) {
+	for _, o := range []intOption{{"width", &n.Width}, {"height", &n.Height}, {"tolerance", &n.Tolerance}} {
+		k := o.key
+		if node := f.node(k); node != nil {
+			v := p.integer(node, f.path(k))
 			if v < 0 {
-				p.errAt(n, s.Path, "%s must be >= 0, got %d", k, v)
+				p.errAt(node, s.Path, "%s must be >= 0, got %d", k, v)
 			}
-			s.Args[k] = &Value{Kind: VInt, Int: int64(v)}
+			*o.dst = &v
 		}
 	}
-	if s.Kind != "assert_visible" && (s.Args["width"] != nil || s.Args["height"] != nil) {
+	if s.Kind != "assert_visible" && (n.Width != nil || n.Height != nil) {
 		p.errAt(p.kindNode(s, f), s.Path, "width/height only go with assert_visible")
 	}
-	if s.Args["tolerance"] != nil && s.Args["width"] == nil && s.Args["height"] == nil {
+	if n.Tolerance != nil && n.Width == nil && n.Height == nil {
 		p.errAt(f.key["tolerance"], s.Path, "tolerance needs width or height")
 	}
-	if w, h := s.Args["width"], s.Args["height"]; w != nil || h != nil {
-		s.summary += fmt.Sprintf(" sized %s×%s", sizeText(w), sizeText(h))
+	if n.Width != nil || n.Height != nil {
+		s.summary += fmt.Sprintf(" sized %s×%s", sizeText(n.Width), sizeText(n.Height))
 	}
 }
 
-func sizeText(v *Value) string {
+func sizeText(v *int) string {
 	if v == nil {
 		return "any"
 	}
-	return fmt.Sprint(v.Int)
+	return fmt.Sprint(*v)
 }
 
-func (g *gen) genAssertSize(s *Step, to string) bool {
-	if s.Args["width"] == nil && s.Args["height"] == nil {
+func (g *gen) genAssertSize(s *Step, n *assertSelNode, to string) bool {
+	if n.Width == nil && n.Height == nil {
 		return false
 	}
 	g.use("ui")
 	g.w.f("flow.assert_size(%s, %s, %s)", g.sel(s.Sel),
-		g.opts("width", g.argTyped(s, "width"), "height", g.argTyped(s, "height"), "tolerance", g.argTyped(s, "tolerance")),
-		g.opts("timeout_ms", to, "message", g.argStr(s, "message")))
+		g.opts("width", intOpt(n.Width), "height", intOpt(n.Height), "tolerance", intOpt(n.Tolerance)),
+		g.opts("timeout_ms", to, "message", g.strOpt(n.Message)))
 	return true
 }
 

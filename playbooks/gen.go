@@ -237,20 +237,17 @@ func (g *gen) metaTable(w *writer, pb *Playbook) {
 	w.line("}")
 }
 
+// assigner is a node that assigns variables the playbook declares local
+// (set, copy_text, shell's as).
+type assigner interface{ assigns() []string }
+
 // vars returns the variables a playbook assigns, sorted.
 func vars(pb *Playbook) []string {
 	set := map[string]bool{}
 	walkSteps(pb, func(s *Step) {
-		switch s.Kind {
-		case "set":
-			if v := s.Args["vars"]; v != nil {
-				for _, k := range v.Keys {
-					set[k] = true
-				}
-			}
-		case "copy_text", "shell":
-			if v := s.Args["as"]; v != nil {
-				set[v.Str.Raw] = true
+		if a, ok := s.Node.(assigner); ok {
+			for _, k := range a.assigns() {
+				set[k] = true
 			}
 		}
 	})
@@ -392,10 +389,11 @@ func (g *gen) step(s *Step, id string) {
 	if s.Timeout > 0 {
 		info += fmt.Sprintf(", timeout_ms = %d", s.Timeout.Milliseconds())
 	}
-	if sec := s.Args["secret"]; sec != nil && sec.Bool {
+	secret := isSecret(s)
+	if secret {
 		info += ", secret = true"
 	}
-	if isUIStep(s) && (s.Args["secret"] == nil || !s.Args["secret"].Bool) {
+	if isUIStep(s) && !secret {
 		// No report screenshot right after typing a secret.
 		info += ", ui = true"
 	}
@@ -489,12 +487,7 @@ func stepExprs(s *Step) map[string]bool {
 			sel(r.Sel)
 		}
 	}
-	for _, v := range s.Args {
-		val(v)
-	}
-	for _, a := range s.Action {
-		val(a.Value)
-	}
+	nodeValues(s.Node, val)
 	sel(s.Sel)
 	for _, b := range s.Branches {
 		if b.Cond != nil {
@@ -525,31 +518,7 @@ func (g *gen) settle() {
 	g.w.f("%s.idle({timeout_ms = %d})", g.use("wait"), t)
 }
 
-func (g *gen) argStr(s *Step, k string) string {
-	if v := s.Args[k]; v != nil {
-		return g.literal(v)
-	}
-	return ""
-}
-
 func (g *gen) body(s *Step, id string) {
-	w := g.w
-	if s.Action != nil || stepDefs[s.Kind].Action {
-		var parts []string
-		parts = append(parts, "type = "+luasrc.Quote(s.Kind))
-		for _, ap := range s.Action {
-			if ap.str {
-				parts = append(parts, luaKey(ap.Name)+" = "+g.literal(ap.Value))
-			} else {
-				parts = append(parts, luaKey(ap.Name)+" = "+g.typed(ap.Value))
-			}
-		}
-		w.f("flow.must(%s.act({%s}))", g.use("device"), strings.Join(parts, ", "))
-		if s.Kind != "wait" && s.Kind != "finish" {
-			g.settle()
-		}
-		return
-	}
 	if d := stepDefs[s.Kind]; d != nil && d.gen != nil {
 		d.gen(g, s, id)
 		return

@@ -13,15 +13,34 @@ import (
 // Expressions in generated Lua: literals, typed values, interpolated
 // strings, selectors and conditions, and the checks on ${...} names.
 
-func (g *gen) argTyped(s *Step, k string) string {
-	if v := s.Args[k]; v != nil {
-		return g.typed(v)
+// Optional fields of a node render as "" when unset, which g.opts leaves
+// out of the options table.
+
+// typedOpt renders an optional value with typed.
+func (g *gen) typedOpt(v *Value) string {
+	if v == nil {
+		return ""
 	}
-	return ""
+	return g.typed(v)
 }
 
-func boolLit(v *Value) string {
-	if v == nil || !v.Bool {
+// strOpt renders an optional interpolated string.
+func (g *gen) strOpt(s *Str) string {
+	if s == nil {
+		return ""
+	}
+	return g.str(s)
+}
+
+func intOpt(v *int) string {
+	if v == nil {
+		return ""
+	}
+	return strconv.Itoa(*v)
+}
+
+func boolLit(b bool) string {
+	if !b {
 		return ""
 	}
 	return "true"

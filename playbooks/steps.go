@@ -2,6 +2,7 @@ package playbooks
 
 import (
 	"fmt"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -11,17 +12,21 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// stepDef describes one step kind: its keys, short form and parser.
+// stepDef describes one step kind: its keys, short form, parser and code
+// generator. Built with define, which types parse and gen on the kind's
+// node.
 type stepDef struct {
-	Name   string
-	Short  string   // key the scalar short form fills; "@sel" = a text selector; "" = none
-	Bare   bool     // may be written without a value (`- back`)
-	Sel    bool     // the mapping form accepts selector keys
-	Keys   []string // kind-specific keys
-	Action bool     // a device action of the action table
-	Doc    string
-	parse  func(p *parser, s *Step, f *fields)
-	gen    func(g *gen, s *Step, id string) // its code generator (next to parse, in its family file)
+	Name    string
+	Short   string   // key the scalar short form fills; "@sel" = a text selector; "" = none
+	Bare    bool     // may be written without a value (`- back`)
+	Sel     bool     // the mapping form accepts selector keys
+	Keys    []string // kind-specific keys
+	Action  bool     // a device action of the action table
+	Example string   // shown in errors about the step's value ("" = `name: …`)
+	Doc     string
+	node    reflect.Type // the node type parse fills and gen reads (set by define)
+	parse   func(p *parser, s *Step, f *fields)
+	gen     func(g *gen, s *Step, id string)
 }
 
 var commonKeys = []string{"label", "optional", "timeout"}
@@ -58,7 +63,7 @@ func init() {
 		if _, ok := stepDefs[spec.Name]; ok {
 			continue // tap, swipe and shell cover their actions
 		}
-		d := &stepDef{Name: spec.Name, Action: true, Doc: spec.Doc, parse: parseAction}
+		d := define(stepDef{Name: spec.Name, Action: true, Doc: spec.Doc}, parseAction, genAction)
 		for _, prm := range spec.Params {
 			d.Keys = append(d.Keys, prm.Name)
 		}
@@ -91,6 +96,9 @@ type fields struct {
 	key   map[string]*yaml.Node
 	depth int
 	errs0 int // errors before this step
+	// kindVal is the kind key's value as written (set reads its
+	// variables from it).
+	kindVal *yaml.Node
 }
 
 func (f *fields) has(k string) bool { _, ok := f.val[k]; return ok }
@@ -117,6 +125,14 @@ func (f *fields) boolean(k string) bool {
 		return false
 	}
 	return f.p.boolean(n, f.path(k))
+}
+
+// strValue is a string key as a string value; nil when absent.
+func (f *fields) strValue(k string) *Value {
+	if st := f.str(k); st != nil {
+		return &Value{Kind: VString, Pos: st.Pos, Str: st}
+	}
+	return nil
 }
 
 // intValue is an integer literal or a whole ${expr}.
@@ -208,8 +224,8 @@ func (p *parser) step(n *yaml.Node, path string, depth int) *Step {
 	if def == nil {
 		return nil
 	}
-	s := &Step{Kind: def.Name, Pos: p.pos(kindKey), Path: path + "." + def.Name, Args: map[string]*Value{}}
-	f := &fields{p: p, s: s, def: def, val: map[string]*yaml.Node{}, key: map[string]*yaml.Node{}, depth: depth, errs0: len(p.errs)}
+	s := &Step{Kind: def.Name, Pos: p.pos(kindKey), Path: path + "." + def.Name}
+	f := &fields{p: p, s: s, def: def, val: map[string]*yaml.Node{}, key: map[string]*yaml.Node{}, depth: depth, errs0: len(p.errs), kindVal: kindVal}
 	valid := append(append([]string{}, commonKeys...), def.Keys...)
 	if def.Sel {
 		valid = append(valid, selectorKeys...)
@@ -222,9 +238,8 @@ func (p *parser) step(n *yaml.Node, path string, depth int) *Step {
 		}
 		add(k, kn, v, def.Name+" step")
 	})
-	if def.Name == "set" {
-		s.Args["vars"] = p.setVars(kindVal, s.Path)
-		s.summary = setSummary(s.Args["vars"])
+	if def.Name == "set" { // set's mapping is its variables, not keys
+		def.parse(p, s, f)
 		p.common(s, f)
 		return s
 	}
@@ -244,7 +259,7 @@ func (p *parser) bareStep(n *yaml.Node, path string, depth int) *Step {
 		p.errAt(n, path, "unknown step %q%s", name, didYouMean(name, stepNames))
 		return nil
 	}
-	s := &Step{Kind: name, Pos: p.pos(n), Path: path + "." + name, Args: map[string]*Value{}}
+	s := &Step{Kind: name, Pos: p.pos(n), Path: path + "." + name}
 	if !def.Bare {
 		p.errAt(n, s.Path, "%s needs a value, e.g. %s", name, exampleOf(def))
 		return nil
@@ -362,8 +377,8 @@ func (p *parser) common(s *Step, f *fields) {
 }
 
 func exampleOf(d *stepDef) string {
-	if ex, ok := examples[d.Name]; ok {
-		return "`" + ex + "`"
+	if d.Example != "" {
+		return "`" + d.Example + "`"
 	}
 	if d.Action {
 		spec, _ := action.Lookup(d.Name)
@@ -376,27 +391,6 @@ func exampleOf(d *stepDef) string {
 		return fmt.Sprintf("`%s: {%s}`", d.Name, strings.Join(parts, ", "))
 	}
 	return "`" + d.Name + ": …`"
-}
-
-var examples = map[string]string{
-	"tap": "tap: Save", "double_tap": "double_tap: Save", "long_press": "long_press: {id: note_item}",
-	"input": "input: hello", "key": "key: ENTER", "swipe": "swipe: up", "scroll_until_visible": "scroll_until_visible: Zoe Zimmerman",
-	"wait_for": "wait_for: Welcome", "sleep": "sleep: 500ms", "assert_visible": "assert_visible: Saved",
-	"assert_not_visible": "assert_not_visible: Error", "assert_text": "assert_text: {id: welcome, contains: Welcome}",
-	"assert": "assert: count > 0", "copy_text": "copy_text: {id: welcome, as: greeting}", "set": "set: {count: 1}",
-	"if": "if: {visible: Allow}", "repeat": "repeat: 3", "for_each": "for_each: notes", "retry": "retry: 3",
-	"run": "run: flows/login.yaml", "shell": "shell: settings get global wifi_on", "lua": "lua: log.info('hi')",
-}
-
-func parseNothing(p *parser, s *Step, f *fields) {
-	switch s.Kind {
-	case "back":
-		s.summary = "back"
-	case "home":
-		s.summary = "home"
-	default:
-		s.summary = s.Kind
-	}
 }
 
 // kindNode is a node for errors about the step as a whole.

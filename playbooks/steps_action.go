@@ -5,19 +5,51 @@ import (
 	"strings"
 
 	"github.com/openpocket/openpocket/engine/action"
+	"github.com/openpocket/openpocket/lua/luasrc"
 	"go.yaml.in/yaml/v3"
 )
 
 // Action steps: every action of the action table is a step under its spec
 // name, its parameters checked against the spec.
 
-// parseAction validates a device action step against its spec.
-func parseAction(p *parser, s *Step, f *fields) {
-	spec, _ := action.Lookup(s.Kind)
-	p.actionParams(s, spec, f)
+// actionNode is a device action: its parameters, in spec order. tap and
+// swipe hold one for their x/y forms, which are the tap and swipe actions.
+type actionNode struct {
+	Params []ActionParam
 }
 
-func (p *parser) actionParams(s *Step, spec action.Spec, f *fields) {
+func (*actionNode) stepNode() {}
+
+// ActionParam is one parameter of a device action step, in spec order.
+type ActionParam struct {
+	Name  string
+	Value *Value
+	str   bool // a string parameter: ${expr} is converted with tostring
+}
+
+// parseAction validates a device action step against its spec.
+func parseAction(p *parser, s *Step, f *fields, n *actionNode) {
+	spec, _ := action.Lookup(s.Kind)
+	p.actionParams(s, spec, f, n)
+}
+
+// genAction emits device.act with the step's kind as the action type.
+func genAction(g *gen, s *Step, n *actionNode, id string) {
+	parts := []string{"type = " + luasrc.Quote(s.Kind)}
+	for _, ap := range n.Params {
+		if ap.str {
+			parts = append(parts, luaKey(ap.Name)+" = "+g.literal(ap.Value))
+		} else {
+			parts = append(parts, luaKey(ap.Name)+" = "+g.typed(ap.Value))
+		}
+	}
+	g.w.f("flow.must(%s.act({%s}))", g.use("device"), strings.Join(parts, ", "))
+	if s.Kind != "wait" && s.Kind != "finish" {
+		g.settle()
+	}
+}
+
+func (p *parser) actionParams(s *Step, spec action.Spec, f *fields, n *actionNode) {
 	static := map[string]any{}
 	dynamic := false
 	for _, k := range f.order {
@@ -33,28 +65,28 @@ func (p *parser) actionParams(s *Step, spec action.Spec, f *fields) {
 			p.errAt(f.key[k], s.Path, "unknown parameter %q of action %s%s (parameters: %s)", k, spec.Name, didYouMean(k, names), strings.Join(names, ", "))
 			continue
 		}
-		n := f.node(k)
-		v := p.value(n, s.Path+"."+k, false)
+		kn := f.node(k)
+		v := p.value(kn, s.Path+"."+k, false)
 		if v.Kind == VString {
 			if _, static := v.Str.Static(); !static {
 				_, whole := v.Str.Whole()
 				if prm.Kind == action.KindString || whole {
 					dynamic = true
-					s.Action = append(s.Action, ActionParam{Name: k, Value: v, str: prm.Kind == action.KindString})
+					n.Params = append(n.Params, ActionParam{Name: k, Value: v, str: prm.Kind == action.KindString})
 					continue
 				}
 			}
 		}
-		goVal, okKind, refused := p.staticParam(s, spec, prm, k, n, v)
+		goVal, okKind, refused := p.staticParam(s, spec, prm, k, kn, v)
 		if refused {
 			continue
 		}
 		if !okKind {
-			p.errAt(n, s.Path, "parameter %q of action %s must be %s, got %s", k, spec.Name, kindName(prm.Kind), describeValue(v))
+			p.errAt(kn, s.Path, "parameter %q of action %s must be %s, got %s", k, spec.Name, kindName(prm.Kind), describeValue(v))
 			continue
 		}
 		static[k] = goVal
-		s.Action = append(s.Action, ActionParam{Name: k, Value: v, str: prm.Kind == action.KindString})
+		n.Params = append(n.Params, ActionParam{Name: k, Value: v, str: prm.Kind == action.KindString})
 	}
 	for _, prm := range spec.Params {
 		if prm.Required && !f.has(prm.Name) {
@@ -68,19 +100,19 @@ func (p *parser) actionParams(s *Step, spec action.Spec, f *fields) {
 			p.need(s, f, "%s", strings.TrimPrefix(err.Error(), "action "))
 		} else {
 			// Keep canonical forms (KEYCODE_HOME for "home").
-			for i, ap := range s.Action {
+			for i, ap := range n.Params {
 				if sv, ok := a.Params[ap.Name].(string); ok {
-					s.Action[i].Value = &Value{Kind: VString, Pos: ap.Value.Pos, Str: &Str{Raw: sv, Parts: []StrPart{{Text: sv}}}}
+					n.Params[i].Value = &Value{Kind: VString, Pos: ap.Value.Pos, Str: &Str{Raw: sv, Parts: []StrPart{{Text: sv}}}}
 				}
 			}
 		}
 	}
 	// Spec order.
-	sort.SliceStable(s.Action, func(i, j int) bool {
-		return paramIndex(spec, s.Action[i].Name) < paramIndex(spec, s.Action[j].Name)
+	sort.SliceStable(n.Params, func(i, j int) bool {
+		return paramIndex(spec, n.Params[i].Name) < paramIndex(spec, n.Params[j].Name)
 	})
 	var parts []string
-	for _, ap := range s.Action {
+	for _, ap := range n.Params {
 		if ap.Name == "reason" {
 			continue
 		}
@@ -140,6 +172,14 @@ func valueToGo(v *Value) any {
 		return out
 	}
 	return nil
+}
+
+// strSummary is a string as written, for labels; "" when absent.
+func strSummary(s *Str) string {
+	if s == nil {
+		return ""
+	}
+	return s.Raw
 }
 
 func valueSummary(v *Value) string {

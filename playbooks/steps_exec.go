@@ -6,41 +6,68 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Escape hatches: adb shell commands and inline Lua. Each step's parser and code generator sit together here.
+// Escape hatches: adb shell commands and inline Lua. Each step's node, parser and code generator sit together here.
 
 func execStepDefs() []*stepDef {
 	return []*stepDef{
-		{Name: "shell", Short: "command", Keys: []string{"command", "expect_exit", "as", "reason"}, parse: parseShell, gen: genShell, Doc: "Run an adb shell command; fail unless it exits with expect_exit (default 0)."},
-		{Name: "lua", Short: "code", Keys: []string{"code"}, parse: parseLua, gen: genLua, Doc: "Run inline Lua (params and variables are in scope)."},
+		define(stepDef{Name: "shell", Short: "command", Keys: []string{"command", "expect_exit", "as", "reason"}, Example: "shell: settings get global wifi_on",
+			Doc: "Run an adb shell command; fail unless it exits with expect_exit (default 0)."}, parseShell, genShell),
+		define(stepDef{Name: "lua", Short: "code", Keys: []string{"code"}, Example: "lua: log.info('hi')",
+			Doc: "Run inline Lua (params and variables are in scope)."}, parseLua, genLua),
 	}
 }
 
-func parseShell(p *parser, s *Step, f *fields) {
+// shellNode is shell.
+type shellNode struct {
+	Command *Str
+	// ExpectExit is the exit code the command must end with; nil when
+	// any code passes (expect_exit: any).
+	ExpectExit *int
+	As         string // variable that receives the output; "" = none
+}
+
+func (*shellNode) stepNode() {}
+
+func (n *shellNode) assigns() []string {
+	if n.As == "" {
+		return nil
+	}
+	return []string{n.As}
+}
+
+// luaNode is lua: the chunk as written.
+type luaNode struct {
+	Code *Value // a raw string; Pos is the chunk's first line
+}
+
+func (*luaNode) stepNode() {}
+
+func parseShell(p *parser, s *Step, f *fields, n *shellNode) {
 	c := f.str("command")
 	if c == nil {
 		p.need(s, f, "shell needs a command, e.g. %s", exampleOf(f.def))
 		return
 	}
-	s.Args["command"] = &Value{Kind: VString, Str: c}
-	if n := f.node("expect_exit"); n != nil {
-		if n.Kind == yaml.ScalarNode && n.Value == "any" {
-			s.Args["expect_exit"] = &Value{Kind: VNull}
+	n.Command = c
+	code := 0
+	n.ExpectExit = &code
+	if node := f.node("expect_exit"); node != nil {
+		if node.Kind == yaml.ScalarNode && node.Value == "any" {
+			n.ExpectExit = nil
 		} else {
-			s.Args["expect_exit"] = &Value{Kind: VInt, Int: int64(p.integer(n, s.Path+".expect_exit"))}
+			code = p.integer(node, s.Path+".expect_exit")
 		}
-	} else {
-		s.Args["expect_exit"] = &Value{Kind: VInt, Int: 0}
 	}
-	if n := f.node("as"); n != nil {
-		name := p.scalarString(n, s.Path+".as")
-		if p.checkVarName(n, s.Path+".as", "variable", name) {
-			s.Args["as"] = &Value{Kind: VString, Str: &Str{Raw: name, Parts: []StrPart{{Text: name}}}}
+	if node := f.node("as"); node != nil {
+		name := p.scalarString(node, s.Path+".as")
+		if p.checkVarName(node, s.Path+".as", "variable", name) {
+			n.As = name
 		}
 	}
 	s.summary = "shell " + c.Raw
 }
 
-func parseLua(p *parser, s *Step, f *fields) {
+func parseLua(p *parser, s *Step, f *fields, node *luaNode) {
 	n := f.node("code")
 	if n == nil || n.Kind != yaml.ScalarNode {
 		p.need(s, f, "lua needs a chunk of code, e.g. `lua: log.info('hi')`")
@@ -55,7 +82,7 @@ func parseLua(p *parser, s *Step, f *fields) {
 	if n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
 		v.Pos.Line++
 	}
-	s.Lua = v
+	node.Code = v
 	first := strings.TrimSpace(strings.SplitN(n.Value, "\n", 2)[0])
 	if len(first) > 40 {
 		first = first[:40] + "…"
@@ -63,25 +90,25 @@ func parseLua(p *parser, s *Step, f *fields) {
 	s.summary = "lua " + first
 }
 
-func genShell(g *gen, s *Step, id string) {
+func genShell(g *gen, s *Step, n *shellNode, id string) {
 	w := g.w
-	w.f("local __out, __code = flow.must(%s.shell(%s))", g.use("device"), g.literal(s.Args["command"]))
-	if e := s.Args["expect_exit"]; e != nil && e.Kind == VInt {
-		w.f("flow.expect_exit(__out, __code, %d)", e.Int)
+	w.f("local __out, __code = flow.must(%s.shell(%s))", g.use("device"), g.str(n.Command))
+	if n.ExpectExit != nil {
+		w.f("flow.expect_exit(__out, __code, %d)", *n.ExpectExit)
 	}
-	if as := s.Args["as"]; as != nil {
-		w.f("%s = __out", as.Str.Raw)
+	if n.As != "" {
+		w.f("%s = __out", n.As)
 	}
 }
 
-func genLua(g *gen, s *Step, id string) {
+func genLua(g *gen, s *Step, n *luaNode, id string) {
 	w := g.w
-	code := s.Lua.Str.Raw
+	code := n.Code.Str.Raw
 	g.scanModules(code)
 	w.line("do")
 	w.indent++
 	for i, ln := range strings.Split(strings.TrimRight(code, "\n"), "\n") {
-		w.cur = origin{file: s.Pos.File, line: s.Lua.Pos.Line + i, label: labelOf(s)}
+		w.cur = origin{file: s.Pos.File, line: n.Code.Pos.Line + i, label: labelOf(s)}
 		w.line(ln)
 	}
 	w.indent--

@@ -9,18 +9,74 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Flow steps: variables, conditions, loops, retries and sub-playbooks. Each step's parser and code generator sit together here.
+// Flow steps: variables, conditions, loops, retries and sub-playbooks. Each step's node, parser and code generator sit together here.
 
 func flowStepDefs() []*stepDef {
 	return []*stepDef{
-		{Name: "set", parse: parseSet, gen: genSet, Doc: "Set variables (values may interpolate ${expr}; a whole ${expr} keeps its Lua type)."},
-		{Name: "if", Short: "expr", Keys: []string{"visible", "gone", "expr", "then", "elif", "else"}, parse: parseIf, gen: genIf, Doc: "Run steps when a condition holds, with elif and else branches."},
-		{Name: "repeat", Short: "times", Keys: []string{"times", "while", "until", "max", "steps"}, parse: parseRepeat, gen: genRepeat, Doc: "Repeat steps a number of times, while or until a condition holds."},
-		{Name: "for_each", Short: "in", Keys: []string{"in", "as", "steps"}, parse: parseForEach, gen: genForEach, Doc: "Run steps for each item of a list."},
-		{Name: "retry", Short: "max", Keys: []string{"max", "steps"}, parse: parseRetry, gen: genRetry, Doc: "Run steps again (up to max attempts) until they pass."},
-		{Name: "run", Short: "file", Keys: []string{"file", "params"}, parse: parseRun, gen: genRun, Doc: "Run another playbook (path relative to this file) with parameters."},
+		define(stepDef{Name: "set", Example: "set: {count: 1}",
+			Doc: "Set variables (values may interpolate ${expr}; a whole ${expr} keeps its Lua type)."}, parseSet, genSet),
+		define(stepDef{Name: "if", Short: "expr", Keys: []string{"visible", "gone", "expr", "then", "elif", "else"}, Example: "if: {visible: Allow}",
+			Doc: "Run steps when a condition holds, with elif and else branches."}, parseIf, genIf),
+		define(stepDef{Name: "repeat", Short: "times", Keys: []string{"times", "while", "until", "max", "steps"}, Example: "repeat: 3",
+			Doc: "Repeat steps a number of times, while or until a condition holds."}, parseRepeat, genRepeat),
+		define(stepDef{Name: "for_each", Short: "in", Keys: []string{"in", "as", "steps"}, Example: "for_each: notes",
+			Doc: "Run steps for each item of a list."}, parseForEach, genForEach),
+		define(stepDef{Name: "retry", Short: "max", Keys: []string{"max", "steps"}, Example: "retry: 3",
+			Doc: "Run steps again (up to max attempts) until they pass."}, parseRetry, genRetry),
+		define(stepDef{Name: "run", Short: "file", Keys: []string{"file", "params"}, Example: "run: flows/login.yaml",
+			Doc: "Run another playbook (path relative to this file) with parameters."}, parseRun, genRun),
 	}
 }
+
+// setNode is set.
+type setNode struct {
+	Vars *Value // a mapping: variable → value
+}
+
+func (*setNode) stepNode() {}
+
+func (n *setNode) assigns() []string { return n.Vars.Keys }
+
+// ifNode is if: its branches are the step's Branches (if, then each elif)
+// and Else.
+type ifNode struct{}
+
+func (*ifNode) stepNode() {}
+
+// repeatNode is repeat; the body is the step's Steps, and the while/until
+// condition its only branch.
+type repeatNode struct {
+	Times *Value // an integer or ${expr}; nil = while/until
+	Until bool   // repeat until the condition holds (else while it holds)
+	Max   *Value // while/until: the most iterations (nil = 20)
+}
+
+func (*repeatNode) stepNode() {}
+
+// forEachNode is for_each; the body is the step's Steps.
+type forEachNode struct {
+	In *Value // a list, a variable name or ${expr}
+	As string // the loop variable
+}
+
+func (*forEachNode) stepNode() {}
+
+// retryNode is retry; the body is the step's Steps.
+type retryNode struct {
+	Max *Value // attempts: an integer or ${expr}
+}
+
+func (*retryNode) stepNode() {}
+
+// runNode is run: another playbook, resolved by Compile.
+type runNode struct {
+	File    string    // path as written
+	Params  *Value    // a mapping; nil = none
+	Sub     *Playbook // the included playbook, once loaded
+	SubPath string    // its resolved path
+}
+
+func (*runNode) stepNode() {}
 
 func (p *parser) setVars(n *yaml.Node, path string) *Value {
 	if n == nil || n.Kind != yaml.MappingNode || len(n.Content) == 0 {
@@ -38,10 +94,11 @@ func (p *parser) setVars(n *yaml.Node, path string) *Value {
 	return v
 }
 
-func parseSet(p *parser, s *Step, f *fields) {}
-
-func setSummary(v *Value) string {
-	return "set " + strings.Join(v.Keys, ", ")
+// parseSet reads the variables from the kind's value: set's mapping holds
+// variables, not keys.
+func parseSet(p *parser, s *Step, f *fields, n *setNode) {
+	n.Vars = p.setVars(f.kindVal, s.Path)
+	s.summary = "set " + strings.Join(n.Vars.Keys, ", ")
 }
 
 // cond parses a condition from a node: a scalar is a Lua expression; a
@@ -118,7 +175,7 @@ func (c *Cond) String() string {
 	return c.Expr
 }
 
-func parseIf(p *parser, s *Step, f *fields) {
+func parseIf(p *parser, s *Step, f *fields, _ *ifNode) {
 	c := condFromFields(p, f, s.Path)
 	if c == nil {
 		p.need(s, f, "if needs a condition: `if: <lua expr>`, `if: {visible: sel}` or `if: {gone: sel}`")
@@ -167,10 +224,10 @@ func parseIf(p *parser, s *Step, f *fields) {
 	s.summary = "if " + c.String()
 }
 
-func parseRepeat(p *parser, s *Step, f *fields) {
+func parseRepeat(p *parser, s *Step, f *fields, r *repeatNode) {
 	n := 0
 	if v := f.intValue("times"); v != nil {
-		s.Args["times"] = v
+		r.Times = v
 		n++
 		s.summary = "repeat " + valueSummary(v) + " times"
 	}
@@ -179,7 +236,7 @@ func parseRepeat(p *parser, s *Step, f *fields) {
 			n++
 			if c := p.cond(node, s.Path+"."+k); c != nil {
 				s.Branches = append(s.Branches, &Branch{Pos: c.Pos, Cond: c})
-				s.Args["mode"] = &Value{Kind: VString, Str: &Str{Raw: k, Parts: []StrPart{{Text: k}}}}
+				r.Until = k == "until"
 				s.summary = "repeat " + k + " " + c.String()
 			}
 		}
@@ -188,10 +245,10 @@ func parseRepeat(p *parser, s *Step, f *fields) {
 		p.need(s, f, "repeat needs exactly one of times, while or until")
 	}
 	if v := f.intValue("max"); v != nil {
-		if s.Args["times"] != nil {
+		if r.Times != nil {
 			p.errAt(f.key["max"], s.Path, "max goes with while/until, not times")
 		}
-		s.Args["max"] = v
+		r.Max = v
 	}
 	if !f.has("steps") {
 		p.need(s, f, "repeat needs steps: [steps]")
@@ -199,7 +256,7 @@ func parseRepeat(p *parser, s *Step, f *fields) {
 	s.Steps = f.steps("steps")
 }
 
-func parseForEach(p *parser, s *Step, f *fields) {
+func parseForEach(p *parser, s *Step, f *fields, node *forEachNode) {
 	n := f.node("in")
 	if n == nil {
 		p.need(s, f, "for_each needs in: a list, a variable or ${expr}")
@@ -210,24 +267,24 @@ func parseForEach(p *parser, s *Step, f *fields) {
 		default:
 			p.errAt(n, s.Path, "in must be a list, a variable name or ${expr}, got %s", describeNode(n))
 		}
-		s.Args["in"] = v
+		node.In = v
 	}
 	as := "item"
 	if an := f.node("as"); an != nil {
 		as = p.scalarString(an, s.Path+".as")
 		p.checkVarName(an, s.Path+".as", "variable", as)
 	}
-	s.Args["as"] = &Value{Kind: VString, Str: &Str{Raw: as, Parts: []StrPart{{Text: as}}}}
+	node.As = as
 	if !f.has("steps") {
 		p.need(s, f, "for_each needs steps: [steps]")
 	}
 	s.Steps = f.steps("steps")
-	if v := s.Args["in"]; v != nil {
+	if v := node.In; v != nil {
 		s.summary = "for each " + as + " in " + valueSummary(v)
 	}
 }
 
-func parseRetry(p *parser, s *Step, f *fields) {
+func parseRetry(p *parser, s *Step, f *fields, n *retryNode) {
 	v := f.intValue("max")
 	if v == nil {
 		v = &Value{Kind: VInt, Int: 3}
@@ -235,7 +292,7 @@ func parseRetry(p *parser, s *Step, f *fields) {
 	if v.Kind == VInt && (v.Int < 1 || v.Int > 100) {
 		p.errAt(f.node("max"), s.Path, "max must be between 1 and 100")
 	}
-	s.Args["max"] = v
+	n.Max = v
 	if !f.has("steps") {
 		p.need(s, f, "retry needs steps: [steps]")
 	}
@@ -243,33 +300,33 @@ func parseRetry(p *parser, s *Step, f *fields) {
 	s.summary = "retry up to " + valueSummary(v) + " times"
 }
 
-func parseRun(p *parser, s *Step, f *fields) {
+func parseRun(p *parser, s *Step, f *fields, node *runNode) {
 	n := f.node("file")
 	if n == nil {
 		p.need(s, f, "run needs a file, e.g. `run: flows/login.yaml`")
 		return
 	}
-	s.SubFile = p.scalarString(n, s.Path+".file")
+	node.File = p.scalarString(n, s.Path+".file")
 	if pn := f.node("params"); pn != nil {
 		v := p.value(pn, s.Path+".params", false)
 		if v.Kind != VMap {
 			p.errAt(pn, s.Path, "params must be a mapping, got %s", describeNode(pn))
 		} else {
-			s.Args["params"] = v
+			node.Params = v
 		}
 	}
-	s.summary = "run " + s.SubFile
+	s.summary = "run " + node.File
 }
 
-func genSet(g *gen, s *Step, id string) {
+func genSet(g *gen, s *Step, n *setNode, id string) {
 	w := g.w
-	v := s.Args["vars"]
+	v := n.Vars
 	for i, k := range v.Keys {
 		w.f("%s = %s", k, g.typed(v.Map[i]))
 	}
 }
 
-func genIf(g *gen, s *Step, id string) {
+func genIf(g *gen, s *Step, _ *ifNode, id string) {
 	w := g.w
 	ids := &childIDs{prefix: id}
 	for i, b := range s.Branches {
@@ -295,10 +352,10 @@ func genIf(g *gen, s *Step, id string) {
 	w.line("end")
 }
 
-func genRepeat(g *gen, s *Step, id string) {
+func genRepeat(g *gen, s *Step, n *repeatNode, id string) {
 	w := g.w
 	ids := &childIDs{prefix: id}
-	if t := s.Args["times"]; t != nil {
+	if t := n.Times; t != nil {
 		w.f("for _ = 1, %s do", g.intExpr(t))
 		w.indent++
 		g.children(s.Steps, ids)
@@ -310,11 +367,10 @@ func genRepeat(g *gen, s *Step, id string) {
 		return
 	}
 	maxN := "20"
-	if m := s.Args["max"]; m != nil {
+	if m := n.Max; m != nil {
 		maxN = g.intExpr(m)
 	}
 	cond := g.cond(s.Branches[0].Cond, s)
-	mode, _ := s.Args["mode"].Str.Static()
 	condSrc := s.Branches[0].Cond.String()
 	failMsg := func(what string) string {
 		if _, err := strconv.Atoi(maxN); err == nil {
@@ -322,7 +378,7 @@ func genRepeat(g *gen, s *Step, id string) {
 		}
 		return fmt.Sprintf("%s .. %s .. %s", luasrc.Quote("repeat: "+what+" after "), maxN, luasrc.Quote(" iterations: "+condSrc))
 	}
-	if mode == "while" {
+	if !n.Until {
 		w.line("local __n = 0")
 		w.f("while %s do", cond)
 		w.indent++
@@ -343,10 +399,10 @@ func genRepeat(g *gen, s *Step, id string) {
 	w.f("if not __done then flow.fail(%s) end", failMsg("not true"))
 }
 
-func genForEach(g *gen, s *Step, id string) {
+func genForEach(g *gen, s *Step, n *forEachNode, id string) {
 	w := g.w
-	as := s.Args["as"].Str.Raw
-	list := g.listExpr(s.Args["in"], s)
+	as := n.As
+	list := g.listExpr(n.In, s)
 	w.f("for _, %s in ipairs(flow.list(%s)) do", as, list)
 	g.scope = append(g.scope, map[string]bool{as: true})
 	w.indent++
@@ -356,27 +412,27 @@ func genForEach(g *gen, s *Step, id string) {
 	w.line("end")
 }
 
-func genRetry(g *gen, s *Step, id string) {
+func genRetry(g *gen, s *Step, n *retryNode, id string) {
 	w := g.w
-	w.f("flow.retry(%s, function()", g.intExpr(s.Args["max"]))
+	w.f("flow.retry(%s, function()", g.intExpr(n.Max))
 	w.indent++
 	g.children(s.Steps, &childIDs{prefix: id})
 	w.indent--
 	w.line("end)")
 }
 
-func genRun(g *gen, s *Step, id string) {
+func genRun(g *gen, s *Step, n *runNode, id string) {
 	w := g.w
-	if s.Sub == nil {
+	if n.Sub == nil {
 		return
 	}
 	args := "{}"
-	if v := s.Args["params"]; v != nil {
+	if v := n.Params; v != nil {
 		var parts []string
 		for i, k := range v.Keys {
 			parts = append(parts, luaKey(k)+" = "+g.typed(v.Map[i]))
 		}
 		args = "{" + strings.Join(parts, ", ") + "}"
 	}
-	w.f("flow.sub(%s, %s, %s, %q)", g.meta[s.Sub], g.fnName[s.Sub], args, id)
+	w.f("flow.sub(%s, %s, %s, %q)", g.meta[n.Sub], g.fnName[n.Sub], args, id)
 }

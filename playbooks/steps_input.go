@@ -7,37 +7,69 @@ import (
 	"github.com/openpocket/openpocket/engine/action"
 )
 
-// Keyboard steps: typing, erasing and keys. Each step's parser and code generator sit together here.
+// Keyboard steps: typing, erasing and keys. Each step's node, parser and code generator sit together here.
 
 func inputStepDefs() []*stepDef {
 	return []*stepDef{
-		{Name: "input", Short: "text", Keys: []string{"text", "into", "clear", "secret"}, parse: parseInput, gen: genInput, Doc: "Type text, optionally into an element (tapped and cleared first)."},
-		{Name: "erase", Short: "chars", Bare: true, Keys: []string{"chars"}, parse: parseErase, gen: genErase, Doc: "Delete characters before the cursor of the focused field (default 50)."},
-		{Name: "key", Short: "code", Keys: []string{"code"}, parse: parseKey, gen: genKey, Doc: "Press a key (BACK, ENTER, KEYCODE_HOME, 66, ...)."},
-		{Name: "back", Bare: true, parse: parseNothing, gen: genBackHome, Doc: "Press BACK."},
-		{Name: "home", Bare: true, parse: parseNothing, gen: genBackHome, Doc: "Press HOME."},
+		define(stepDef{Name: "input", Short: "text", Keys: []string{"text", "into", "clear", "secret"}, Example: "input: hello",
+			Doc: "Type text, optionally into an element (tapped and cleared first)."}, parseInput, genInput),
+		define(stepDef{Name: "erase", Short: "chars", Bare: true, Keys: []string{"chars"},
+			Doc: "Delete characters before the cursor of the focused field (default 50)."}, parseErase, genErase),
+		define(stepDef{Name: "key", Short: "code", Keys: []string{"code"}, Example: "key: ENTER",
+			Doc: "Press a key (BACK, ENTER, KEYCODE_HOME, 66, ...)."}, parseKey, genKey),
+		define(stepDef{Name: "back", Bare: true, Doc: "Press BACK."}, parseNothing, genBackHome),
+		define(stepDef{Name: "home", Bare: true, Doc: "Press HOME."}, parseNothing, genBackHome),
 	}
 }
 
-func parseInput(p *parser, s *Step, f *fields) {
+// inputNode is input: text typed into the step's selector (Sel) or the
+// focused field.
+type inputNode struct {
+	Text   *Str
+	Clear  bool // clear the field first (default: when there is a selector)
+	Secret bool // masked in labels and reports; no screenshot after it
+}
+
+func (*inputNode) stepNode() {}
+
+// isSecret reports whether a step types a secret: its report entry says so
+// and takes no screenshot.
+func isSecret(s *Step) bool {
+	n, ok := s.Node.(*inputNode)
+	return ok && n.Secret
+}
+
+// eraseNode is erase.
+type eraseNode struct {
+	Chars *Value // an integer or ${expr}
+}
+
+func (*eraseNode) stepNode() {}
+
+// keyNode is key.
+type keyNode struct {
+	Code *Value // a canonical key name (KEYCODE_…), a number or ${expr}
+}
+
+func (*keyNode) stepNode() {}
+
+func parseInput(p *parser, s *Step, f *fields, n *inputNode) {
 	t := f.str("text")
 	if t == nil {
 		p.need(s, f, "input needs text, e.g. `input: hello` or `input: {text: hello, into: {id: note_input}}`")
 		t = &Str{Parts: []StrPart{{}}}
 	}
-	s.Args["text"] = &Value{Kind: VString, Str: t, Pos: t.Pos}
-	if n := f.node("into"); n != nil {
-		s.Sel = p.selector(n, s.Path+".into", false)
+	n.Text = t
+	if node := f.node("into"); node != nil {
+		s.Sel = p.selector(node, s.Path+".into", false)
 	}
-	clear := s.Sel != nil
+	n.Clear = s.Sel != nil
 	if f.has("clear") {
-		clear = f.boolean("clear")
+		n.Clear = f.boolean("clear")
 	}
-	s.Args["clear"] = &Value{Kind: VBool, Bool: clear}
-	secret := f.boolean("secret")
-	s.Args["secret"] = &Value{Kind: VBool, Bool: secret}
+	n.Secret = f.boolean("secret")
 	shown := strconv.Quote(t.Raw)
-	if secret {
+	if n.Secret {
 		shown = `"•••"`
 	}
 	s.summary = "input " + shown
@@ -46,16 +78,16 @@ func parseInput(p *parser, s *Step, f *fields) {
 	}
 }
 
-func parseErase(p *parser, s *Step, f *fields) {
+func parseErase(p *parser, s *Step, f *fields, n *eraseNode) {
 	v := f.intValue("chars")
 	if v == nil {
 		v = &Value{Kind: VInt, Int: 50}
 	}
-	s.Args["chars"] = v
+	n.Chars = v
 	s.summary = "erase " + valueSummary(v)
 }
 
-func parseKey(p *parser, s *Step, f *fields) {
+func parseKey(p *parser, s *Step, f *fields, node *keyNode) {
 	n := f.node("code")
 	if n == nil {
 		p.need(s, f, "key needs a key code, e.g. `key: ENTER`")
@@ -86,26 +118,26 @@ func parseKey(p *parser, s *Step, f *fields) {
 	default:
 		p.errAt(n, s.Path, "key code must be a name or number, got %s", describeNode(n))
 	}
-	s.Args["code"] = v
+	node.Code = v
 	s.summary = "key " + valueSummary(v)
 }
 
-func genInput(g *gen, s *Step, id string) {
+func genInput(g *gen, s *Step, n *inputNode, id string) {
 	w := g.w
 	to := strconv.FormatInt(g.timeoutMs(s), 10)
-	text := g.literal(s.Args["text"])
-	secret := s.Args["secret"].Bool
+	text := g.str(n.Text)
+	secret := isSecret(s)
 	if secret {
 		text = "flow.secret(" + text + ")"
 	}
 	if s.Sel != nil {
 		sel := g.sel(s.Sel)
-		if s.Args["clear"].Bool && !secret {
+		if n.Clear && !secret {
 			w.f("flow.must(%s.set_text(%s, %s, {timeout_ms = %s}))", g.use("ui"), sel, text, to)
 			g.settle()
 			return
 		}
-		if s.Args["clear"].Bool {
+		if n.Clear {
 			w.f("flow.clear(flow.must(%s.tap(%s, {timeout_ms = %s})))", g.use("ui"), sel, to)
 		} else {
 			w.f("flow.must(%s.tap(%s, {timeout_ms = %s}))", g.use("ui"), sel, to)
@@ -115,20 +147,20 @@ func genInput(g *gen, s *Step, id string) {
 	g.settle()
 }
 
-func genErase(g *gen, s *Step, id string) {
+func genErase(g *gen, s *Step, n *eraseNode, id string) {
 	w := g.w
 	g.use("device")
-	w.f("flow.erase(%s)", g.typed(s.Args["chars"]))
+	w.f("flow.erase(%s)", g.typed(n.Chars))
 	g.settle()
 }
 
-func genKey(g *gen, s *Step, id string) {
+func genKey(g *gen, s *Step, n *keyNode, id string) {
 	w := g.w
-	w.f("flow.must(%s.key(%s))", g.use("device"), g.literal(s.Args["code"])) // names are canonical, numbers stay numbers
+	w.f("flow.must(%s.key(%s))", g.use("device"), g.literal(n.Code)) // names are canonical, numbers stay numbers
 	g.settle()
 }
 
-func genBackHome(g *gen, s *Step, id string) {
+func genBackHome(g *gen, s *Step, _ *bareNode, id string) {
 	w := g.w
 	w.f("flow.must(%s.%s())", g.use("device"), s.Kind)
 	g.settle()

@@ -3,27 +3,44 @@ package playbooks
 import (
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/openpocket/openpocket/engine/action"
 )
 
-// Tap steps: tap, double_tap and long_press on an element or a point. Each step's parser and code generator sit together here.
+// Tap steps: tap, double_tap and long_press on an element or a point. Each step's node, parser and code generator sit together here.
 
 func tapStepDefs() []*stepDef {
 	return []*stepDef{
-		{Name: "tap", Short: "@sel", Sel: true, Keys: []string{"point", "x", "y", "reason", "repeat", "delay"}, parse: parseTap, gen: genTap, Doc: "Tap an element (or a point; x/y is the tap action)."},
-		{Name: "double_tap", Short: "@sel", Sel: true, Keys: []string{"point"}, parse: parseTap, gen: genTap, Doc: "Double-tap an element or point."},
-		{Name: "long_press", Short: "@sel", Sel: true, Keys: []string{"point", "duration"}, parse: parseTap, gen: genTap, Doc: "Long-press an element or point."},
+		define(stepDef{Name: "tap", Short: "@sel", Sel: true, Keys: []string{"point", "x", "y", "reason", "repeat", "delay"}, Example: "tap: Save",
+			Doc: "Tap an element (or a point; x/y is the tap action)."}, parseTap, genTap),
+		define(stepDef{Name: "double_tap", Short: "@sel", Sel: true, Keys: []string{"point"}, Example: "double_tap: Save",
+			Doc: "Double-tap an element or point."}, parseTap, genTap),
+		define(stepDef{Name: "long_press", Short: "@sel", Sel: true, Keys: []string{"point", "duration"}, Example: "long_press: {id: note_item}",
+			Doc: "Long-press an element or point."}, parseTap, genTap),
 	}
 }
 
-func parseTap(p *parser, s *Step, f *fields) {
+// tapNode is tap, double_tap and long_press: on the step's selector or a
+// point, or (tap's x/y form) the tap action.
+type tapNode struct {
+	Point    *Value         // from point(); nil = the selector
+	Duration *time.Duration // long_press; nil = the device's default
+	Repeat   *Value         // tap: how many taps (an integer or ${expr}); nil = once
+	Delay    time.Duration  // tap: between repeated taps
+	Action   *actionNode    // tap's x/y form
+}
+
+func (*tapNode) stepNode() {}
+
+func parseTap(p *parser, s *Step, f *fields, n *tapNode) {
 	if s.Kind == "tap" && (f.has("x") || f.has("y")) {
 		if s.Sel != nil || f.sel() != nil || f.has("point") {
 			p.errAt(f.key["x"], s.Path, "tap takes either a selector, a point or x/y, not several")
 		}
 		spec, _ := action.Lookup("tap")
-		p.actionParams(s, spec, f)
+		n.Action = &actionNode{}
+		p.actionParams(s, spec, f, n.Action)
 		return
 	}
 	if f.has("reason") {
@@ -33,7 +50,7 @@ func parseTap(p *parser, s *Step, f *fields) {
 		if s.Sel != nil || f.sel() != nil {
 			p.errAt(f.key["point"], s.Path, "%s takes either a selector or a point, not both", s.Kind)
 		}
-		s.Args["point"] = p.point(pt, s.Path+".point")
+		n.Point = p.point(pt, s.Path+".point")
 		s.summary = fmt.Sprintf("%s point %s", s.Kind, pt.Value)
 	} else {
 		if s.Sel == nil {
@@ -47,22 +64,26 @@ func parseTap(p *parser, s *Step, f *fields) {
 	}
 	if f.has("duration") {
 		d := p.duration(f.node("duration"), s.Path+".duration")
-		s.Args["duration_ms"] = &Value{Kind: VInt, Int: d.Milliseconds()}
+		n.Duration = &d
 	}
-	tapRepeat(p, s, f)
+	tapRepeat(p, s, f, n)
 }
 
-func genTap(g *gen, s *Step, id string) {
+func genTap(g *gen, s *Step, n *tapNode, id string) {
+	if n.Action != nil {
+		genAction(g, s, n.Action, id)
+		return
+	}
 	w := g.w
 	to := strconv.FormatInt(g.timeoutMs(s), 10)
-	if g.genTapRepeat(s, id) {
+	if g.genTapRepeat(s, n, id) {
 		return
 	}
 	dur := ""
-	if v := s.Args["duration_ms"]; v != nil {
-		dur = strconv.FormatInt(v.Int, 10)
+	if n.Duration != nil {
+		dur = strconv.FormatInt(n.Duration.Milliseconds(), 10)
 	}
-	if pt := s.Args["point"]; pt != nil {
+	if pt := n.Point; pt != nil {
 		x, y := g.pointXY(pt)
 		dev := g.use("device")
 		switch s.Kind {

@@ -5,8 +5,8 @@ package playbooks
 func SubFiles(pb *Playbook) []string {
 	var out []string
 	walkSteps(pb, func(s *Step) {
-		if s.Kind == "run" && s.SubFile != "" {
-			out = append(out, s.SubFile)
+		if n, ok := s.Node.(*runNode); ok && n.File != "" {
+			out = append(out, n.File)
 		}
 	})
 	return out

@@ -19,11 +19,11 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/openpocket/openpocket/internal/executor/execset"
 	"github.com/openpocket/openpocket/internal/lease"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/sim"
 	"github.com/openpocket/openpocket/internal/workspace"
-	"github.com/openpocket/openpocket/stdlib/executors"
 )
 
 // Version is set at build time with -ldflags "-X …/internal/cli.Version=…".
@@ -102,7 +102,7 @@ type App struct {
 	cleanups []func()
 	sim      *sim.Sim
 	ws       *workspace.Home
-	execSet  *executors.Set
+	execSet  *execset.Set
 	svc      *run.Service
 	cfg      workspace.Config
 	play     playOptions // play's report and recording options

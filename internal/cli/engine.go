@@ -12,11 +12,11 @@ import (
 	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/engine/prompt"
 	"github.com/openpocket/openpocket/engine/screen"
+	"github.com/openpocket/openpocket/internal/executor/execset"
 	"github.com/openpocket/openpocket/internal/llm"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/skills"
 	"github.com/openpocket/openpocket/internal/workspace"
-	"github.com/openpocket/openpocket/stdlib/executors"
 )
 
 // home opens OPENPOCKET_HOME once per command (created on first use) and
@@ -200,7 +200,7 @@ const (
 // global flags' device selection (cfg's target when they name none) and
 // the lease mode given. A front end that reloads its config builds a new
 // one; runs started on the old one finish there.
-func (a *App) newRunService(h *workspace.Home, cfg workspace.Config, set *executors.Set, mode leaseMode) *run.Service {
+func (a *App) newRunService(h *workspace.Home, cfg workspace.Config, set *execset.Set, mode leaseMode) *run.Service {
 	rc := run.Config{
 		OpenDevice:   a.deviceOpener(cfg, mode == leasesHeld),
 		PhoneOptions: phoneOptionsFor(cfg),
@@ -258,7 +258,7 @@ func (a *App) newRunService(h *workspace.Home, cfg workspace.Config, set *execut
 
 // executorSet opens the workspace's executors once per command; background
 // exec sessions end with it.
-func (a *App) executorSet() (*executors.Set, error) {
+func (a *App) executorSet() (*execset.Set, error) {
 	if a.execSet != nil {
 		return a.execSet, nil
 	}

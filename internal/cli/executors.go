@@ -2,22 +2,22 @@ package cli
 
 import (
 	"github.com/openpocket/openpocket/internal/executor/coding"
+	"github.com/openpocket/openpocket/internal/executor/execset"
 	"github.com/openpocket/openpocket/internal/executor/memory"
 	"github.com/openpocket/openpocket/internal/executor/script"
 	"github.com/openpocket/openpocket/internal/sandbox"
 	"github.com/openpocket/openpocket/internal/workspace"
 	"github.com/openpocket/openpocket/lua"
 	"github.com/openpocket/openpocket/stdlib"
-	"github.com/openpocket/openpocket/stdlib/executors"
 )
 
 // executorConfigFrom maps config.json's scriptExecutor, codingTools and
 // memoryTools to the executors' configuration. Every configured value is
 // honoured as given; zero numbers mean the executors' own defaults.
-func executorConfigFrom(cfg workspace.Config) executors.Config {
+func executorConfigFrom(cfg workspace.Config) execset.Config {
 	se, ct, mt := cfg.ScriptExecutor, cfg.CodingTools, cfg.MemoryTools
 	box, limits := sandboxFrom(se)
-	return executors.Config{
+	return execset.Config{
 		Script: script.Config{
 			AllowedCommands: se.AllowedCommands,
 			TimeoutSec:      se.TimeoutSec,
@@ -64,7 +64,7 @@ func sandboxFrom(se workspace.ScriptExecutorConfig) (*sandbox.Sandbox, sandbox.L
 // workspace/scripts and workspace/memory directories on first use) from
 // the effective configuration (--config when given). The caller closes the
 // set.
-func (a *App) openExecutors() (*executors.Set, error) {
+func (a *App) openExecutors() (*execset.Set, error) {
 	h, err := a.home()
 	if err != nil {
 		return nil, err
@@ -73,7 +73,7 @@ func (a *App) openExecutors() (*executors.Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	return executors.New(h.Workspace(), executorConfigFrom(cfg)), nil
+	return execset.New(h.Workspace(), executorConfigFrom(cfg)), nil
 }
 
 // newScriptRegistry builds the registry Lua scripts run by the CLI see:

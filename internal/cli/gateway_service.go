@@ -5,7 +5,7 @@ import (
 
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/workspace"
-	"github.com/openpocket/openpocket/stdlib/executors"
+	"github.com/openpocket/openpocket/internal/executor/execset"
 )
 
 // serviceGen is one run service of the gateway, built from one config.
@@ -30,7 +30,7 @@ type serviceFactory func(cfg workspace.Config) *serviceGen
 // device's lease for exactly the run, the workspace's executors of cfg.
 func (a *App) gatewayServices(h *workspace.Home) serviceFactory {
 	return func(cfg workspace.Config) *serviceGen {
-		set := executors.New(h.Workspace(), executorConfigFrom(cfg))
+		set := execset.New(h.Workspace(), executorConfigFrom(cfg))
 		svc := a.newRunService(h, cfg, set, leasesPerRun)
 		return &serviceGen{svc: svc, cfg: cfg, close: func() {
 			svc.Close()

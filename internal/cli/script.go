@@ -49,7 +49,7 @@ func (c *ScriptRunCmd) Run(app *App) error {
 
 	var res script.Result
 	if c.Lua || script.IsLua(src) {
-		run := executors.VMRunner(newScriptRegistry(set.Modules()...), nil)
+		run := executors.VMRunner(newScriptRegistry(executors.Modules(set.Tools())...), nil)
 		res, err = set.Script.RunLua(app.Ctx, src, c.Timeout, run)
 	} else {
 		res, err = set.Script.Run(app.Ctx, src, c.Timeout)

@@ -143,42 +143,16 @@ func (s *Service) playCompiled(ctx context.Context, lc *lifecycle, name string, 
 		fr.DurationMs = time.Since(start).Milliseconds()
 		return fr
 	}
-	outRoot := o.OutputDir
-	if outRoot == "" {
-		outRoot = filepath.Join(s.cfg.StateDir, "runs")
-	}
-	// Created exclusively: a second run in the same second gets its own.
-	dir, err := workspace.CreateRunDir(outRoot, start.Format("20060102-150405")+"-"+workspace.SafeName(name))
-	if err != nil {
-		return fail(err)
-	}
+	dir, logFile, err := s.playOutput(lc, name, o.OutputDir, res, start)
 	fr.OutputDir = dir
-	logFile, err := os.Create(filepath.Join(dir, "log.txt"))
 	if err != nil {
 		return fail(err)
 	}
 	defer logFile.Close()
-	lc.artifact(logFile.Name(), "log")
-	if atomicfile.WriteFile(filepath.Join(dir, "playbook.lua"), res.Lua, 0o644) == nil {
-		lc.artifact(filepath.Join(dir, "playbook.lua"), "lua")
-	}
-	// The run's own lines, Lua's log.* and print, and the runtime's log
-	// all reach log.txt in one human format.
-	fileHandler := s.cfg.LogHandler(logFile, slog.LevelDebug)
-	runLog := slog.New(slog.NewMultiHandler(s.cfg.Logger.Handler(), fileHandler))
-	fileLog := slog.New(fileHandler)
-	logf := func(format string, args ...any) { fileLog.Info(fmt.Sprintf(format, args...)) }
+	runLog, logf := s.runLoggers(logFile)
 	rec.logf = logf
-	eng, err := lc.engine(engineOptions{logger: runLog})
+	sess, err := lc.playSession(ctx, name, dir, runLog)
 	if err != nil {
-		return fail(err)
-	}
-	sess, err := lc.session(ctx, eng, engine.SessionOptions{Task: name, ArtifactsDir: dir})
-	if err != nil {
-		return fail(err)
-	}
-	if err := lc.ready(sess); err != nil {
-		sess.Finish(false, err.Error())
 		return fail(err)
 	}
 	if o.StepScreenshots {
@@ -188,17 +162,11 @@ func (s *Service) playCompiled(ctx context.Context, lc *lifecycle, name string, 
 	if o.Around != nil {
 		after = o.Around(sess, logf)
 	}
-	reg := s.Registry()
-	if err := reg.RegisterSource(playbooks.RuntimeModule, playbooks.RuntimeSource); err != nil {
+	reg, closeRoot, err := s.playRegistry(o.File)
+	if err != nil {
 		return fail(err)
 	}
-	if root, err := os.OpenRoot(filepath.Dir(o.File)); err == nil {
-		// References and assets live next to the playbook, and only there.
-		defer root.Close()
-		if err := errors.Join(reg.Register(visual.New(root)), reg.Register(assets.New(root))); err != nil {
-			return fail(err)
-		}
-	}
+	defer closeRoot()
 	vm, err := stdlib.NewVMWith(sess.Context(), reg, sess, lua.Options{
 		Timeout:   o.Timeout,
 		Print:     func(s string) { runLog.Info(s) },
@@ -214,6 +182,93 @@ func (s *Service) playCompiled(ctx context.Context, lc *lifecycle, name string, 
 	vm.Close()
 	fr.Steps = rec.result()
 	fr.DurationMs = time.Since(start).Milliseconds()
+	lc.finishPlaybook(ctx, sess, dir, runErr, rec, &fr, logf)
+	if after != nil {
+		fr.Artifacts = append(fr.Artifacts, after(fr)...)
+	}
+	if err := writeStepsJSON(filepath.Join(dir, "steps.json"), fr); err != nil {
+		logf("steps.json: %v", err)
+	} else {
+		lc.artifact(filepath.Join(dir, "steps.json"), "steps")
+	}
+	return fr
+}
+
+// playOutput creates the run's own directory under outRoot (StateDir/runs
+// when empty) with log.txt, open for the run's log, and playbook.lua. dir
+// is set once the directory exists, also when log.txt cannot be created.
+func (s *Service) playOutput(lc *lifecycle, name, outRoot string, res *playbooks.Result, start time.Time) (dir string, logFile *os.File, err error) {
+	if outRoot == "" {
+		outRoot = filepath.Join(s.cfg.StateDir, "runs")
+	}
+	// Created exclusively: a second run in the same second gets its own.
+	dir, err = workspace.CreateRunDir(outRoot, start.Format("20060102-150405")+"-"+workspace.SafeName(name))
+	if err != nil {
+		return "", nil, err
+	}
+	logFile, err = os.Create(filepath.Join(dir, "log.txt"))
+	if err != nil {
+		return dir, nil, err
+	}
+	lc.artifact(logFile.Name(), "log")
+	if atomicfile.WriteFile(filepath.Join(dir, "playbook.lua"), res.Lua, 0o644) == nil {
+		lc.artifact(filepath.Join(dir, "playbook.lua"), "lua")
+	}
+	return dir, logFile, nil
+}
+
+// runLoggers are a playbook run's loggers: runLog reaches the runtime's
+// logger and log.txt (the run's own lines, Lua's log.* and print, all in
+// one human format); logf writes a line to log.txt only.
+func (s *Service) runLoggers(logFile *os.File) (runLog *slog.Logger, logf func(string, ...any)) {
+	fileHandler := s.cfg.LogHandler(logFile, slog.LevelDebug)
+	runLog = slog.New(slog.NewMultiHandler(s.cfg.Logger.Handler(), fileHandler))
+	fileLog := slog.New(fileHandler)
+	return runLog, func(format string, args ...any) { fileLog.Info(fmt.Sprintf(format, args...)) }
+}
+
+// playSession starts the run's engine session (artifacts in dir) and
+// readies its device; a device that stays locked finishes the session.
+func (lc *lifecycle) playSession(ctx context.Context, name, dir string, runLog *slog.Logger) (*engine.Session, error) {
+	eng, err := lc.engine(engineOptions{logger: runLog})
+	if err != nil {
+		return nil, err
+	}
+	sess, err := lc.session(ctx, eng, engine.SessionOptions{Task: name, ArtifactsDir: dir})
+	if err != nil {
+		return nil, err
+	}
+	if err := lc.ready(sess); err != nil {
+		sess.Finish(false, err.Error())
+		return nil, err
+	}
+	return sess, nil
+}
+
+// playRegistry is the run's module set plus the playbook runtime and, when
+// the playbook's directory opens, the visual and assets modules rooted
+// there. closeRoot releases that directory once the run is over.
+func (s *Service) playRegistry(file string) (reg *lua.Registry, closeRoot func(), err error) {
+	reg = s.Registry()
+	closeRoot = func() {}
+	if err := reg.RegisterSource(playbooks.RuntimeModule, playbooks.RuntimeSource); err != nil {
+		return nil, closeRoot, err
+	}
+	if root, err := os.OpenRoot(filepath.Dir(file)); err == nil {
+		// References and assets live next to the playbook, and only there.
+		if err := errors.Join(reg.Register(visual.New(root)), reg.Register(assets.New(root))); err != nil {
+			root.Close()
+			return nil, closeRoot, err
+		}
+		closeRoot = func() { root.Close() }
+	}
+	return reg, closeRoot, nil
+}
+
+// finishPlaybook records the run's outcome in fr, log.txt and the session:
+// a failure names the step it interrupted and, unless the run was
+// cancelled, keeps the screen and UI dump of that moment.
+func (lc *lifecycle) finishPlaybook(ctx context.Context, sess *engine.Session, dir string, runErr error, rec *stepRecorder, fr *PlaybookResult, logf func(string, ...any)) {
 	if runErr != nil {
 		fr.Status, fr.Error = "failed", interruptedAt(runErr, rec).Error()
 		logf("FAILED: %s", fr.Error)
@@ -224,20 +279,11 @@ func (s *Service) playCompiled(ctx context.Context, lc *lifecycle, name string, 
 			}
 		}
 		sess.Finish(false, runErr.Error())
-	} else {
-		fr.Status = "passed"
-		logf("passed in %s", FormatMs(fr.DurationMs))
-		sess.Finish(true, "playbook passed")
+		return
 	}
-	if after != nil {
-		fr.Artifacts = append(fr.Artifacts, after(fr)...)
-	}
-	if err := writeStepsJSON(filepath.Join(dir, "steps.json"), fr); err != nil {
-		logf("steps.json: %v", err)
-	} else {
-		lc.artifact(filepath.Join(dir, "steps.json"), "steps")
-	}
-	return fr
+	fr.Status = "passed"
+	logf("passed in %s", FormatMs(fr.DurationMs))
+	sess.Finish(true, "playbook passed")
 }
 
 // stepRecorder turns the flow runtime's step events into step reports.

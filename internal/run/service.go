@@ -61,7 +61,7 @@ type Config struct {
 	ModelImage func(profile string) (screen.ImageEncoding, bool)
 	// Executors are the workspace's executors (run_script, memory, coding
 	// tools and their Lua modules); nil runs without them.
-	Executors *executors.Set
+	Executors executors.Set
 	// Store persists agent sessions and memory (the workspace); nil keeps
 	// nothing.
 	Store engine.Workspace
@@ -292,7 +292,7 @@ func (lc *lifecycle) session(ctx context.Context, e *engine.Engine, opts engine.
 func (s *Service) Modules() []lua.Module {
 	var mods []lua.Module
 	if s.cfg.Executors != nil {
-		mods = append(mods, s.cfg.Executors.Modules()...)
+		mods = append(mods, executors.Modules(s.cfg.Executors.Tools())...)
 	}
 	return append(mods, skillsmod.New(SkillLibrary(s.cfg.Skills)))
 }

@@ -1,18 +1,18 @@
 // Package executors makes OpenPocket's non-device executors reachable from
-// Lua and from the agent: it binds the script, coding and memory executors
-// (internal/executor/...) of one workspace as the Lua modules script, fs,
-// exec, process and memory, and adapts them to engine.Executor for the
-// run_script, read, write, edit, apply_patch, exec, process, memory_search
-// and memory_get actions.
+// Lua: it binds a workspace's tools (the engine/tools port: scripts, files,
+// host commands, memory) as the Lua modules script, fs, exec, process and
+// memory, and runs the Lua scripts of run_script and script.run in fresh
+// sandboxed VMs (VMRunner).
 //
-// One [Set] owns the executors of a workspace; its Lua modules and its
-// action map share them, so a background command started by the agent's
-// exec action is visible to a script's process.list(). Close the set when
-// the process ends (it kills background commands).
+// It does not build the executors: internal/executor/execset does, outside
+// the standard library, and implements [Set]. Modules built from one Set's
+// tools share its executors with its action map, so a background command
+// started by the agent's exec action is visible to a script's
+// process.list().
 //
-//	set := executors.New(ws, executors.DefaultConfig())
+//	set := execset.New(ws, execset.DefaultConfig()) // the composition root
 //	defer set.Close()
-//	reg := lua.NewRegistry(append(stdlibModules, set.Modules()...)...)
+//	reg := lua.NewRegistry(append(stdlibModules, executors.Modules(set.Tools())...)...)
 //	eng.Executors = set.Actions(executors.VMRunner(reg, sessionOf))
 //
 // # Lua API

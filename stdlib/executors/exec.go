@@ -4,8 +4,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/openpocket/openpocket/internal/executor/coding"
-	"github.com/openpocket/openpocket/internal/executor/policy"
+	"github.com/openpocket/openpocket/engine/tools"
 	"github.com/openpocket/openpocket/lua"
 )
 
@@ -21,14 +20,14 @@ func seconds(d time.Duration) int {
 // execErr returns an exec failure as nil, err; a policy refusal reads
 // "rejected (<rule>): <reason>".
 func execErr(L *lua.LState, err error) int {
-	var v *policy.Violation
+	var v *tools.Rejection
 	if errors.As(err, &v) {
 		return lua.ReturnErr(L, errors.New("rejected ("+v.Rule+"): "+v.Reason))
 	}
 	return lua.ReturnErr(L, err)
 }
 
-func sessionTable(i coding.SessionInfo) map[string]any {
+func sessionTable(i tools.SessionInfo) map[string]any {
 	m := map[string]any{
 		"id":            i.ID,
 		"command":       i.Command,
@@ -38,7 +37,7 @@ func sessionTable(i coding.SessionInfo) map[string]any {
 		"timed_out":     i.TimedOut,
 		"started_at_ms": i.StartedAt.UnixMilli(),
 		"duration_ms":   i.DurationMs,
-		"status":        i.Status(),
+		"status":        i.Status,
 	}
 	if !i.Running {
 		m["exit_code"] = i.ExitCode
@@ -46,7 +45,7 @@ func sessionTable(i coding.SessionInfo) map[string]any {
 	return m
 }
 
-// openExec builds the exec module over the coding executor's exec:
+// openExec builds the exec module over the host commands:
 //
 //	exec.run(cmd [, {timeout_ms, workdir}])             → {exit_code, output, timed_out, duration_ms} | nil, err
 //	exec.start(cmd [, {yield_ms, timeout_ms, workdir}]) → {id, running, pid, output, exit_code?} | nil, err
@@ -54,7 +53,7 @@ func sessionTable(i coding.SessionInfo) map[string]any {
 // start without yield_ms returns at once with the session id; with
 // yield_ms it waits that long and returns the output so far (a command
 // that finished by then has no id and carries its exit_code).
-func (s *Set) openExec(vm *lua.VM) (lua.LValue, error) {
+func (b binding) openExec(vm *lua.VM) (lua.LValue, error) {
 	return vm.NewModule(map[string]lua.LGFunction{
 		"run": func(L *lua.LState) int {
 			cmd := L.CheckString(1)
@@ -62,7 +61,7 @@ func (s *Set) openExec(vm *lua.VM) (lua.LValue, error) {
 			timeout := o.Duration("timeout", 0)
 			workdir := o.String("workdir", "")
 			o.Check()
-			r, err := s.Coding.Exec(lua.Context(L), coding.ExecRequest{Command: cmd, Workdir: workdir, TimeoutSec: seconds(timeout)})
+			r, err := b.Commands.Exec(lua.Context(L), tools.ExecRequest{Command: cmd, Workdir: workdir, TimeoutSec: seconds(timeout)})
 			if err != nil {
 				return execErr(L, err)
 			}
@@ -76,14 +75,14 @@ func (s *Set) openExec(vm *lua.VM) (lua.LValue, error) {
 			timeout := o.Duration("timeout", 0)
 			workdir := o.String("workdir", "")
 			o.Check()
-			req := coding.ExecRequest{Command: cmd, Workdir: workdir, TimeoutSec: seconds(timeout), YieldMs: int(yield / time.Millisecond)}
+			req := tools.ExecRequest{Command: cmd, Workdir: workdir, TimeoutSec: seconds(timeout), YieldMs: int(yield / time.Millisecond)}
 			if req.YieldMs == 0 {
 				req.Background = true
 			}
-			if !s.Coding.Config().AllowBackground {
+			if !b.Commands.AllowBackground() {
 				return lua.ReturnErr(L, errors.New("exec.start: background sessions are disabled (codingTools.allowBackground=false)"))
 			}
-			r, err := s.Coding.Exec(lua.Context(L), req)
+			r, err := b.Commands.Exec(lua.Context(L), req)
 			if err != nil {
 				return execErr(L, err)
 			}
@@ -112,9 +111,9 @@ func (s *Set) openExec(vm *lua.VM) (lua.LValue, error) {
 //
 // A session table has id, command, workdir, pid, running, timed_out,
 // started_at_ms, duration_ms, status and, once ended, exit_code.
-func (s *Set) openProcess(vm *lua.VM) (lua.LValue, error) {
-	do := func(L *lua.LState, req coding.ProcessRequest) (coding.ProcessResult, bool) {
-		r, err := s.Coding.Process(lua.Context(L), req)
+func (b binding) openProcess(vm *lua.VM) (lua.LValue, error) {
+	do := func(L *lua.LState, req tools.ProcessRequest) (tools.ProcessResult, bool) {
+		r, err := b.Commands.Process(lua.Context(L), req)
 		if err != nil {
 			lua.ReturnErr(L, err)
 			return r, false
@@ -123,7 +122,7 @@ func (s *Set) openProcess(vm *lua.VM) (lua.LValue, error) {
 	}
 	return vm.NewModule(map[string]lua.LGFunction{
 		"list": func(L *lua.LState) int {
-			r, ok := do(L, coding.ProcessRequest{Action: "list"})
+			r, ok := do(L, tools.ProcessRequest{Action: "list"})
 			if !ok {
 				return 2
 			}
@@ -139,7 +138,7 @@ func (s *Set) openProcess(vm *lua.VM) (lua.LValue, error) {
 			o := lua.CheckOptions(L, 2)
 			timeout := o.Duration("timeout", 0)
 			o.Check()
-			r, ok := do(L, coding.ProcessRequest{Action: "poll", SessionID: id, TimeoutMs: int(timeout / time.Millisecond)})
+			r, ok := do(L, tools.ProcessRequest{Action: "poll", SessionID: id, TimeoutMs: int(timeout / time.Millisecond)})
 			if !ok {
 				return 2
 			}
@@ -154,7 +153,7 @@ func (s *Set) openProcess(vm *lua.VM) (lua.LValue, error) {
 			offset := o.Int("offset", 0)
 			limit := o.Int("limit", 0)
 			o.Check()
-			r, ok := do(L, coding.ProcessRequest{Action: "log", SessionID: id, Offset: offset, Limit: limit})
+			r, ok := do(L, tools.ProcessRequest{Action: "log", SessionID: id, Offset: offset, Limit: limit})
 			if !ok {
 				return 2
 			}
@@ -165,7 +164,7 @@ func (s *Set) openProcess(vm *lua.VM) (lua.LValue, error) {
 		"write": func(L *lua.LState) int {
 			id := L.CheckString(1)
 			input := L.CheckString(2)
-			r, ok := do(L, coding.ProcessRequest{Action: "write", SessionID: id, Input: input})
+			r, ok := do(L, tools.ProcessRequest{Action: "write", SessionID: id, Input: input})
 			if !ok {
 				return 2
 			}
@@ -174,7 +173,7 @@ func (s *Set) openProcess(vm *lua.VM) (lua.LValue, error) {
 		},
 		"kill": func(L *lua.LState) int {
 			id := L.CheckString(1)
-			r, ok := do(L, coding.ProcessRequest{Action: "kill", SessionID: id})
+			r, ok := do(L, tools.ProcessRequest{Action: "kill", SessionID: id})
 			if !ok {
 				return 2
 			}

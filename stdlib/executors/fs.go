@@ -1,17 +1,17 @@
 package executors
 
 import (
-	"github.com/openpocket/openpocket/internal/executor/coding"
+	"github.com/openpocket/openpocket/engine/tools"
 	"github.com/openpocket/openpocket/lua"
 )
 
-// openFS builds the fs module over the coding executor's file tools:
+// openFS builds the fs module over the file tools:
 //
 //	fs.read(path [, {from, lines}])        → text, {path, from, lines, total_lines} | nil, err
 //	fs.write(path, content [, {append}])   → {path, bytes, appended, created} | nil, err
 //	fs.edit(path, find, replace [, {all}]) → {path, replacements} | nil, err
 //	fs.apply_patch(input)                  → {changes = {{kind, path, to}}} | nil, err
-func (s *Set) openFS(vm *lua.VM) (lua.LValue, error) {
+func (b binding) openFS(vm *lua.VM) (lua.LValue, error) {
 	return vm.NewModule(map[string]lua.LGFunction{
 		"read": func(L *lua.LState) int {
 			path := L.CheckString(1)
@@ -19,7 +19,7 @@ func (s *Set) openFS(vm *lua.VM) (lua.LValue, error) {
 			from := o.Int("from", 1)
 			lines := o.Int("lines", 0)
 			o.Check()
-			r, err := s.Coding.Read(path, from, lines)
+			r, err := b.Files.Read(path, from, lines)
 			if err != nil {
 				return lua.ReturnErr(L, err)
 			}
@@ -33,7 +33,7 @@ func (s *Set) openFS(vm *lua.VM) (lua.LValue, error) {
 			o := lua.CheckOptions(L, 3)
 			appendMode := o.Bool("append", false)
 			o.Check()
-			r, err := s.Coding.Write(path, content, appendMode)
+			r, err := b.Files.Write(path, content, appendMode)
 			if err != nil {
 				return lua.ReturnErr(L, err)
 			}
@@ -47,7 +47,7 @@ func (s *Set) openFS(vm *lua.VM) (lua.LValue, error) {
 			o := lua.CheckOptions(L, 4)
 			all := o.Bool("all", false)
 			o.Check()
-			r, err := s.Coding.Edit(path, find, replace, all)
+			r, err := b.Files.Edit(path, find, replace, all)
 			if err != nil {
 				return lua.ReturnErr(L, err)
 			}
@@ -56,7 +56,7 @@ func (s *Set) openFS(vm *lua.VM) (lua.LValue, error) {
 		},
 		"apply_patch": func(L *lua.LState) int {
 			input := L.CheckString(1)
-			r, err := s.Coding.ApplyPatch(input)
+			r, err := b.Files.ApplyPatch(input)
 			if err != nil {
 				return lua.ReturnErr(L, err)
 			}
@@ -66,7 +66,7 @@ func (s *Set) openFS(vm *lua.VM) (lua.LValue, error) {
 	}), nil
 }
 
-func changes(cs []coding.FileChange) []any {
+func changes(cs []tools.FileChange) []any {
 	out := make([]any, 0, len(cs))
 	for _, c := range cs {
 		m := map[string]any{"kind": c.Kind, "path": c.Path}

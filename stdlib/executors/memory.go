@@ -13,7 +13,7 @@ import (
 //	memory.get(path [, {from, lines}]) → text, {path, from, to, total_lines} | nil, err
 //
 // max_results and min_score default to memoryTools.maxResults / minScore.
-func (s *Set) openMemory(vm *lua.VM) (lua.LValue, error) {
+func (b binding) openMemory(vm *lua.VM) (lua.LValue, error) {
 	return vm.NewModule(map[string]lua.LGFunction{
 		"search": func(L *lua.LState) int {
 			query := L.CheckString(1)
@@ -27,7 +27,7 @@ func (s *Set) openMemory(vm *lua.VM) (lua.LValue, error) {
 			if o.Has("min_score") && (minScore < 0 || minScore > 1 || math.IsNaN(minScore)) {
 				L.ArgError(2, "min_score must be between 0 and 1")
 			}
-			r, err := s.Memory.Search(query, maxResults, minScore)
+			r, err := b.Memory.Search(query, maxResults, minScore)
 			if err != nil {
 				return lua.ReturnErr(L, err)
 			}
@@ -47,7 +47,7 @@ func (s *Set) openMemory(vm *lua.VM) (lua.LValue, error) {
 			from := o.Int("from", 1)
 			lines := o.Int("lines", 0)
 			o.Check()
-			r, err := s.Memory.GetWindow(path, from, lines)
+			r, err := b.Memory.GetWindow(path, from, lines)
 			if err != nil {
 				return lua.ReturnErr(L, err)
 			}

@@ -4,12 +4,12 @@ import (
 	"context"
 	"time"
 
-	"github.com/openpocket/openpocket/internal/executor/script"
+	"github.com/openpocket/openpocket/engine/tools"
 	"github.com/openpocket/openpocket/lua"
 )
 
-// scriptResult is the Lua view of a script.Result.
-func scriptResult(res script.Result) map[string]any {
+// scriptResult is the Lua view of a script run.
+func scriptResult(res tools.ScriptResult) map[string]any {
 	m := map[string]any{
 		"ok":          res.OK,
 		"run_id":      res.RunID,
@@ -31,7 +31,7 @@ func scriptResult(res script.Result) map[string]any {
 // openScript builds the script module:
 //
 //	script.run(src [, {timeout_ms, language = "sh"|"lua"}]) → result | nil, err
-func (s *Set) openScript(vm *lua.VM) (lua.LValue, error) {
+func (b binding) openScript(vm *lua.VM) (lua.LValue, error) {
 	return vm.NewModule(map[string]lua.LGFunction{
 		"run": func(L *lua.LState) int {
 			src := L.CheckString(1)
@@ -41,7 +41,7 @@ func (s *Set) openScript(vm *lua.VM) (lua.LValue, error) {
 			o.Check()
 			switch language {
 			case "":
-				if script.IsLua(src) {
+				if tools.IsLua(src) {
 					language = "lua"
 				}
 			case "sh", "lua":
@@ -50,16 +50,16 @@ func (s *Set) openScript(vm *lua.VM) (lua.LValue, error) {
 			}
 			ctx := lua.Context(L)
 			var (
-				res script.Result
+				res tools.ScriptResult
 				err error
 			)
 			if language == "lua" {
 				reg, sess := vm.Registry(), vm.Session()
-				res, err = s.Script.RunLua(ctx, src, timeout, func(ctx context.Context, src string, timeout time.Duration) (string, error) {
+				res, err = b.Scripts.RunLua(ctx, src, timeout, func(ctx context.Context, src string, timeout time.Duration) (string, error) {
 					return runLua(ctx, reg, sess, src, timeout)
 				})
 			} else {
-				res, err = s.Script.Run(ctx, src, timeout)
+				res, err = b.Scripts.Run(ctx, src, timeout)
 			}
 			if err != nil {
 				return lua.ReturnErr(L, err)

@@ -9,15 +9,15 @@ import (
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/action"
+	"github.com/openpocket/openpocket/engine/tools"
 	"github.com/openpocket/openpocket/internal/executor/policy"
 )
 
 // LuaFunc runs Lua source in a sandboxed VM bound to the caller's session
-// and returns what the script printed. It must stop when ctx ends; a
-// timeout is reported as an error matching context.DeadlineExceeded.
-// The script package does not know the Lua host: the composition root (or
-// the Lua script module) supplies the function.
-type LuaFunc func(ctx context.Context, src string, timeout time.Duration) (stdout string, err error)
+// and returns what the script printed (see tools.LuaFunc, the port's type).
+// The script package does not know the Lua host: the Lua side supplies the
+// function.
+type LuaFunc = tools.LuaFunc
 
 // Exit codes of a recorded Lua run (a Lua script has no process status).
 const (

@@ -28,6 +28,7 @@ import (
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/action"
+	"github.com/openpocket/openpocket/engine/tools"
 	"github.com/openpocket/openpocket/internal/atomicfile"
 	"github.com/openpocket/openpocket/internal/executor/policy"
 	"github.com/openpocket/openpocket/internal/sandbox"
@@ -117,11 +118,9 @@ func New(workspaceDir string, cfg Config) *Executor {
 func (e *Executor) Config() Config { return e.cfg }
 
 // IsLua reports whether script is Lua rather than bash: its first line is
-// "-- lua" (surrounding blanks ignored).
-func IsLua(script string) bool {
-	first, _, _ := strings.Cut(script, "\n")
-	return strings.TrimSpace(first) == "-- lua"
-}
+// "-- lua" (surrounding blanks ignored). The rule is the tools port's, so
+// the Lua script module and run_script agree.
+func IsLua(script string) bool { return tools.IsLua(script) }
 
 // ScriptsDir is <workspace>/scripts, the working directory of every run.
 func (e *Executor) ScriptsDir() string { return filepath.Join(e.workspace, "scripts") }

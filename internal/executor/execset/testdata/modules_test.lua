@@ -1,4 +1,5 @@
--- Tests of the executor modules; run by executors_test.go with a fresh
+-- Tests of the executor modules over a real execset.Set; run by
+-- execset_test.go with a fresh
 -- workspace (fixture.ws) holding memory fixtures.
 local script = require "script"
 local fs = require "fs"
