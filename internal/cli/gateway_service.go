@@ -3,9 +3,9 @@ package cli
 import (
 	"context"
 
+	"github.com/openpocket/openpocket/internal/executor/execset"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/workspace"
-	"github.com/openpocket/openpocket/internal/executor/execset"
 )
 
 // serviceGen is one run service of the gateway, built from one config.
