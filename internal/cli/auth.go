@@ -32,6 +32,8 @@ type Deps struct {
 	// ServeDashboard serves the dashboards (openpocket dashboard,
 	// gateway --dashboard).
 	ServeDashboard DashboardServe
+	// ServeGateway runs the gateway (openpocket gateway).
+	ServeGateway GatewayServe
 }
 
 // AuthCmd answers human-auth requests from the machine:

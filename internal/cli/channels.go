@@ -17,7 +17,6 @@ import (
 	"github.com/openpocket/openpocket/engine/prompt"
 	"github.com/openpocket/openpocket/internal/adb"
 	"github.com/openpocket/openpocket/internal/atomicfile"
-	"github.com/openpocket/openpocket/internal/cron"
 	"github.com/openpocket/openpocket/internal/workspace"
 	"github.com/openpocket/openpocket/stdlib/agent"
 )
@@ -40,9 +39,9 @@ type ChannelStarter func(cfg workspace.Config, stateDir string, runner *ChannelR
 // its method set is internal/channel's Runner.
 type ChannelRunner struct {
 	app *App // read only: home, streams, global device flags, relay
-	// gen holds the gateway's current run service (and the config it was
-	// built from) for one piece of work.
-	gen func() (*serviceGen, func())
+	// current holds the gateway's current run service (and the config it
+	// was built from) for one piece of work.
+	current GatewayCurrent
 
 	links sync.Map // human-auth request id → relay link
 }
@@ -52,15 +51,15 @@ type ChannelRunner struct {
 // replyTo ("telegram:4242") is where jobs the model schedules deliver;
 // ask answers request_user_input.
 func (r *ChannelRunner) RunTask(ctx context.Context, task, replyTo string, onEvent func(engine.Event), auth agent.HumanAuthFunc, ask agent.UserInputFunc) (engine.RunResult, error) {
-	gen, done := r.gen()
+	svc, cfg, done := r.current()
 	defer done()
-	runs := &serviceRuns{app: r.app, svc: gen.svc, hc: gen.cfg.HumanAuth}
+	runs := &serviceRuns{app: r.app, svc: svc, hc: cfg.HumanAuth}
 	if err := runs.claimDevice(ctx); err != nil {
 		return engine.RunResult{Message: err.Error()}, err
 	}
 	defer runs.release()
-	jobsPath := r.jobsPath(gen.cfg)
-	env := agentEnv{svc: gen.svc, target: runs.target, humanAuth: gen.cfg.HumanAuth,
+	jobsPath := r.jobsPath(cfg)
+	env := agentEnv{svc: svc, target: runs.target, humanAuth: cfg.HumanAuth,
 		schedule: func(ctx context.Context, act action.Action, replyTo string) (string, error) {
 			return scheduleAt(ctx, jobsPath, act, replyTo)
 		}}
@@ -80,9 +79,9 @@ func (r *ChannelRunner) jobsPath(cfg workspace.Config) string {
 // Schedule runs a cron_add/cron_list/cron_remove the chat assistant's
 // model chose; added jobs deliver to replyTo.
 func (r *ChannelRunner) Schedule(ctx context.Context, act action.Action, replyTo string) (string, error) {
-	gen, done := r.gen()
+	_, cfg, done := r.current()
 	defer done()
-	return scheduleAt(ctx, r.jobsPath(gen.cfg), act, replyTo)
+	return scheduleAt(ctx, r.jobsPath(cfg), act, replyTo)
 }
 
 // RelayLink is the relay page of a pending human-auth request ("" when
@@ -98,19 +97,19 @@ func (r *ChannelRunner) RelayLink(id string) string {
 // workspace's context files (USER.md, MEMORY.md, …) join the system prompt
 // so it answers from memory too.
 func (r *ChannelRunner) Converse(ctx context.Context, req engine.ModelRequest) (text, tool, arguments string, err error) {
-	gen, done := r.gen()
+	_, cfg, done := r.current()
 	defer done()
 	h, err := r.app.home()
 	if err != nil {
 		return "", "", "", err
 	}
-	client, err := r.app.modelFor(h, gen.cfg, "")
+	client, err := r.app.modelFor(h, cfg, "")
 	if err != nil {
 		return "", "", "", err
 	}
 	var b strings.Builder
 	b.WriteString(req.System)
-	for _, f := range h.ContextFiles(gen.cfg.Agent.ContextBudgetChars) {
+	for _, f := range h.ContextFiles(cfg.Agent.ContextBudgetChars) {
 		fmt.Fprintf(&b, "\n\n## %s\n\n%s", f.Name, f.Content)
 	}
 	req.System = b.String()
@@ -120,22 +119,22 @@ func (r *ChannelRunner) Converse(ctx context.Context, req engine.ModelRequest) (
 
 // Skills lists the skills of the home and workspace (and bundled ones).
 func (r *ChannelRunner) Skills(ctx context.Context) ([]prompt.Skill, error) {
-	gen, done := r.gen()
+	svc, _, done := r.current()
 	defer done()
-	return gen.svc.Config().Skills.Index(0), nil
+	return svc.Config().Skills.Index(0), nil
 }
 
 // ReplaySkill replays a skill without a model on the default device.
 // Replays report no agent steps; onEvent is kept for the interface.
 func (r *ChannelRunner) ReplaySkill(ctx context.Context, name string, params []string, _ func(engine.Event)) (engine.RunResult, error) {
-	gen, done := r.gen()
+	svc, cfg, done := r.current()
 	defer done()
-	runs := &serviceRuns{app: r.app, svc: gen.svc, hc: gen.cfg.HumanAuth}
+	runs := &serviceRuns{app: r.app, svc: svc, hc: cfg.HumanAuth}
 	if err := runs.claimDevice(ctx); err != nil {
 		return engine.RunResult{Message: err.Error()}, err
 	}
 	defer runs.release()
-	return skillOn(ctx, gen.svc, runs.target, name, params)
+	return skillOn(ctx, svc, runs.target, name, params)
 }
 
 // Onboarded reports whether workspace-state.json has onboardingCompletedAt.
@@ -183,14 +182,14 @@ func (r *ChannelRunner) Target() string {
 	if a.Device != "" {
 		return a.Device
 	}
-	gen, done := r.gen()
+	_, cfg, done := r.current()
 	defer done()
-	return gen.cfg.Target.Device
+	return cfg.Target.Device
 }
 
 // Screenshot captures the default device's screen as PNG.
 func (r *ChannelRunner) Screenshot(ctx context.Context) ([]byte, error) {
-	gen, done := r.gen()
+	_, cfg, done := r.current()
 	defer done()
 	a := r.app
 	if a.UseSim {
@@ -204,102 +203,6 @@ func (r *ChannelRunner) Screenshot(ctx context.Context) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return device.NewPhone(d, phoneOptionsFor(gen.cfg)).Screencap(ctx)
+	return device.NewPhone(d, phoneOptionsFor(cfg)).Screencap(ctx)
 }
 
-// startChannels starts the enabled chat channels; they run until stop.
-func (g *gateway) startChannels() error {
-	if g.app.StartChannels == nil {
-		return nil
-	}
-	level := slog.LevelInfo
-	if g.app.Verbose {
-		level = slog.LevelDebug
-	}
-	logger := slog.New(slog.NewTextHandler(g.app.Stderr, &slog.HandlerOptions{Level: level}))
-	runner := &ChannelRunner{app: g.app, gen: g.current}
-	chans, err := g.app.StartChannels(g.cfg, g.home.State(), runner, logger)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	g.chCancel = cancel
-	g.channels = chans
-	for _, ch := range chans {
-		g.chWG.Add(1)
-		go func() {
-			defer g.chWG.Done()
-			if err := ch.Run(ctx); err != nil {
-				g.print.line("!", "channel %s stopped: %v", ch.Name(), err)
-			}
-		}()
-		g.print.line("●", "channel %s started", ch.Name())
-	}
-	return nil
-}
-
-// stopChannels stops taking messages, cancels the channels' tasks and
-// waits for them up to timeout.
-func (g *gateway) stopChannels(timeout time.Duration) error {
-	if g.chCancel == nil {
-		return nil
-	}
-	g.chCancel()
-	done := make(chan struct{})
-	go func() {
-		g.chWG.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-		return nil
-	case <-time.After(timeout):
-		return errors.New("chat channels did not stop in time")
-	}
-}
-
-// deliver posts a finished job's result to the chat its delivery names.
-func (g *gateway) deliver(e cron.Event) {
-	if e.Kind != cron.EventFinished || len(g.channels) == 0 {
-		return
-	}
-	f, _, err := cron.LoadJobs(g.jobsPath)
-	if err != nil {
-		return // the scheduler reports a broken jobs file itself
-	}
-	job, ok := f.Find(e.JobID)
-	if !ok {
-		return
-	}
-	d, ok, err := cron.DeliveryOf(*job)
-	if err != nil {
-		g.print.line("!", "warning: %v", err)
-	}
-	if !ok {
-		return
-	}
-	name := job.Name
-	if name == "" {
-		name = job.ID
-	}
-	text := fmt.Sprintf("✓ %s: %s", name, e.Message)
-	if e.Status != cron.StatusOK {
-		text = fmt.Sprintf("✗ %s failed: %s", name, e.Message)
-	}
-	for _, ch := range g.channels {
-		if ch.Name() != d.Channel {
-			continue
-		}
-		g.chWG.Add(1)
-		go func() { // never block the scheduler on a slow chat
-			defer g.chWG.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-			defer cancel()
-			if err := ch.Deliver(ctx, d.To, text); err != nil {
-				g.print.line("!", "job %s: result not delivered to %s %s: %v", job.ID, d.Channel, d.To, err)
-			}
-		}()
-		return
-	}
-	g.print.line("!", "job %s: delivery to %s, which is not running (channels.%s.enabled)", job.ID, d.Channel, d.Channel)
-}

@@ -116,6 +116,8 @@ type App struct {
 	serveMCP MCPServer
 	// serveDashboard serves the dashboards (Deps).
 	serveDashboard DashboardServe
+	// serveGateway runs the gateway (Deps).
+	serveGateway GatewayServe
 }
 
 // Main parses args, runs the command and returns the process exit code.
@@ -173,7 +175,8 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 		defer stop()
 	}
 	app := &App{Globals: cli.Globals, Stdout: stdout, Stderr: stderr, Ctx: ctx, command: "openpocket " + commandName(kctx.Command()),
-		StartRelay: deps.StartRelay, StartChannels: deps.StartChannels, serveMCP: deps.ServeMCP, serveDashboard: deps.ServeDashboard}
+		StartRelay: deps.StartRelay, StartChannels: deps.StartChannels, serveMCP: deps.ServeMCP, serveDashboard: deps.ServeDashboard,
+		serveGateway: deps.ServeGateway}
 	// Info and above reach the terminal (log.info from Lua included);
 	// --verbose adds debug. Runs with a log.txt get every level there.
 	level := slog.LevelInfo

@@ -116,9 +116,9 @@ func TestGatewayJobHoldsTheLeaseForItsRun(t *testing.T) {
 	app.command = "openpocket gateway"
 	h, err := app.home()
 	require.NoError(t, err)
-	gen := app.gatewayServices(h)(app.cfg)
-	defer gen.close()
-	runs, done := app.serviceRuns(gen.svc, gen.cfg, s.Serial())
+	svc, closeSvc := app.gatewayServices(h)(app.cfg)
+	defer closeSvc()
+	runs, done := app.serviceRuns(svc, app.cfg, s.Serial())
 	require.NoError(t, runs.(deviceClaimer).claimDevice(t.Context()))
 
 	_, err = lease.Acquire(t.Context(), s.Serial(), lease.Options{})

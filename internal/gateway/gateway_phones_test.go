@@ -1,20 +1,21 @@
-package cli
+package gateway
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/jonboulle/clockwork"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/internal/adb"
 	"github.com/openpocket/openpocket/internal/cron"
 	"github.com/openpocket/openpocket/internal/lease"
 	"github.com/openpocket/openpocket/internal/run"
@@ -27,21 +28,38 @@ import (
 // event of every one of them.
 type services struct {
 	mu     sync.Mutex
-	built  []*serviceGen
+	built  []*run.Service
 	closed int
 	events []run.Event
 	// starts are the run_start events by service (in build order).
 	starts map[int][]run.Event
 }
 
-func (s *services) factory(app *App, h *workspace.Home) serviceFactory {
-	real := app.gatewayServices(h)
-	return func(cfg workspace.Config) *serviceGen {
-		gen := real(cfg)
+// factory builds run services like the composition root's gateway
+// factory: devices over the adb server, each run holding its device's
+// lease (in the gateway's name) for exactly the run.
+func (s *services) factory(stateDir string) func(cfg workspace.Config) (*run.Service, func()) {
+	client := adb.NewClient("127.0.0.1:5037")
+	return func(cfg workspace.Config) (*run.Service, func()) {
+		svc := run.New(run.Config{StateDir: stateDir,
+			OpenDevice: func(ctx context.Context, target string) (engine.Device, func(), error) {
+				d, err := client.Open(ctx, adb.Target{Serial: target})
+				return d, nil, err
+			},
+			Lease: func(ctx context.Context, serial string) (func(), error) {
+				l, err := lease.Acquire(ctx, serial, lease.Options{Command: "openpocket gateway"})
+				if err != nil {
+					return nil, err
+				}
+				return func() { l.Release() }, nil
+			},
+			Agent: run.AgentDefaults{MaxSteps: cfg.Agent.MaxSteps},
+		})
 		s.mu.Lock()
 		n := len(s.built)
+		s.built = append(s.built, svc)
 		s.mu.Unlock()
-		gen.svc.Subscribe(func(ev run.Event) {
+		svc.Subscribe(func(ev run.Event) {
 			s.mu.Lock()
 			s.events = append(s.events, ev)
 			if ev.Kind == run.KindRunStart {
@@ -52,17 +70,12 @@ func (s *services) factory(app *App, h *workspace.Home) serviceFactory {
 			}
 			s.mu.Unlock()
 		})
-		closeGen := gen.close
-		gen.close = func() {
-			closeGen()
+		return svc, func() {
+			svc.Close()
 			s.mu.Lock()
 			s.closed++
 			s.mu.Unlock()
 		}
-		s.mu.Lock()
-		s.built = append(s.built, gen)
-		s.mu.Unlock()
-		return gen
 	}
 }
 
@@ -85,35 +98,13 @@ func (s *services) runStarts() map[string][]run.Event {
 	return out
 }
 
-// startPhoneGateway runs `openpocket gateway` on home against the real adb
-// server, with real run services (counted by svcs) and a fake clock.
+// startPhoneGateway runs the gateway on home against the real adb server,
+// with real run services (counted by svcs) and a fake clock.
 func startPhoneGateway(t *testing.T, home string, svcs *services) *gwHarness {
 	t.Helper()
 	ws, err := workspace.Open(home)
 	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	h := &gwHarness{t: t, home: home, clock: clockwork.NewFakeClockAt(time.Date(2026, 3, 2, 7, 0, 0, 0, time.UTC)), stderr: &gwBuffer{}, cancel: cancel, done: make(chan error, 1)}
-	h.app = &App{Globals: Globals{Home: home, ADBServer: "127.0.0.1:5037"}, Stdout: &bytes.Buffer{}, Stderr: h.stderr, Ctx: ctx,
-		command: "openpocket gateway"}
-	ready := make(chan *gateway, 1)
-	cmd := &GatewayCmd{StopTimeout: gwWait, clock: h.clock, newService: svcs.factory(h.app, ws), started: func(g *gateway) { ready <- g }}
-	go func() { h.done <- cmd.Run(h.app) }()
-	select {
-	case h.g = <-ready:
-	case err := <-h.done:
-		t.Fatalf("gateway did not start: %v\n%s", err, h.stderr)
-	case <-time.After(gwWait):
-		t.Fatal("gateway did not start")
-	}
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-h.done:
-		case <-time.After(gwWait):
-			t.Error("gateway did not stop")
-		}
-	})
-	return h
+	return startGatewayWith(t, home, Options{Home: ws, Config: ws.Config(), NewService: svcs.factory(ws.State())}, newFakeRuns())
 }
 
 // waitForGo is a job's Lua payload: it marks its phone, then holds it
@@ -225,7 +216,7 @@ func TestGatewayReloadBuildsANewService(t *testing.T) {
 	cfg := ws.Config()
 	cfg.Agent.MaxSteps = 7
 	require.NoError(t, ws.SaveConfig(cfg))
-	require.NoError(t, h.g.reload())
+	require.NoError(t, h.g.Reload())
 
 	built, closed := svcs.count()
 	require.Equal(t, 2, built, "the reload built a new service")
@@ -233,10 +224,10 @@ func TestGatewayReloadBuildsANewService(t *testing.T) {
 	svcs.mu.Lock()
 	oldGen, newGen := svcs.built[0], svcs.built[1]
 	svcs.mu.Unlock()
-	assert.Equal(t, 7, newGen.svc.Config().Agent.MaxSteps, "the new service has the new config")
-	assert.NotEqual(t, 7, oldGen.svc.Config().Agent.MaxSteps)
+	assert.Equal(t, 7, newGen.Config().Agent.MaxSteps, "the new service has the new config")
+	assert.NotEqual(t, 7, oldGen.Config().Agent.MaxSteps)
 	h.g.mu.Lock()
-	assert.Same(t, newGen, h.g.gen, "the next runs use the new service")
+	assert.Same(t, newGen, h.g.gen.svc, "the next runs use the new service")
 	h.g.mu.Unlock()
 
 	require.NoError(t, a.Phone().Files().WriteFile("/sdcard/go", []byte("go\n"), fs.FileMode(0o644), time.Now()))
@@ -254,4 +245,11 @@ func TestGatewayReloadBuildsANewService(t *testing.T) {
 	require.NoError(t, h.stop())
 	_, closed = svcs.count()
 	assert.Equal(t, 2, closed)
+}
+
+func writeScript(t *testing.T, src string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "script.lua")
+	require.NoError(t, os.WriteFile(p, []byte(src), 0o644))
+	return p
 }
