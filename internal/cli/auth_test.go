@@ -306,4 +306,3 @@ func TestAgentLocationOnANonEmulator(t *testing.T) {
 	assert.Contains(t, string(sess), "message=the user approved and shared a location\n")
 	assert.Contains(t, string(sess), "delegation_result=location not applied: "+p.Serial()+" is not an emulator (adb emu geo fix only works on emulators); lat=37.7749 lon=-122.4194 are in the artifact\n")
 }
-

@@ -205,4 +205,3 @@ func (r *ChannelRunner) Screenshot(ctx context.Context) ([]byte, error) {
 	}
 	return device.NewPhone(d, phoneOptionsFor(cfg)).Screencap(ctx)
 }
-
