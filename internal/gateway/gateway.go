@@ -109,7 +109,7 @@ type Gateway struct {
 // SIGUSR1 reloads config.json and the jobs file. The caller holds the
 // gateway lock.
 func Serve(ctx context.Context, o Options) error {
-	g, err := New(o)
+	g, err := newGateway(o)
 	if err != nil {
 		return err
 	}
@@ -151,10 +151,10 @@ func deadlineOf(ctx context.Context) time.Time {
 	return time.Now()
 }
 
-// New builds the gateway's scheduler over the jobs file and state, its
+// newGateway builds the gateway's scheduler over the jobs file and state, its
 // printer, its run service (rebuilt on reload) and its job runner, which
 // runs each job on the current service with the job's device.
-func New(o Options) (*Gateway, error) {
+func newGateway(o Options) (*Gateway, error) {
 	clock := o.clock
 	if clock == nil {
 		clock = clockwork.NewRealClock()
@@ -292,16 +292,6 @@ func (g *Gateway) Reload() error {
 	}
 	return first
 }
-
-// Config is the gateway's current config.
-func (g *Gateway) Config() workspace.Config {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.cfg
-}
-
-// Scheduled lists the ids of the scheduled jobs.
-func (g *Gateway) Scheduled() []string { return g.sched.Scheduled() }
 
 // stop cancels running jobs (their run functions finalize their sessions),
 // waits up to timeout for them, and stops the heartbeat.
