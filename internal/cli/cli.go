@@ -105,7 +105,6 @@ type App struct {
 	execSet  *execset.Set
 	svc      *run.Service
 	cfg      workspace.Config
-	play     playOptions // play's report and recording options
 	// deviceErr is the first failure to open the device, which Lua runs
 	// only see as text.
 	deviceErr error
@@ -186,13 +185,16 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 	app.Logger = slog.New(newHumanHandler(stderr, level))
 	defer app.runCleanups()
 	kctx.Bind(app)
-	// Commands declare what they need: Run(ctx, app, svc). The run
-	// service is built once, on first use, from the global flags and
-	// config.
+	// Commands declare what they need: Run(ctx, app, home, cfg, svc).
+	// The home (*workspace.Home), the effective config (workspace.Config)
+	// and the run service are built once, on first use, from the global
+	// flags.
 	kctx.BindTo(ctx, (*context.Context)(nil))
-	if err := kctx.BindSingletonProvider(app.runService); err != nil {
-		fmt.Fprintln(stderr, "openpocket:", err)
-		return ExitInternal
+	for _, provider := range []any{app.home, app.config, app.runService} {
+		if err := kctx.BindSingletonProvider(provider); err != nil {
+			fmt.Fprintln(stderr, "openpocket:", err)
+			return ExitInternal
+		}
 	}
 	if err := runCommand(kctx, app); err != nil {
 		code := ExitCode(err)

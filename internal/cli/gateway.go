@@ -61,11 +61,7 @@ type GatewayCurrent = func() (svc *run.Service, cfg workspace.Config, done func(
 // Run holds the gateway lock, starts what the gateway's runs need (the
 // virtual phone, the human-auth relay, the agent's dashboard) and serves
 // the gateway until Ctrl-C or SIGTERM.
-func (c *GatewayCmd) Run(app *App) error {
-	h, err := app.home()
-	if err != nil {
-		return err
-	}
+func (c *GatewayCmd) Run(ctx context.Context, app *App, h *workspace.Home, cfg workspace.Config) error {
 	release, err := cron.AcquireGatewayLock(h.State())
 	if err != nil {
 		return err
@@ -79,9 +75,9 @@ func (c *GatewayCmd) Run(app *App) error {
 			return err
 		}
 	}
-	if app.cfg.HumanAuth.Enabled {
+	if cfg.HumanAuth.Enabled {
 		// Scheduled runs have no terminal: their human-auth links point here.
-		base, err := app.startRelay(app.Ctx)
+		base, err := app.startRelayWith(ctx, cfg.HumanAuth)
 		if err != nil {
 			return err
 		}
@@ -90,13 +86,13 @@ func (c *GatewayCmd) Run(app *App) error {
 	if err := app.startAgentDashboard(c.Dashboard); err != nil {
 		return err
 	}
-	return app.serveGateway(app.Ctx, app.gatewayEnv(h, c.StopTimeout))
+	return app.serveGateway(ctx, app.gatewayEnv(h, cfg, c.StopTimeout))
 }
 
 // gatewayEnv is the gateway's environment over this App, whose state is
 // only read from here on (the gateway's runs use their service's config).
-func (a *App) gatewayEnv(h *workspace.Home, stopTimeout time.Duration) GatewayEnv {
-	env := GatewayEnv{Home: h, ConfigPath: a.Config, Config: a.cfg, Stderr: a.Stderr, TTY: isTTY(a.Stderr),
+func (a *App) gatewayEnv(h *workspace.Home, cfg workspace.Config, stopTimeout time.Duration) GatewayEnv {
+	env := GatewayEnv{Home: h, ConfigPath: a.Config, Config: cfg, Stderr: a.Stderr, TTY: isTTY(a.Stderr),
 		Verbose: a.Verbose, Logger: a.Logger, StopTimeout: stopTimeout, DefaultDevice: a.defaultDeviceName(),
 		NewService: a.gatewayServices(h),
 		HumanAuth: func(cfg workspace.Config) func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error) {

@@ -29,7 +29,9 @@ func TestGatewaySecondOneRefused(t *testing.T) {
 	served := false
 	app := &App{Globals: Globals{Home: home}, Stdout: &bytes.Buffer{}, Stderr: &errOut, Ctx: context.Background(),
 		serveGateway: func(context.Context, GatewayEnv) error { served = true; return nil }}
-	err = (&GatewayCmd{}).Run(app)
+	h, err := app.home()
+	require.NoError(t, err)
+	err = (&GatewayCmd{}).Run(app.Ctx, app, h, app.cfg)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), fmt.Sprintf("gateway already running (pid %d, started ", os.Getpid()))
 	assert.Equal(t, ExitFailed, ExitCode(err))
