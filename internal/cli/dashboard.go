@@ -204,7 +204,9 @@ func (a *App) agentApp(id string, mode leaseMode) (*App, error) {
 		b.runCleanups()
 		return nil, err
 	}
-	b.svc = b.newRunService(h, b.cfg, set, mode)
+	rc := b.serviceConfig(h, b.cfg, mode)
+	rc.Executors = set
+	b.svc = b.startService(rc)
 	b.onExit(b.svc.Close)
 	return b, nil
 }

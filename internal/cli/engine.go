@@ -177,7 +177,9 @@ func (a *App) runService() (*run.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.svc = a.newRunService(h, a.cfg, set, leasesHeld)
+	rc := a.serviceConfig(h, a.cfg, leasesHeld)
+	rc.Executors = set
+	a.svc = a.startService(rc)
 	a.onExit(a.svc.Close)
 	return a.svc, nil
 }
@@ -196,11 +198,11 @@ const (
 	leasesNone
 )
 
-// newRunService builds a run service over home h from cfg, with the
-// global flags' device selection (cfg's target when they name none) and
-// the lease mode given. A front end that reloads its config builds a new
-// one; runs started on the old one finish there.
-func (a *App) newRunService(h *workspace.Home, cfg workspace.Config, set *execset.Set, mode leaseMode) *run.Service {
+// serviceConfig is the run.Config of a service over home h from cfg, with
+// the global flags' device selection (cfg's target when they name none)
+// and the lease mode given; the caller adds the executors. Every run
+// service of the CLI, the gateway and the dashboards comes from here.
+func (a *App) serviceConfig(h *workspace.Home, cfg workspace.Config, mode leaseMode) run.Config {
 	rc := run.Config{
 		OpenDevice:   a.deviceOpener(cfg, mode == leasesHeld),
 		PhoneOptions: phoneOptionsFor(cfg),
@@ -211,7 +213,6 @@ func (a *App) newRunService(h *workspace.Home, cfg workspace.Config, set *execse
 			}
 			return m, nil
 		},
-		Executors:    set,
 		Store:        h,
 		WorkspaceDir: h.Workspace(),
 		StateDir:     h.State(),
@@ -246,6 +247,12 @@ func (a *App) newRunService(h *workspace.Home, cfg workspace.Config, set *execse
 	if mode != leasesNone {
 		rc.Lease, rc.HoldLeases = a.leaseFunc(), mode == leasesHeld
 	}
+	return rc
+}
+
+// startService builds the service of rc; the wake-up reports of its runs
+// go to stderr.
+func (a *App) startService(rc run.Config) *run.Service {
 	svc := run.New(rc)
 	// What the wake-up before a run did is worth a line on the terminal.
 	svc.Subscribe(func(ev run.Event) {

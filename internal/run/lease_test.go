@@ -10,8 +10,10 @@ import (
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/internal/adb"
+	"github.com/openpocket/openpocket/internal/executor/execset"
 	"github.com/openpocket/openpocket/internal/lease"
 	"github.com/openpocket/openpocket/internal/run"
+	"github.com/openpocket/openpocket/stdlib/executors"
 )
 
 // leases is a Config.Lease over the real lease files that counts.
@@ -155,4 +157,27 @@ func TestClaimRefusesABusyDeviceBeforeTheRun(t *testing.T) {
 	require.NoError(t, err)
 	c.Release()
 	assert.False(t, leaseHeld(t, serial))
+}
+
+func TestNewExecutorsGivesEachRunItsOwn(t *testing.T) {
+	ws := t.TempDir()
+	var mu sync.Mutex
+	made, closed := 0, 0
+	svc := run.New(run.Config{NewExecutors: func() (executors.Set, func()) {
+		mu.Lock()
+		made++
+		mu.Unlock()
+		return execset.New(ws, execset.Config{}), func() { mu.Lock(); closed++; mu.Unlock() }
+	}})
+	src := []byte(`assert(memory ~= nil and exec ~= nil, "the run has the executor modules")`)
+	for range 2 {
+		_, err := svc.Script(t.Context(), run.ScriptOptions{Name: "x.lua", Source: src})
+		require.NoError(t, err)
+	}
+	_, err := svc.Script(t.Context(), run.ScriptOptions{Name: "boom.lua", Source: []byte("error('boom')")})
+	require.Error(t, err)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, 3, made, "one set per run")
+	assert.Equal(t, 3, closed, "each closed when its run ended, failed or not")
 }

@@ -62,6 +62,10 @@ type Config struct {
 	// Executors are the workspace's executors (run_script, memory, coding
 	// tools and their Lua modules); nil runs without them.
 	Executors executors.Set
+	// NewExecutors, when set instead, gives each run executors of its own,
+	// closed when the run ends: its background exec sessions end with it
+	// and runs on other phones never see them (the gateway's jobs).
+	NewExecutors func() (set executors.Set, close func())
 	// Store persists agent sessions and memory (the workspace); nil keeps
 	// nothing.
 	Store engine.Workspace
@@ -164,6 +168,9 @@ type lifecycle struct {
 	events func(Event)
 	// observe sees every event first (the playbook's step recorder).
 	observe func(Event)
+	// exec are the run's executors (Config.Executors, or its own from
+	// Config.NewExecutors).
+	exec executors.Set
 	// claim is the device the run adopted (Target.claim); leased are the
 	// serials whose leases the run holds (taken once per run).
 	claim    *Claim
@@ -175,7 +182,12 @@ type lifecycle struct {
 // begin starts a run and emits run_start.
 func (s *Service) begin(kind RunKind, name string, t Target, events func(Event)) *lifecycle {
 	lc := &lifecycle{svc: s, id: fmt.Sprintf("%s-%d", kind, s.runs.Add(1)), kind: kind, name: name, target: t.Device,
-		start: time.Now(), events: events, leased: map[string]bool{}}
+		start: time.Now(), events: events, leased: map[string]bool{}, exec: s.cfg.Executors}
+	if s.cfg.NewExecutors != nil {
+		set, closeSet := s.cfg.NewExecutors()
+		lc.exec = set
+		lc.addRelease(closeSet)
+	}
 	if c := t.claim; c != nil {
 		// The run owns the claimed lease from now on: its end releases it.
 		lc.claim = c
@@ -234,8 +246,8 @@ func (lc *lifecycle) engine(o engineOptions) (*engine.Engine, error) {
 	if o.logger != nil {
 		e.Logger = o.logger
 	}
-	if cfg.Executors != nil {
-		e.Executors = cfg.Executors.Actions(executors.VMRunner(lc.svc.Registry(), func(ctx context.Context) any {
+	if lc.exec != nil {
+		e.Executors = lc.exec.Actions(executors.VMRunner(lc.registry(), func(ctx context.Context) any {
 			if s := engine.SessionFrom(ctx); s != nil {
 				return s
 			}
@@ -289,10 +301,19 @@ func (lc *lifecycle) session(ctx context.Context, e *engine.Engine, opts engine.
 
 // Modules are the modules added to the standard library for every run:
 // the executor modules (script, fs, exec, process, memory) and skills.
-func (s *Service) Modules() []lua.Module {
+// With Config.NewExecutors each run has its own (lifecycle.modules).
+func (s *Service) Modules() []lua.Module { return s.modulesWith(s.cfg.Executors) }
+
+// modules are the run's modules, over its own executors.
+func (lc *lifecycle) modules() []lua.Module { return lc.svc.modulesWith(lc.exec) }
+
+// registry is the module set the run's VMs see.
+func (lc *lifecycle) registry() *lua.Registry { return stdlib.Registry(lc.modules()...) }
+
+func (s *Service) modulesWith(set executors.Set) []lua.Module {
 	var mods []lua.Module
-	if s.cfg.Executors != nil {
-		mods = append(mods, executors.Modules(s.cfg.Executors.Tools())...)
+	if set != nil {
+		mods = append(mods, executors.Modules(set.Tools())...)
 	}
 	return append(mods, skillsmod.New(SkillLibrary(s.cfg.Skills)))
 }
