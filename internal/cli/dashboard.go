@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/openpocket/openpocket/internal/atomicfile"
+	"github.com/openpocket/openpocket/internal/lease"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
@@ -206,6 +207,17 @@ func (a *App) agentApp(id string, mode leaseMode) (*App, error) {
 	}
 	rc := b.serviceConfig(h, b.cfg, mode)
 	rc.Executors = set
+	if rc.Lease != nil {
+		// A page's action reports a busy phone as the lease says it, with
+		// no command-line advice (--wait-device) and no wait message.
+		rc.Lease = func(ctx context.Context, serial string) (func(), error) {
+			l, err := lease.Acquire(ctx, serial, lease.Options{Wait: b.WaitDevice, Command: b.command})
+			if err != nil {
+				return nil, err
+			}
+			return func() { l.Release() }, nil
+		}
+	}
 	b.svc = b.startService(rc)
 	b.onExit(b.svc.Close)
 	return b, nil
