@@ -7,11 +7,13 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/internal/humanauth"
+	"github.com/openpocket/openpocket/internal/workspace"
 	"github.com/openpocket/openpocket/stdlib/agent"
 )
 
@@ -30,6 +32,8 @@ type Deps struct {
 	// ServeDashboard serves the dashboards (openpocket dashboard,
 	// gateway --dashboard).
 	ServeDashboard DashboardServe
+	// ServeGateway runs the gateway (openpocket gateway).
+	ServeGateway GatewayServe
 }
 
 // AuthCmd answers human-auth requests from the machine:
@@ -143,7 +147,19 @@ func (a *App) decideAuth(id string, d *humanauth.Decision, text string) error {
 // runs on the address (the gateway) serves our requests too, since they
 // are files. It returns the base URL links use.
 func (a *App) startRelay(ctx context.Context) (string, error) {
-	cfg := a.cfg.HumanAuth
+	return a.startRelayWith(ctx, a.cfg.HumanAuth)
+}
+
+// relayMu guards the start of a process's relay: a gateway's runs may
+// start it at once (after a reload enabled human auth).
+var relayMu sync.Mutex
+
+// startRelayWith is startRelay with the humanAuth settings given (a
+// gateway's runs use those of the config their run service was built
+// from).
+func (a *App) startRelayWith(ctx context.Context, cfg workspace.HumanAuthConfig) (string, error) {
+	relayMu.Lock()
+	defer relayMu.Unlock()
 	addr := net.JoinHostPort(cfg.RelayHost, strconv.Itoa(cfg.RelayPort))
 	base := "http://" + addr
 	if a.relayBase == "" && a.StartRelay != nil {
@@ -185,22 +201,27 @@ func errAddrInUse(err error) error {
 // is listed by `openpocket auth`, a code becomes its text artifact); nil
 // otherwise (the terminal only, as before).
 func (a *App) humanAuthFor(ctx context.Context, sess *engine.Session, o agentRunOptions) (agent.HumanAuthFunc, error) {
-	if !a.cfg.HumanAuth.Enabled {
+	return a.humanAuthWith(ctx, a.cfg.HumanAuth, sess, o)
+}
+
+// humanAuthWith is humanAuthFor with the humanAuth settings given.
+func (a *App) humanAuthWith(ctx context.Context, hc workspace.HumanAuthConfig, sess *engine.Session, o agentRunOptions) (agent.HumanAuthFunc, error) {
+	if !hc.Enabled {
 		if o.Ask == nil {
 			return nil, nil
 		}
-		return a.chatOnlyAuth(o.Ask)
+		return a.chatOnlyAuth(hc, o.Ask)
 	}
 	h, err := a.home()
 	if err != nil {
 		return nil, err
 	}
-	base, err := a.startRelay(ctx)
+	base, err := a.startRelayWith(ctx, hc)
 	if err != nil {
 		return nil, err
 	}
 	b := &humanauth.Broker{Store: humanauth.Open(h.State()), AgentID: a.agentID(), BaseURL: base,
-		MaxTimeout: time.Duration(a.cfg.HumanAuth.RequestTimeoutSec) * time.Second, Workspace: h.Workspace(),
+		MaxTimeout: time.Duration(hc.RequestTimeoutSec) * time.Second, Workspace: h.Workspace(),
 		OnLink: func(l humanauth.Link) {
 			// Unattended runs (the gateway's) print the link on stderr.
 			w := o.Stdout
@@ -227,13 +248,13 @@ func (a *App) humanAuthFor(ctx context.Context, sess *engine.Session, o agentRun
 }
 
 // chatOnlyAuth is a relay-less Broker whose only asker is a chat.
-func (a *App) chatOnlyAuth(ask agent.HumanAuthFunc) (agent.HumanAuthFunc, error) {
+func (a *App) chatOnlyAuth(hc workspace.HumanAuthConfig, ask agent.HumanAuthFunc) (agent.HumanAuthFunc, error) {
 	h, err := a.home()
 	if err != nil {
 		return nil, err
 	}
 	b := &humanauth.Broker{Store: humanauth.Open(h.State()), AgentID: "default", Workspace: h.Workspace(),
-		MaxTimeout: time.Duration(a.cfg.HumanAuth.RequestTimeoutSec) * time.Second, Terminal: ask}
+		MaxTimeout: time.Duration(hc.RequestTimeoutSec) * time.Second, Terminal: ask}
 	return func(ctx context.Context, req agent.HumanAuthRequest) (agent.HumanAuthDecision, error) {
 		d, err := b.Ask(ctx, req)
 		d.Link = "" // no relay serves it

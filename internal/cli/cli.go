@@ -105,19 +105,18 @@ type App struct {
 	execSet  *execset.Set
 	svc      *run.Service
 	cfg      workspace.Config
-	play     playOptions // play's report and recording options
 	// deviceErr is the first failure to open the device, which Lua runs
 	// only see as text.
 	deviceErr error
 	// command names this process in device leases ("openpocket agent").
 	command string
 	leases  map[string]*lease.Lease
-	// deviceUse: how the run service takes device leases (dashboard.go).
-	deviceUse deviceUse
 	// serveMCP is the MCP server the composition root bound (Deps).
 	serveMCP MCPServer
 	// serveDashboard serves the dashboards (Deps).
 	serveDashboard DashboardServe
+	// serveGateway runs the gateway (Deps).
+	serveGateway GatewayServe
 }
 
 // Main parses args, runs the command and returns the process exit code.
@@ -175,7 +174,8 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 		defer stop()
 	}
 	app := &App{Globals: cli.Globals, Stdout: stdout, Stderr: stderr, Ctx: ctx, command: "openpocket " + commandName(kctx.Command()),
-		StartRelay: deps.StartRelay, StartChannels: deps.StartChannels, serveMCP: deps.ServeMCP, serveDashboard: deps.ServeDashboard}
+		StartRelay: deps.StartRelay, StartChannels: deps.StartChannels, serveMCP: deps.ServeMCP, serveDashboard: deps.ServeDashboard,
+		serveGateway: deps.ServeGateway}
 	// Info and above reach the terminal (log.info from Lua included);
 	// --verbose adds debug. Runs with a log.txt get every level there.
 	level := slog.LevelInfo
@@ -185,13 +185,16 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 	app.Logger = slog.New(newHumanHandler(stderr, level))
 	defer app.runCleanups()
 	kctx.Bind(app)
-	// Commands declare what they need: Run(ctx, app, svc). The run
-	// service is built once, on first use, from the global flags and
-	// config.
+	// Commands declare what they need: Run(ctx, app, home, cfg, svc).
+	// The home (*workspace.Home), the effective config (workspace.Config)
+	// and the run service are built once, on first use, from the global
+	// flags.
 	kctx.BindTo(ctx, (*context.Context)(nil))
-	if err := kctx.BindSingletonProvider(app.runService); err != nil {
-		fmt.Fprintln(stderr, "openpocket:", err)
-		return ExitInternal
+	for _, provider := range []any{app.home, app.config, app.runService} {
+		if err := kctx.BindSingletonProvider(provider); err != nil {
+			fmt.Fprintln(stderr, "openpocket:", err)
+			return ExitInternal
+		}
 	}
 	if err := runCommand(kctx, app); err != nil {
 		code := ExitCode(err)

@@ -43,6 +43,11 @@ func (a *App) loadCronJobs() (cron.JobsFile, []cron.Problem, string, error) {
 	if err != nil {
 		return cron.JobsFile{}, nil, "", err
 	}
+	return loadJobsAt(jobsPath)
+}
+
+// loadJobsAt reads the jobs file at jobsPath.
+func loadJobsAt(jobsPath string) (cron.JobsFile, []cron.Problem, string, error) {
 	f, probs, err := cron.LoadJobs(jobsPath)
 	if err != nil {
 		return f, nil, jobsPath, UsageError{err}
@@ -57,8 +62,13 @@ func (a *App) updateCronJobs(fn func(f *cron.JobsFile, jobsPath string) error) e
 	if err != nil {
 		return err
 	}
+	return updateJobsAt(jobsPath, fn)
+}
+
+// updateJobsAt applies fn to the jobs file at jobsPath, written atomically.
+func updateJobsAt(jobsPath string, fn func(f *cron.JobsFile, jobsPath string) error) error {
 	var fnErr error
-	err = cron.UpdateJobs(jobsPath, func(f *cron.JobsFile) error {
+	err := cron.UpdateJobs(jobsPath, func(f *cron.JobsFile) error {
 		fnErr = fn(f, jobsPath)
 		return fnErr
 	})

@@ -12,10 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
-	"github.com/openpocket/openpocket/engine"
-	"github.com/openpocket/openpocket/internal/adb"
 	"github.com/openpocket/openpocket/internal/atomicfile"
 	"github.com/openpocket/openpocket/internal/lease"
 	"github.com/openpocket/openpocket/internal/run"
@@ -162,62 +159,13 @@ func installToken(in *workspace.Install) (string, error) {
 	return strings.TrimSpace(string(b)), nil
 }
 
-// deviceUse says how a command's run service opens devices.
-type deviceUse int
-
-const (
-	// deviceHeld: the lease is taken once and held until the command
-	// ends (CLI commands).
-	deviceHeld deviceUse = iota
-	// deviceLeasedPerRun: each run (an action from a web page) takes the
-	// lease and gives it back when it ends.
-	deviceLeasedPerRun
-	// deviceViewOnly: no lease at all (screen captures only).
-	deviceViewOnly
-)
-
-// heldOpenMu serializes the device opens of held-lease Apps: runs on
-// several devices at once (play --devices) share one App's leases and
-// cleanups, and Apps are copied by value (so the lock is not a field).
-// Opens are quick; only one waiting with --wait-device holds others up.
-var heldOpenMu sync.Mutex
-
-// deviceOpener is the run service's device opener for this App.
-func (a *App) deviceOpener() func(ctx context.Context, target string) (engine.Device, func(), error) {
-	if a.deviceUse == deviceHeld {
-		return func(ctx context.Context, target string) (engine.Device, func(), error) {
-			heldOpenMu.Lock()
-			defer heldOpenMu.Unlock()
-			return a.openRunDevice(ctx, target)
-		}
-	}
-	return func(ctx context.Context, target string) (engine.Device, func(), error) {
-		serial := target
-		if serial == "" {
-			serial = a.Device
-		}
-		d, err := a.adbClient().Open(ctx, adb.Target{Serial: serial, Endpoint: a.Target})
-		if err == nil {
-			err = a.honourBindings(ctx, d)
-		}
-		if err != nil || a.deviceUse == deviceViewOnly {
-			return d, nil, err
-		}
-		l, err := lease.Acquire(ctx, d.Serial(), lease.Options{Wait: a.WaitDevice, Command: a.command})
-		if err != nil {
-			return nil, nil, err
-		}
-		return d, func() { l.Release() }, nil
-	}
-}
-
 // agentRuntime opens agent id for a long-running front end.
 func (a *App) agentRuntime(id string) (*AgentRuntime, error) {
-	view, err := a.agentApp(id, deviceViewOnly)
+	view, err := a.agentApp(id, leasesNone)
 	if err != nil {
 		return nil, err
 	}
-	drive, err := a.agentApp(id, deviceLeasedPerRun)
+	drive, err := a.agentApp(id, leasesPerRun)
 	if err != nil {
 		view.runCleanups()
 		return nil, err
@@ -241,22 +189,44 @@ func (a *App) agentRuntime(id string) (*AgentRuntime, error) {
 	return rt, nil
 }
 
-// agentApp is an App acting as agent id, its run service built.
-func (a *App) agentApp(id string, use deviceUse) (*App, error) {
+// agentApp is an App acting as agent id, its run service built with the
+// lease mode given (the same factory as every run service's).
+func (a *App) agentApp(id string, mode leaseMode) (*App, error) {
 	g := a.Globals
 	g.AgentID, g.Device, g.Target, g.UseSim, g.Config = id, "", "", false, ""
-	b := &App{Globals: g, Stdout: io.Discard, Stderr: a.Stderr, Ctx: a.Ctx, Logger: a.Logger, command: a.command, deviceUse: use}
-	if _, err := b.runService(); err != nil {
+	b := &App{Globals: g, Stdout: io.Discard, Stderr: a.Stderr, Ctx: a.Ctx, Logger: a.Logger, command: a.command}
+	h, err := b.home()
+	if err != nil {
+		return nil, err
+	}
+	b.Device, b.Target = b.cfg.Target.Device, b.cfg.Target.AdbEndpoint
+	set, err := b.executorSet()
+	if err != nil {
 		b.runCleanups()
 		return nil, err
 	}
+	rc := b.serviceConfig(h, b.cfg, mode)
+	rc.Executors = set
+	if rc.Lease != nil {
+		// A page's action reports a busy phone as the lease says it, with
+		// no command-line advice (--wait-device) and no wait message.
+		rc.Lease = func(ctx context.Context, serial string) (func(), error) {
+			l, err := lease.Acquire(ctx, serial, lease.Options{Wait: b.WaitDevice, Command: b.command})
+			if err != nil {
+				return nil, err
+			}
+			return func() { l.Release() }, nil
+		}
+	}
+	b.svc = b.startService(rc)
+	b.onExit(b.svc.Close)
 	return b, nil
 }
 
 // background checks the agent opens, then runs fn on a fresh App in its
 // own goroutine; the outcome lands in the agent's sessions and state.
 func (a *App) background(ctx context.Context, id string, fn func(*App) error) error {
-	b, err := a.agentApp(id, deviceLeasedPerRun)
+	b, err := a.agentApp(id, leasesPerRun)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,7 +12,6 @@ import (
 	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/engine/prompt"
 	"github.com/openpocket/openpocket/engine/screen"
-	"github.com/openpocket/openpocket/internal/adb"
 	"github.com/openpocket/openpocket/internal/executor/execset"
 	"github.com/openpocket/openpocket/internal/llm"
 	"github.com/openpocket/openpocket/internal/run"
@@ -71,7 +69,12 @@ func (a *App) model(profile string) (*llm.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := a.cfg
+	return a.modelFor(h, a.cfg, profile)
+}
+
+// modelFor builds the model client of a profile of cfg ("" = its
+// defaultModel), remembering the working endpoint in h.
+func (a *App) modelFor(h *workspace.Home, cfg workspace.Config, profile string) (*llm.Client, error) {
 	if profile == "" {
 		profile = cfg.DefaultModel
 	}
@@ -127,14 +130,20 @@ func profileNames(cfg workspace.Config) string {
 
 // phoneOptions derive the device layer's tuning from config.
 func (a *App) phoneOptions() device.Options {
+	if a.ws == nil {
+		return device.Options{}
+	}
+	return phoneOptionsFor(a.cfg)
+}
+
+// phoneOptionsFor is the device layer's tuning of cfg.
+func phoneOptionsFor(cfg workspace.Config) device.Options {
 	o := device.Options{}
-	if a.ws != nil {
-		if ms := a.cfg.Device.SettleTimeoutMs; ms > 0 {
-			o.SettleTimeout = time.Duration(ms) * time.Millisecond
-		}
-		if p, ok := a.cfg.Profile(""); ok {
-			o.Image = imageEncoding(p)
-		}
+	if ms := cfg.Device.SettleTimeoutMs; ms > 0 {
+		o.SettleTimeout = time.Duration(ms) * time.Millisecond
+	}
+	if p, ok := cfg.Profile(""); ok {
+		o.Image = imageEncoding(p)
 	}
 	return o
 }
@@ -150,8 +159,9 @@ func imageEncoding(p workspace.ModelProfile) screen.ImageEncoding {
 }
 
 // runService builds the run service of this command once: the device
-// opener (global device flags, config's target, the lease), the model
-// factory, the workspace's executors and skills, config's agent settings.
+// opener (global device flags, config's target), device leases held until
+// the command ends, the model factory, the workspace's executors and
+// skills, config's agent settings.
 func (a *App) runService() (*run.Service, error) {
 	if a.svc != nil {
 		return a.svc, nil
@@ -160,25 +170,49 @@ func (a *App) runService() (*run.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := a.cfg
 	if a.Device == "" && a.Target == "" && !a.UseSim {
-		a.Device, a.Target = cfg.Target.Device, cfg.Target.AdbEndpoint
+		a.Device, a.Target = a.cfg.Target.Device, a.cfg.Target.AdbEndpoint
 	}
 	set, err := a.executorSet()
 	if err != nil {
 		return nil, err
 	}
-	a.svc = run.New(run.Config{
-		OpenDevice:   a.deviceOpener(),
-		PhoneOptions: a.phoneOptions(),
+	rc := a.serviceConfig(h, a.cfg, leasesHeld)
+	rc.Executors = set
+	a.svc = a.startService(rc)
+	a.onExit(a.svc.Close)
+	return a.svc, nil
+}
+
+// leaseMode is how a run service takes device leases (run.Config).
+type leaseMode int
+
+const (
+	// leasesHeld: a command holds each device from its first use until
+	// it ends (CLI commands).
+	leasesHeld leaseMode = iota
+	// leasesPerRun: each run holds its device for exactly the run (the
+	// gateway's jobs, a dashboard's actions).
+	leasesPerRun
+	// leasesNone: no lease (looking at the screen does not drive it).
+	leasesNone
+)
+
+// serviceConfig is the run.Config of a service over home h from cfg, with
+// the global flags' device selection (cfg's target when they name none)
+// and the lease mode given; the caller adds the executors. Every run
+// service of the CLI, the gateway and the dashboards comes from here.
+func (a *App) serviceConfig(h *workspace.Home, cfg workspace.Config, mode leaseMode) run.Config {
+	rc := run.Config{
+		OpenDevice:   a.deviceOpener(cfg, mode == leasesHeld),
+		PhoneOptions: phoneOptionsFor(cfg),
 		Model: func(profile string) (engine.Model, error) {
-			m, err := a.model(profile)
+			m, err := a.modelFor(h, cfg, profile)
 			if err != nil {
 				return nil, err
 			}
 			return m, nil
 		},
-		Executors:    set,
 		Store:        h,
 		WorkspaceDir: h.Workspace(),
 		StateDir:     h.State(),
@@ -189,7 +223,7 @@ func (a *App) runService() (*run.Service, error) {
 			}
 			return files
 		},
-		Skills: a.skillLoader(),
+		Skills: &skills.Loader{HomeDir: h.Dir(), WorkspaceDir: h.Workspace()},
 		Agent: run.AgentDefaults{
 			MaxSteps:           cfg.Agent.MaxSteps,
 			SystemPromptMode:   cfg.Agent.SystemPromptMode,
@@ -209,38 +243,24 @@ func (a *App) runService() (*run.Service, error) {
 		LogHandler: func(w io.Writer, level slog.Level) slog.Handler {
 			return newHumanHandler(w, level)
 		},
-	})
+	}
+	if mode != leasesNone {
+		rc.Lease, rc.HoldLeases = a.leaseFunc(), mode == leasesHeld
+	}
+	return rc
+}
+
+// startService builds the service of rc; the wake-up reports of its runs
+// go to stderr.
+func (a *App) startService(rc run.Config) *run.Service {
+	svc := run.New(rc)
 	// What the wake-up before a run did is worth a line on the terminal.
-	a.svc.Subscribe(func(ev run.Event) {
+	svc.Subscribe(func(ev run.Event) {
 		if ev.Ready != nil && ev.Ready.Report != "" {
 			fmt.Fprintln(a.Stderr, ev.Ready.Report)
 		}
 	})
-	return a.svc, nil
-}
-
-// openRunDevice is the run service's device opener: "" is the device the
-// global flags (or config) select, a serial that device. The lease is held
-// until the command ends (a command may run several times on it).
-func (a *App) openRunDevice(ctx context.Context, target string) (engine.Device, func(), error) {
-	if target == "" || target == a.Device {
-		d, err := a.openDevice(ctx)
-		return d, nil, err
-	}
-	d, err := a.adbClient().Open(ctx, adb.Target{Serial: target})
-	if err == nil {
-		err = a.honourBindings(ctx, d)
-	}
-	if err == nil {
-		err = a.leaseDevice(ctx, d.Serial())
-	}
-	if err != nil {
-		if a.deviceErr == nil {
-			a.deviceErr = err
-		}
-		return nil, nil, err
-	}
-	return d, nil, nil
+	return svc
 }
 
 // executorSet opens the workspace's executors once per command; background

@@ -12,11 +12,13 @@ import (
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/internal/cron"
 	"github.com/openpocket/openpocket/internal/lease"
+	"github.com/openpocket/openpocket/internal/run"
+	"github.com/openpocket/openpocket/internal/workspace"
 )
 
 // jobRuns are the run functions a scheduled job dispatches to, one per
-// payload kind. *App implements them (agent, playbook and Lua commands);
-// tests use fakes.
+// payload kind. serviceRuns implements them on a run service; tests use
+// fakes.
 type jobRuns interface {
 	runAgent(ctx context.Context, task string, o agentRunOptions) (engine.RunResult, error)
 	runPlaybook(ctx context.Context, path string, params map[string]string) (engine.RunResult, error)
@@ -46,65 +48,111 @@ func newJobRunner(runsFor jobRunsFor, base string) *jobRunner {
 	return &jobRunner{runsFor: runsFor, base: base}
 }
 
-// jobRunner returns the cron.Runner that executes scheduled jobs with this
-// App's run functions, each run on its own copy of the App so jobs on
-// different devices do not share a device selection. Callers may adjust
-// it before use (agent options, run functions in tests).
+// jobRunner returns the cron.Runner that executes scheduled jobs on this
+// command's run service (`cron run`). Callers may adjust it before use
+// (agent options, run functions in tests).
 func (a *App) jobRunner() *jobRunner {
 	base := ""
 	if h, err := a.home(); err == nil {
 		base = h.Workspace()
 	}
-	return newJobRunner(a.jobRunsFor, base)
+	return newJobRunner(func(ctx context.Context, device string) (jobRuns, func()) {
+		svc, err := a.runService()
+		if err != nil {
+			return failedRuns{err}, nil
+		}
+		return a.serviceRuns(svc, a.cfg, device)
+	}, base)
 }
 
-// jobRunsFor gives one job run its own App: same home, config, streams
-// and virtual phone, the job's device (if it names one) and the run's
-// context; the copy's exit work (e.g. a virtual phone it started) runs
-// when the job ends.
-func (a *App) jobRunsFor(ctx context.Context, device string) (jobRuns, func()) {
-	c := a.jobApp(ctx, device)
-	return c, c.runCleanups
+// serviceRuns runs one job on svc (built from cfg): the job's device, or
+// the service's default for "", claimed for exactly that run.
+func (a *App) serviceRuns(svc *run.Service, cfg workspace.Config, device string) (jobRuns, func()) {
+	r := &serviceRuns{app: a, svc: svc, hc: cfg.HumanAuth, target: run.Target{Device: device}}
+	return r, r.release
 }
 
-var _ jobRuns = (*App)(nil)
+// serviceRuns are a job's run functions on a run service. app is only
+// read: its streams (compile warnings, human-auth links), agent id and
+// relay.
+type serviceRuns struct {
+	app    *App
+	svc    *run.Service
+	hc     workspace.HumanAuthConfig
+	target run.Target
+	claim  *run.Claim
+}
+
+var (
+	_ jobRuns       = (*serviceRuns)(nil)
+	_ deviceClaimer = (*serviceRuns)(nil)
+)
 
 // deviceClaimer takes a run's device lease before the run starts.
 type deviceClaimer interface {
 	claimDevice(ctx context.Context) error
 }
 
-var _ deviceClaimer = (*App)(nil)
-
 // claimDevice opens the job's device and takes its lease before the run,
 // so a device another process drives skips the run (the scheduler retries
 // a one-shot job) instead of failing it midway. It returns only a busy
-// lease; other device problems are left for the run to report.
-func (a *App) claimDevice(ctx context.Context) error {
-	if _, err := a.openDevice(ctx); errors.Is(err, lease.ErrBusy) {
+// lease; other device problems are left for the run to report. The run
+// releases the lease when it ends.
+func (r *serviceRuns) claimDevice(ctx context.Context) error {
+	c, err := r.svc.Claim(ctx, r.target)
+	if errors.Is(err, lease.ErrBusy) {
 		return err
+	}
+	if err == nil {
+		r.claim, r.target = c, c.Target()
 	}
 	return nil
 }
 
-func (a *App) jobApp(ctx context.Context, device string) *App {
-	c := &App{
-		Globals: a.Globals,
-		Stdout:  a.Stdout,
-		Stderr:  a.Stderr,
-		Ctx:     ctx,
-		Logger:  a.Logger,
-		sim:     a.sim,
-		ws:      a.ws,
-		cfg:     a.cfg,
-		command: a.command,
-		// The gateway's relay serves the runs' human-auth links.
-		relayBase: a.relayBase,
+// release gives back a claim no run adopted (a payload that failed
+// before its run started).
+func (r *serviceRuns) release() {
+	if r.claim != nil {
+		r.claim.Release()
 	}
-	if device != "" {
-		c.Device, c.Target = device, ""
+}
+
+func (r *serviceRuns) runAgent(ctx context.Context, task string, o agentRunOptions) (engine.RunResult, error) {
+	return r.app.agentOn(ctx, agentEnv{svc: r.svc, target: r.target, humanAuth: r.hc}, task, o)
+}
+
+// runPlaybook runs one playbook file without terminal progress.
+func (r *serviceRuns) runPlaybook(ctx context.Context, path string, params map[string]string) (engine.RunResult, error) {
+	res, err := compilePlaybook(r.app, path, playbookParams{values: params})
+	if err != nil {
+		return engine.RunResult{Message: err.Error()}, err
 	}
-	return c
+	fr, _ := r.svc.Playbook(ctx, run.PlaybookOptions{Target: r.target, File: path, Compiled: res})
+	out := engine.RunResult{Success: fr.Status == "passed", Message: "playbook " + fr.Status, Steps: len(fr.Steps)}
+	if fr.Error != "" {
+		out.Message = fr.Error
+	}
+	return out, nil
+}
+
+func (r *serviceRuns) runLuaFile(ctx context.Context, path string, args []string) (engine.RunResult, error) {
+	return luaFileOn(ctx, r.svc, r.target, path, args)
+}
+
+// failedRuns are the run functions of a job whose service could not be
+// built (the home or config does not load): every run fails with err.
+type failedRuns struct{ err error }
+
+func (f failedRuns) runAgent(context.Context, string, agentRunOptions) (engine.RunResult, error) {
+	return engine.RunResult{}, f.err
+}
+
+func (f failedRuns) runPlaybook(context.Context, string, map[string]string) (engine.RunResult, error) {
+	return engine.RunResult{Message: f.err.Error()}, f.err
+}
+
+func (f failedRuns) runLuaFile(context.Context, string, []string) (engine.RunResult, error) {
+	return engine.RunResult{Message: f.err.Error()}, f.err
 }
 
 // Run implements cron.Runner: ok and message are the run result's

@@ -14,6 +14,8 @@ import (
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/internal/cron"
+	"github.com/openpocket/openpocket/internal/run"
+	"github.com/openpocket/openpocket/internal/workspace"
 )
 
 // fakeCall is one call of a fake run function.
@@ -145,21 +147,33 @@ func TestJobRunnerResults(t *testing.T) {
 	assert.Len(t, f.recorded(), 3)
 }
 
-func TestJobAppCopiesSelectDevice(t *testing.T) {
+// TestJobRunsTargetTheJobsDevice: a job's run targets the job's device on
+// the run service ("" = the service's default: the global flags', else
+// the config's target), without a copy of the App.
+func TestJobRunsTargetTheJobsDevice(t *testing.T) {
 	app := &App{Globals: Globals{Device: "emu-default", Target: "10.0.0.2:5555"}}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	c := app.jobApp(ctx, "emu-2")
-	assert.Equal(t, "emu-2", c.Device)
-	assert.Empty(t, c.Target)
-	assert.Equal(t, ctx, c.Ctx)
+	svc := run.New(run.Config{})
+	runs, done := app.serviceRuns(svc, workspace.Config{}, "emu-2")
+	defer done()
+	sr := runs.(*serviceRuns)
+	assert.Equal(t, "emu-2", sr.target.Device)
+	assert.Same(t, svc, sr.svc, "the job runs on the service it was given")
+	runs2, done2 := app.serviceRuns(svc, workspace.Config{}, "")
+	defer done2()
+	assert.Empty(t, runs2.(*serviceRuns).target.Device, "no device: the service's default")
+	serial, endpoint := app.defaultTarget(workspace.Config{})
+	assert.Equal(t, "emu-default", serial)
+	assert.Equal(t, "10.0.0.2:5555", endpoint)
+	var cfg workspace.Config
+	cfg.Target.Device = "emu-config"
+	serial, _ = (&App{}).defaultTarget(cfg)
+	assert.Equal(t, "emu-config", serial, "without device flags the config's target")
 	assert.Equal(t, "emu-default", app.Device, "the gateway's own App is not changed")
-	c2 := app.jobApp(ctx, "")
-	assert.Equal(t, "emu-default", c2.Device)
-	assert.Equal(t, "10.0.0.2:5555", c2.Target)
 }
 
-func TestAppImplementsJobRuns(t *testing.T) {
-	_, ok := any(&App{}).(jobRuns)
-	assert.True(t, ok, "*App must have runAgent, runPlaybook and runLuaFile with the jobRuns signatures")
+func TestServiceRunsImplementJobRuns(t *testing.T) {
+	_, ok := any(&serviceRuns{}).(jobRuns)
+	assert.True(t, ok, "serviceRuns must have runAgent, runPlaybook and runLuaFile with the jobRuns signatures")
+	_, ok = any(&serviceRuns{}).(deviceClaimer)
+	assert.True(t, ok, "a job claims its device before its run")
 }

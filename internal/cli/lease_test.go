@@ -114,10 +114,12 @@ func TestGatewayJobHoldsTheLeaseForItsRun(t *testing.T) {
 	s := simtest.Start(t)
 	app, _, _ := luaApp(t, t.Context(), "")
 	app.command = "openpocket gateway"
-	runs, done := app.jobRunsFor(t.Context(), s.Serial())
-	job := runs.(*App)
-	_, err := job.openDevice(t.Context())
+	h, err := app.home()
 	require.NoError(t, err)
+	svc, closeSvc := app.gatewayServices(h)(app.cfg)
+	defer closeSvc()
+	runs, done := app.serviceRuns(svc, app.cfg, s.Serial())
+	require.NoError(t, runs.(deviceClaimer).claimDevice(t.Context()))
 
 	_, err = lease.Acquire(t.Context(), s.Serial(), lease.Options{})
 	var busy *lease.BusyError
@@ -142,7 +144,7 @@ func TestJobOnADeviceInUseIsBusyNotFailed(t *testing.T) {
 
 	app, _, _ := luaApp(t, t.Context(), "")
 	script := appendScript(t, "J", 1)
-	runner := newJobRunner(app.jobRunsFor, "")
+	runner := newJobRunner(app.jobRunner().runsFor, "")
 	_, _, err = runner.Run(t.Context(), cron.Job{ID: "j1", Device: s.Serial(), Payload: cron.Payload{Kind: cron.PayloadLua, Path: script}})
 	require.ErrorIs(t, err, cron.ErrBusy)
 	assert.Contains(t, err.Error(), "(openpocket agent)")

@@ -224,7 +224,7 @@ func (b *MCPBackend) Play(ctx context.Context, device, file string, yaml []byte,
 	if err != nil {
 		return nil, err
 	}
-	fr := app.playCompiled(ctx, file, res, filepath.Join(h.State(), "runs"), timeout, nil)
+	fr := app.playCompiled(ctx, file, res, filepath.Join(h.State(), "runs"), timeout, playOptions{}, nil)
 	return fr, nil
 }
 

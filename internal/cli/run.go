@@ -47,23 +47,28 @@ func (c *RunCmd) Run(ctx context.Context, app *App, svc *run.Service) error {
 	return app.scriptError(runErr)
 }
 
-// runLuaFile runs a Lua script for the scheduler: no terminal output, the
-// result as a RunResult. A path that is not a .lua file names a skill (its
-// .md file or its name); the skill's replay runs with args as KEY=VALUE
-// parameters.
+// runLuaFile runs a job's lua payload on this command's run service.
 func (a *App) runLuaFile(ctx context.Context, path string, args []string) (engine.RunResult, error) {
+	svc, err := a.runService()
+	if err != nil {
+		return engine.RunResult{Message: err.Error()}, err
+	}
+	return luaFileOn(ctx, svc, run.Target{}, path, args)
+}
+
+// luaFileOn runs a Lua script for the scheduler on svc's target: no
+// terminal output, the result as a RunResult. A path that is not a .lua
+// file names a skill (its .md file or its name); the skill's replay runs
+// with args as KEY=VALUE parameters.
+func luaFileOn(ctx context.Context, svc *run.Service, t run.Target, path string, args []string) (engine.RunResult, error) {
 	if !strings.HasSuffix(path, ".lua") {
-		return a.runSkill(ctx, path, args)
+		return skillOn(ctx, svc, t, path, args)
 	}
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return engine.RunResult{Message: err.Error()}, UsageError{fmt.Errorf("lua job: %w", err)}
 	}
-	svc, err := a.runService()
-	if err != nil {
-		return engine.RunResult{Message: err.Error()}, err
-	}
-	res, err := svc.Script(ctx, run.ScriptOptions{Name: path, Source: src, Args: args})
+	res, err := svc.Script(ctx, run.ScriptOptions{Target: t, Name: path, Source: src, Args: args})
 	var se *lua.ScriptError
 	if err != nil && res.Message == "" && !errors.As(err, &se) {
 		return engine.RunResult{Message: err.Error()}, err // nothing ran
@@ -95,13 +100,19 @@ func (a *App) scriptError(err error) error {
 	return a.failedRun(se.Error())
 }
 
-// runSkill replays a skill for the scheduler.
+// runSkill replays a skill on this command's device (the MCP server's).
 func (a *App) runSkill(ctx context.Context, name string, args []string) (engine.RunResult, error) {
-	l, err := a.skillsLoader()
+	svc, err := a.runService()
 	if err != nil {
 		return engine.RunResult{}, err
 	}
-	skillName, _, src, from, err := (&SkillsRunCmd{Name: name}).resolve(l)
+	return skillOn(ctx, svc, run.Target{}, name, args)
+}
+
+// skillOn replays a skill on svc's target for the scheduler: args are its
+// KEY=VALUE parameters.
+func skillOn(ctx context.Context, svc *run.Service, t run.Target, name string, args []string) (engine.RunResult, error) {
+	skillName, _, src, from, err := (&SkillsRunCmd{Name: name}).resolve(svc.Config().Skills)
 	if err != nil {
 		return engine.RunResult{Message: err.Error()}, err
 	}
@@ -113,11 +124,7 @@ func (a *App) runSkill(ctx context.Context, name string, args []string) (engine.
 		}
 		params[k] = v
 	}
-	svc, err := a.runService()
-	if err != nil {
-		return engine.RunResult{Message: err.Error()}, err
-	}
-	res, err := svc.Replay(ctx, run.ReplayOptions{Name: skillName, Skill: from, Source: src, Params: params})
+	res, err := svc.Replay(ctx, run.ReplayOptions{Target: t, Name: skillName, Skill: from, Source: src, Params: params})
 	if err != nil && res.Message == "" {
 		return engine.RunResult{Message: err.Error()}, err // nothing ran
 	}
