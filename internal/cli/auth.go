@@ -34,6 +34,8 @@ type Deps struct {
 	ServeDashboard DashboardServe
 	// ServeGateway runs the gateway (openpocket gateway).
 	ServeGateway GatewayServe
+	// JobRunner builds the gateway's job runner for `cron run`.
+	JobRunner JobRunnerFactory
 }
 
 // AuthCmd answers human-auth requests from the machine:

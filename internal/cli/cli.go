@@ -117,6 +117,8 @@ type App struct {
 	serveDashboard DashboardServe
 	// serveGateway runs the gateway (Deps).
 	serveGateway GatewayServe
+	// newJobRunner is the gateway's job runner (Deps).
+	newJobRunner JobRunnerFactory
 }
 
 // Main parses args, runs the command and returns the process exit code.
@@ -175,7 +177,7 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 	}
 	app := &App{Globals: cli.Globals, Stdout: stdout, Stderr: stderr, Ctx: ctx, command: "openpocket " + commandName(kctx.Command()),
 		StartRelay: deps.StartRelay, StartChannels: deps.StartChannels, serveMCP: deps.ServeMCP, serveDashboard: deps.ServeDashboard,
-		serveGateway: deps.ServeGateway}
+		serveGateway: deps.ServeGateway, newJobRunner: deps.JobRunner}
 	// Info and above reach the terminal (log.info from Lua included);
 	// --verbose adds debug. Runs with a log.txt get every level there.
 	level := slog.LevelInfo

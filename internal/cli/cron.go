@@ -13,7 +13,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/internal/cron"
+	"github.com/openpocket/openpocket/internal/run"
 )
 
 // CronCmd manages the scheduled jobs in the jobs file (cron.jobsFile,
@@ -323,7 +325,7 @@ func setCronEnabled(app *App, id string, enabled bool) error {
 type CronRunCmd struct {
 	ID string `arg:"" help:"Job id (disabled jobs run too)." placeholder:"ID"`
 
-	runsFor jobRunsFor // tests: fake run functions
+	runner JobRunnerFactory // tests: a fake job runner
 }
 
 // Run runs the job in the foreground with the same runner and state
@@ -350,13 +352,10 @@ func (c *CronRunCmd) Run(app *App) error {
 	}
 	release()
 
-	runner := app.jobRunner()
-	if c.runsFor != nil {
-		runner.runsFor = c.runsFor
+	runner, err := c.jobRunner(app)
+	if err != nil {
+		return err
 	}
-	// In the foreground an agent job shows its progress and can ask for
-	// human auth on the terminal, like `openpocket agent`.
-	runner.agent = agentRunOptions{Stdin: os.Stdin, Stdout: app.Stdout, OnEvent: newAgentProgress(app.Stdout, isTTY(app.Stdout)).event}
 	s, err := cron.New(jobsPath, statePath, runner, cron.Options{DefaultDevice: app.defaultDeviceName()})
 	if err != nil {
 		return err
@@ -375,6 +374,35 @@ func (c *CronRunCmd) Run(app *App) error {
 	}
 	fmt.Fprintf(app.Stderr, "job %s ok after %s: %s\n", c.ID, took, strings.TrimSpace(st.LastMessage))
 	return nil
+}
+
+// jobRunner is the gateway's job runner (Deps.JobRunner) on this command's
+// run service. In the foreground an agent job shows its progress and can
+// ask for human auth on the terminal, like `openpocket agent`; bad input
+// (a playbook that does not compile, a missing script) exits 2.
+func (c *CronRunCmd) jobRunner(app *App) (cron.Runner, error) {
+	factory := app.newJobRunner
+	if c.runner != nil {
+		factory = c.runner
+	}
+	if factory == nil {
+		return nil, internalError{errors.New("cron run: this build has no job runner (cmd/openpocket binds Deps.JobRunner)")}
+	}
+	svc, err := app.runService()
+	if err != nil {
+		return failedRunner{err}, nil // the job fails with it, recorded in its state
+	}
+	h, _ := app.home()
+	o := agentRunOptions{Stdin: os.Stdin, Stdout: app.Stdout}
+	progress := newAgentProgress(app.Stdout, isTTY(app.Stdout))
+	return factory(JobRunnerEnv{Service: svc, Base: h.Workspace(), Warn: app.Stderr,
+		HumanAuth: func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error) {
+			return app.humanAuthWith(ctx, app.cfg.HumanAuth, sess, o)
+		},
+		Agent: run.AgentOptions{Stdin: o.Stdin, Stdout: o.Stdout,
+			Events: func(ev run.Event) { progress.event(engine.Event{Kind: string(ev.Kind), Fields: ev.Fields}) }},
+		BadInput: func(err error) error { return UsageError{err} },
+	}), nil
 }
 
 // defaultDeviceName names the device of jobs without one, for per-device

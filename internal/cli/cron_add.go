@@ -263,3 +263,8 @@ func cronDefaultName(p cron.Payload) string {
 	}
 	return name
 }
+
+func jobFileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}

@@ -194,7 +194,7 @@ func (a *App) agentRuntime(id string) (*AgentRuntime, error) {
 func (a *App) agentApp(id string, mode leaseMode) (*App, error) {
 	g := a.Globals
 	g.AgentID, g.Device, g.Target, g.UseSim, g.Config = id, "", "", false, ""
-	b := &App{Globals: g, Stdout: io.Discard, Stderr: a.Stderr, Ctx: a.Ctx, Logger: a.Logger, command: a.command}
+	b := &App{Globals: g, Stdout: io.Discard, Stderr: a.Stderr, Ctx: a.Ctx, Logger: a.Logger, command: a.command, newJobRunner: a.newJobRunner}
 	h, err := b.home()
 	if err != nil {
 		return nil, err
