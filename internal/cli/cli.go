@@ -105,9 +105,9 @@ type App struct {
 	execSet  *execset.Set
 	svc      *run.Service
 	cfg      workspace.Config
-	// deviceErr is the first failure to open the device, which Lua runs
-	// only see as text.
-	deviceErr error
+	// deviceErrs keeps the command's first failure to open the device,
+	// which Lua runs only see as text.
+	deviceErrs deviceErrs
 	// command names this process in device leases ("openpocket agent").
 	command string
 	leases  map[string]*lease.Lease

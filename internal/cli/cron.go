@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/internal/cron"
 	"github.com/openpocket/openpocket/internal/run"
+	"github.com/openpocket/openpocket/internal/workspace"
 )
 
 // CronCmd manages the scheduled jobs in the jobs file (cron.jobsFile,
@@ -332,7 +334,7 @@ type CronRunCmd struct {
 // recording as the gateway. It refuses while a gateway runs: the gateway
 // owns the state file and the devices.
 func (c *CronRunCmd) Run(app *App) error {
-	jobsPath, statePath, err := app.cronPaths()
+	jobsPath, _, err := app.cronPaths()
 	if err != nil {
 		return err
 	}
@@ -344,65 +346,95 @@ func (c *CronRunCmd) Run(app *App) error {
 		return cronUsagef("cron run: no job with id %q in %s", c.ID, jobsPath)
 	}
 	h, _ := app.home()
-	// Only a check, not held: holding it would make a gateway started
-	// meanwhile report this command as the running gateway.
+	if err := gatewayNotRunning(h, c.ID); err != nil {
+		return err
+	}
+	runner, err := app.jobRunnerWith(c.runner, app.foregroundJobEnv)
+	if err != nil {
+		return err
+	}
+	st, took, err := runJobNow(app.Ctx, h, app.cfg, c.ID, app.defaultDeviceName(), runner)
+	return reportJob(app.Stderr, c.ID, st, took, err)
+}
+
+// gatewayNotRunning refuses a job run while h's gateway runs. Only a
+// check, not held: holding it would make a gateway started meanwhile
+// report this command as the running gateway.
+func gatewayNotRunning(h *workspace.Home, id string) error {
 	release, err := cron.AcquireGatewayLock(h.State())
 	if err != nil {
-		return fmt.Errorf("cron run %s: %w", c.ID, err)
+		return fmt.Errorf("cron run %s: %w", id, err)
 	}
 	release()
-
-	runner, err := c.jobRunner(app)
-	if err != nil {
-		return err
-	}
-	s, err := cron.New(jobsPath, statePath, runner, cron.Options{DefaultDevice: app.defaultDeviceName()})
-	if err != nil {
-		return err
-	}
-	start := time.Now()
-	runErr := s.RunNow(app.Ctx, c.ID)
-	_ = s.Stop(context.Background())
-	st := s.State().Jobs[c.ID]
-	took := time.Since(start).Round(100 * time.Millisecond)
-	if runErr != nil {
-		if errors.Is(runErr, cron.ErrBusy) || ExitCode(runErr) != ExitFailed {
-			return runErr // canceled, device or model errors keep their exit codes
-		}
-		fmt.Fprintf(app.Stderr, "job %s failed after %s: %s\n", c.ID, took, strings.TrimSpace(st.LastMessage))
-		return FailedError{Msg: fmt.Sprintf("job %s failed", c.ID)}
-	}
-	fmt.Fprintf(app.Stderr, "job %s ok after %s: %s\n", c.ID, took, strings.TrimSpace(st.LastMessage))
 	return nil
 }
 
-// jobRunner is the gateway's job runner (Deps.JobRunner) on this command's
-// run service. In the foreground an agent job shows its progress and can
-// ask for human auth on the terminal, like `openpocket agent`; bad input
-// (a playbook that does not compile, a missing script) exits 2.
-func (c *CronRunCmd) jobRunner(app *App) (cron.Runner, error) {
-	factory := app.newJobRunner
-	if c.runner != nil {
-		factory = c.runner
+// runJobNow runs job id of h's jobs file once now on runner, recording its
+// state as the gateway does, and returns that state, how long the run
+// took and its error.
+func runJobNow(ctx context.Context, h *workspace.Home, cfg workspace.Config, id, defaultDevice string, runner cron.Runner) (cron.JobState, time.Duration, error) {
+	s, err := cron.New(h.Resolve(cfg.Cron.JobsFile), filepath.Join(h.State(), "cron-state.json"), runner, cron.Options{DefaultDevice: defaultDevice})
+	if err != nil {
+		return cron.JobState{}, 0, err
+	}
+	start := time.Now()
+	runErr := s.RunNow(ctx, id)
+	_ = s.Stop(context.Background())
+	return s.State().Jobs[id], time.Since(start).Round(100 * time.Millisecond), runErr
+}
+
+// reportJob says on w how job id's run ended and returns the command's
+// error: canceled, busy, device or model errors keep their exit codes; a
+// failed run is reported here (exit 1).
+func reportJob(w io.Writer, id string, st cron.JobState, took time.Duration, runErr error) error {
+	if runErr != nil {
+		if errors.Is(runErr, cron.ErrBusy) || ExitCode(runErr) != ExitFailed {
+			return runErr
+		}
+		fmt.Fprintf(w, "job %s failed after %s: %s\n", id, took, strings.TrimSpace(st.LastMessage))
+		return FailedError{Msg: fmt.Sprintf("job %s failed", id)}
+	}
+	fmt.Fprintf(w, "job %s ok after %s: %s\n", id, took, strings.TrimSpace(st.LastMessage))
+	return nil
+}
+
+// jobRunnerWith is the gateway's job runner (Deps.JobRunner; override, for
+// tests, wins) over the environment env builds.
+func (a *App) jobRunnerWith(override JobRunnerFactory, env func() (JobRunnerEnv, error)) (cron.Runner, error) {
+	factory := a.newJobRunner
+	if override != nil {
+		factory = override
 	}
 	if factory == nil {
 		return nil, internalError{errors.New("cron run: this build has no job runner (cmd/openpocket binds Deps.JobRunner)")}
 	}
-	svc, err := app.runService()
+	e, err := env()
 	if err != nil {
 		return failedRunner{err}, nil // the job fails with it, recorded in its state
 	}
-	h, _ := app.home()
-	o := agentRunOptions{Stdin: os.Stdin, Stdout: app.Stdout}
-	progress := newAgentProgress(app.Stdout, isTTY(app.Stdout))
-	return factory(JobRunnerEnv{Service: svc, Base: h.Workspace(), Warn: app.Stderr,
+	return factory(e), nil
+}
+
+// foregroundJobEnv runs a job on this command's run service. In the
+// foreground an agent job shows its progress and can ask for human auth
+// on the terminal, like `openpocket agent`; bad input (a playbook that
+// does not compile, a missing script) exits 2.
+func (a *App) foregroundJobEnv() (JobRunnerEnv, error) {
+	svc, err := a.runService()
+	if err != nil {
+		return JobRunnerEnv{}, err
+	}
+	h, _ := a.home()
+	o := agentRunOptions{Stdin: os.Stdin, Stdout: a.Stdout}
+	progress := newAgentProgress(a.Stdout, isTTY(a.Stdout))
+	return JobRunnerEnv{Service: svc, Base: h.Workspace(), Warn: a.Stderr,
 		HumanAuth: func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error) {
-			return app.humanAuthWith(ctx, app.cfg.HumanAuth, sess, o)
+			return a.humanAuthWith(ctx, a.cfg.HumanAuth, sess, o)
 		},
 		Agent: run.AgentOptions{Stdin: o.Stdin, Stdout: o.Stdout,
 			Events: func(ev run.Event) { progress.event(engine.Event{Kind: string(ev.Kind), Fields: ev.Fields}) }},
 		BadInput: func(err error) error { return UsageError{err} },
-	}), nil
+	}, nil
 }
 
 // defaultDeviceName names the device of jobs without one, for per-device

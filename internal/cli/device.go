@@ -2,13 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"sync"
-
-	"github.com/openpocket/openpocket/engine"
-	"github.com/openpocket/openpocket/internal/run"
-	"github.com/openpocket/openpocket/internal/workspace"
 
 	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/internal/adb"
@@ -77,60 +70,14 @@ func (a *App) selectDevice(ctx context.Context, serial, endpoint string) (device
 	return d, nil
 }
 
-// defaultTarget is the device a run's "" target means: the global flags'
-// (or the virtual phone's) when they name one, else cfg's target.
-func (a *App) defaultTarget(cfg workspace.Config) (serial, endpoint string) {
-	if a.Device != "" || a.Target != "" || a.UseSim {
-		return a.Device, a.Target
-	}
-	return cfg.Target.Device, cfg.Target.AdbEndpoint
-}
-
-// heldOpenMu serializes the device opens of commands' run services: runs
-// on several devices at once (play --devices) share one App's virtual
-// phone and first device error. Opens are quick.
-var heldOpenMu sync.Mutex
-
-// deviceOpener is a run service's device opener: "" is the default
-// device (defaultTarget), a serial that device. It takes no lease: the
-// service does (run.Config.Lease). serialize: the opens of one command.
-func (a *App) deviceOpener(cfg workspace.Config, serialize bool) run.DeviceOpener {
-	return func(ctx context.Context, target string) (engine.Device, func(), error) {
-		if serialize {
-			heldOpenMu.Lock()
-			defer heldOpenMu.Unlock()
-		}
-		serial, endpoint := a.defaultTarget(cfg)
-		if target != "" && target != serial {
-			serial, endpoint = target, ""
-		}
-		d, err := a.selectDevice(ctx, serial, endpoint)
-		if err != nil {
-			a.noteDeviceErr(err)
-			return nil, nil, err
-		}
-		return d, nil, nil
-	}
-}
-
-// deviceErrMu guards deviceErr: runs on several devices note it at once.
-var deviceErrMu sync.Mutex
-
-// noteDeviceErr keeps the first failure to open or lease a device: a Lua
-// run sees it only as text (nil, err or a raised message), and the run's
-// exit code must still say "device problem".
-func (a *App) noteDeviceErr(err error) {
-	deviceErrMu.Lock()
-	defer deviceErrMu.Unlock()
-	if a.deviceErr == nil {
-		a.deviceErr = err
-	}
-}
+// noteDeviceErr keeps the command's first failure to open or lease a
+// device (deviceErrs).
+func (a *App) noteDeviceErr(err error) { a.deviceErrs.note(err) }
 
 // failedRun is the error of a run that failed and was reported: its cause
 // is the device error the run hit, if any, so the exit code is 3, not 1.
 func (a *App) failedRun(msg string) FailedError {
-	return FailedError{Msg: msg, Cause: a.deviceErr}
+	return FailedError{Msg: msg, Cause: a.deviceErrs.first()}
 }
 
 // leaseDevice takes the device lease of serial once per App (a command
@@ -152,35 +99,6 @@ func (a *App) leaseDevice(ctx context.Context, serial string) error {
 		delete(a.leases, serial)
 	})
 	return nil
-}
-
-// leaseFunc is the run services' Lease: this process's lease on the
-// device, waiting for it up to --wait-device.
-func (a *App) leaseFunc() run.LeaseFunc {
-	return func(ctx context.Context, serial string) (func(), error) {
-		l, err := a.acquireLease(ctx, serial)
-		if err != nil {
-			a.noteDeviceErr(err)
-			return nil, err
-		}
-		return func() { l.Release() }, nil
-	}
-}
-
-// acquireLease takes serial's lease in this command's name, waiting up to
-// --wait-device (saying so) when another process drives it.
-func (a *App) acquireLease(ctx context.Context, serial string) (*lease.Lease, error) {
-	l, err := lease.Acquire(ctx, serial, lease.Options{Wait: a.WaitDevice, Command: a.command,
-		OnWait: func(h lease.Holder) {
-			fmt.Fprintf(a.Stderr, "device %s is in use by %s; waiting up to %s\n", serial, h, a.WaitDevice)
-		}})
-	if err != nil {
-		if errors.Is(err, lease.ErrBusy) && a.WaitDevice == 0 {
-			return nil, fmt.Errorf("%w; wait for it with --wait-device DURATION", err)
-		}
-		return nil, err
-	}
-	return l, nil
 }
 
 // openPhone connects and wraps the device for direct use by a command.

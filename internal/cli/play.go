@@ -105,7 +105,12 @@ func (c *PlayCmd) runOnce(ctx context.Context, app *App, files []string) error {
 		}
 		fmt.Fprintf(app.Stdout, "[%d/%d] %s (%s)\n", i+1, len(files), res.Meta.Name, f)
 		started := time.Now()
-		fr := app.playCompiled(ctx, f, res, outRoot, c.Timeout, c.options(), app.Stdout)
+		fr := FlowReport{Name: f, File: f, Status: "failed", Steps: []StepReport{}}
+		if svc, err := app.runService(); err != nil {
+			fr.Error = err.Error()
+		} else {
+			fr = playCompiled(ctx, svc, f, res, outRoot, c.Timeout, c.options(), app.Stdout)
+		}
 		flows = append(flows, fr)
 		if html != nil {
 			if err := html.add(fr, started); err != nil {
@@ -186,14 +191,10 @@ func countCompileFailures(flows []FlowReport) int {
 	return n
 }
 
-// playCompiled runs one compiled playbook through the run service (outRoot
-// "" = HOME/state/runs) with the extras opts asks for (step screenshots,
-// screen recording), drawing step progress on progress when not nil.
-func (a *App) playCompiled(ctx context.Context, file string, res *playbooks.Result, outRoot string, timeout time.Duration, opts playOptions, progress io.Writer) FlowReport {
-	svc, err := a.runService()
-	if err != nil {
-		return FlowReport{Name: file, File: file, Status: "failed", Error: err.Error(), Steps: []StepReport{}}
-	}
+// playCompiled runs one compiled playbook on svc (outRoot "" =
+// HOME/state/runs) with the extras opts asks for (step screenshots, screen
+// recording), drawing step progress on progress when not nil.
+func playCompiled(ctx context.Context, svc *run.Service, file string, res *playbooks.Result, outRoot string, timeout time.Duration, opts playOptions, progress io.Writer) FlowReport {
 	o := run.PlaybookOptions{File: file, Compiled: res, OutputDir: outRoot, Timeout: timeout, StepScreenshots: opts.shots}
 	if opts.record {
 		o.Around = func(sess *engine.Session, logf func(string, ...any)) func(FlowReport) []string {

@@ -170,17 +170,23 @@ func (a *App) changeableTarget() (*workspace.Home, *workspace.Install, error) {
 // and records the phone's ro.serialno in this agent's own binding once
 // seen.
 func (a *App) honourBindings(ctx context.Context, t device.Transport) error {
+	return a.honourBindingsOf(ctx, t, a.agentID(), a.Target)
+}
+
+// honourBindingsOf is honourBindings for agent id, the device also named
+// by endpoint.
+func (a *App) honourBindingsOf(ctx context.Context, t device.Transport, id, endpoint string) error {
 	in, err := a.install()
 	if err != nil {
 		return err
 	}
-	names := []string{t.Serial(), a.Target}
-	if holder, found, err := in.HolderOf(a.agentID(), names...); err != nil {
+	names := []string{t.Serial(), endpoint}
+	if holder, found, err := in.HolderOf(id, names...); err != nil {
 		return err
 	} else if found {
 		return &workspace.BoundError{Target: t.Serial(), Holder: holder}
 	}
-	own, ok, err := in.Binding(a.agentID())
+	own, ok, err := in.Binding(id)
 	if err != nil || !ok || own.SerialNo != "" || !own.Names(names...) {
 		return err
 	}
@@ -189,8 +195,8 @@ func (a *App) honourBindings(ctx context.Context, t device.Transport) error {
 		return nil // best effort: the serial it was bound by still holds
 	}
 	serialNo := strings.TrimSpace(string(res.Stdout))
-	if holder, found, err := in.HolderOf(a.agentID(), serialNo); err == nil && found {
+	if holder, found, err := in.HolderOf(id, serialNo); err == nil && found {
 		return &workspace.BoundError{Target: t.Serial() + "/" + serialNo, Holder: holder}
 	}
-	return in.RecordSerialNo(a.agentID(), serialNo)
+	return in.RecordSerialNo(id, serialNo)
 }
