@@ -194,8 +194,8 @@ func (r *ChannelRunner) CompleteOnboarding(ctx context.Context, name string) err
 // Target is the default device's serial ("" = the only attached one).
 func (r *ChannelRunner) Target() string {
 	a := r.app
-	if a.UseSim && a.sim != nil {
-		return a.sim.Serial() + " (virtual phone)"
+	if s := a.devices().virtual(); a.UseSim && s != nil {
+		return s.Serial() + " (virtual phone)"
 	}
 	if a.Device != "" {
 		return a.Device
@@ -211,13 +211,13 @@ func (r *ChannelRunner) Screenshot(ctx context.Context) ([]byte, error) {
 	defer done()
 	a := r.app
 	if a.UseSim {
-		if _, err := a.startSim(); err != nil {
+		if _, err := a.devices().startSim(); err != nil {
 			return nil, err
 		}
 	}
 	// No device lease: a screenshot only reads the screen, so /screen
 	// works while a task drives the phone.
-	d, err := a.adbClient().Open(ctx, adb.Target{Serial: a.Device, Endpoint: a.Target})
+	d, err := a.devices().adbClient().Open(ctx, adb.Target{Serial: a.devices().serial(), Endpoint: a.Target})
 	if err != nil {
 		return nil, err
 	}

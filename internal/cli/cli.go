@@ -20,9 +20,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/openpocket/openpocket/internal/executor/execset"
-	"github.com/openpocket/openpocket/internal/lease"
 	"github.com/openpocket/openpocket/internal/run"
-	"github.com/openpocket/openpocket/internal/sim"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
 
@@ -100,17 +98,14 @@ type App struct {
 	StartChannels ChannelStarter
 
 	cleanups []func()
-	sim      *sim.Sim
 	ws       *workspace.Home
 	execSet  *execset.Set
 	svc      *run.Service
 	cfg      workspace.Config
-	// deviceErrs keeps the command's first failure to open the device,
-	// which Lua runs only see as text.
-	deviceErrs deviceErrs
+	// phones is the command's access to devices (built in MainWith).
+	phones *Phones
 	// command names this process in device leases ("openpocket agent").
 	command string
-	leases  map[string]*lease.Lease
 	// serveMCP is the MCP server the composition root bound (Deps).
 	serveMCP MCPServer
 	// serveDashboard serves the dashboards (Deps).
@@ -185,9 +180,13 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 		level = slog.LevelDebug
 	}
 	app.Logger = slog.New(newHumanHandler(stderr, level))
+	app.phones = newPhones(ctx, cli.Globals, app.command, stderr, app.onExit)
 	defer app.runCleanups()
 	kctx.Bind(app)
-	// Commands declare what they need: Run(ctx, app, home, cfg, svc).
+	kctx.Bind(app.phones, cli.Globals)
+	kctx.Bind(Streams{Stdout: stdout, Stderr: stderr})
+	// Commands declare what they need: Run(ctx, app, home, cfg, svc,
+	// phones, streams).
 	// The home (*workspace.Home), the effective config (workspace.Config)
 	// and the run service are built once, on first use, from the global
 	// flags.
@@ -234,6 +233,21 @@ func commandName(path string) string {
 		}
 	}
 	return strings.Join(words, " ")
+}
+
+// Streams are the command's output streams, bound once in MainWith.
+type Streams struct {
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+// devices is the command's Phones (MainWith builds it; an App built in a
+// test gets one over its own fields on first use).
+func (a *App) devices() *Phones {
+	if a.phones == nil {
+		a.phones = newPhones(a.Ctx, a.Globals, a.command, a.Stderr, a.onExit)
+	}
+	return a.phones
 }
 
 // logger is the command's logger (slog.Default for Apps built in tests).

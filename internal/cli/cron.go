@@ -440,8 +440,8 @@ func (a *App) foregroundJobEnv() (JobRunnerEnv, error) {
 // defaultDeviceName names the device of jobs without one, for per-device
 // exclusion and messages: --device, else the configured target.
 func (a *App) defaultDeviceName() string {
-	if a.Device != "" {
-		return a.Device
+	if s := a.devices().serial(); s != "" {
+		return s
 	}
 	if a.ws != nil && a.cfg.Target.Device != "" {
 		return a.cfg.Target.Device

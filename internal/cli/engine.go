@@ -167,9 +167,6 @@ func (a *App) runService() (*run.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	if a.Device == "" && a.Target == "" && !a.UseSim {
-		a.Device, a.Target = a.cfg.Target.Device, a.cfg.Target.AdbEndpoint
-	}
 	set, err := a.executorSet()
 	if err != nil {
 		return nil, err

@@ -71,7 +71,7 @@ func (c *GatewayCmd) Run(ctx context.Context, app *App, h *workspace.Home, cfg w
 		return errors.New("this build has no gateway (cmd/openpocket binds Deps.ServeGateway)")
 	}
 	if app.UseSim {
-		if _, err := app.startSim(); err != nil {
+		if _, err := app.devices().startSim(); err != nil {
 			return err
 		}
 	}

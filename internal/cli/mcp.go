@@ -58,7 +58,7 @@ func (c *MCPCmd) Run(app *App) error {
 		return err
 	}
 	if app.UseSim {
-		if _, err := app.startSim(); err != nil {
+		if _, err := app.devices().startSim(); err != nil {
 			return err
 		}
 	}
@@ -140,7 +140,7 @@ func (b *MCPBackend) defaultDevice() string {
 
 // Devices lists the attached devices (serial, state, model, product).
 func (b *MCPBackend) Devices(ctx context.Context) (any, error) {
-	client := b.app.adbClient()
+	client := b.app.devices().adbClient()
 	if err := client.EnsureServer(ctx); err != nil {
 		return nil, err
 	}

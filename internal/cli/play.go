@@ -176,7 +176,7 @@ func (a *App) playSummary(ctx context.Context, flows []FlowReport) error {
 	case failed > 0 && passed == 0 && failed == countCompileFailures(flows):
 		return UsageError{fmt.Errorf("%d playbook(s) did not compile", failed)}
 	case failed > 0:
-		return a.failedRun(fmt.Sprintf("%d of %d playbooks failed", failed, passed+failed))
+		return a.devices().failedRun(fmt.Sprintf("%d of %d playbooks failed", failed, passed+failed))
 	}
 	return nil
 }

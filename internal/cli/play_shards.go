@@ -144,7 +144,7 @@ func (c *PlayCmd) shardDevices(app *App) ([]string, error) {
 
 // freeDevices lists n online devices that no other agent has bound.
 func (a *App) freeDevices(ctx context.Context, n int) ([]string, error) {
-	devs, err := a.adbClient().Devices(ctx)
+	devs, err := a.devices().adbClient().Devices(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -97,7 +97,7 @@ func (a *App) scriptError(err error) error {
 	if a.Verbose && se.Traceback != "" {
 		fmt.Fprintln(a.Stderr, se.Traceback)
 	}
-	return a.failedRun(se.Error())
+	return a.devices().failedRun(se.Error())
 }
 
 // runSkill replays a skill on this command's device (the MCP server's).

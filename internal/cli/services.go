@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,7 +13,6 @@ import (
 	"github.com/openpocket/openpocket/engine/screen"
 	"github.com/openpocket/openpocket/internal/adb"
 	"github.com/openpocket/openpocket/internal/executor/execset"
-	"github.com/openpocket/openpocket/internal/lease"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/skills"
 	"github.com/openpocket/openpocket/internal/workspace"
@@ -48,39 +46,11 @@ type serviceSpec struct {
 	errs *deviceErrs
 }
 
-// deviceErrs keeps the first failure to open or lease a device: a Lua
-// run sees it only as text (nil, err or a raised message), and the exit
-// code must still say "device problem".
-type deviceErrs struct {
-	mu  sync.Mutex
-	err error
-}
-
-func (d *deviceErrs) note(err error) {
-	if d == nil {
-		return
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.err == nil {
-		d.err = err
-	}
-}
-
-func (d *deviceErrs) first() error {
-	if d == nil {
-		return nil
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.err
-}
-
 // commandSpec is the spec of this command's own services: the global
 // flags' device selection, this App's home, config and agent.
 func (a *App) commandSpec(h *workspace.Home, cfg workspace.Config, mode leaseMode) serviceSpec {
 	return serviceSpec{home: h, cfg: cfg, agentID: a.agentID(), device: a.Device, endpoint: a.Target, sim: a.UseSim,
-		mode: mode, errs: &a.deviceErrs}
+		mode: mode, errs: &a.devices().errs}
 }
 
 // newService is the one run service factory: sp's home, config, device
@@ -153,9 +123,9 @@ func (a *App) serviceConfig(sp serviceSpec) run.Config {
 	switch {
 	case sp.mode == leasesNone:
 	case sp.plainLease:
-		rc.Lease = a.plainLease(sp.errs)
+		rc.Lease = a.devices().plainLease(sp.errs)
 	default:
-		rc.Lease, rc.HoldLeases = a.leaseFunc(sp.errs), sp.mode == leasesHeld
+		rc.Lease, rc.HoldLeases = a.devices().leaseFunc(sp.errs), sp.mode == leasesHeld
 	}
 	return rc
 }
@@ -186,7 +156,7 @@ func (a *App) deviceOpener(sp serviceSpec) run.DeviceOpener {
 		}
 		serial, endpoint := sp.defaultTarget()
 		if sp.sim {
-			s, err := a.startSim()
+			s, err := a.devices().startSim()
 			if err != nil {
 				sp.errs.note(err)
 				return nil, nil, err
@@ -199,9 +169,9 @@ func (a *App) deviceOpener(sp serviceSpec) run.DeviceOpener {
 		if target != "" && target != serial {
 			serial, endpoint = target, ""
 		}
-		d, err := a.adbClient().Open(ctx, adb.Target{Serial: serial, Endpoint: endpoint})
+		d, err := a.devices().adbClient().Open(ctx, adb.Target{Serial: serial, Endpoint: endpoint})
 		if err == nil {
-			err = a.honourBindingsOf(ctx, d, sp.agentID, defaultEndpoint)
+			err = a.devices().honourBindings(ctx, d, sp.agentID, defaultEndpoint)
 		}
 		if err != nil {
 			sp.errs.note(err)
@@ -209,47 +179,4 @@ func (a *App) deviceOpener(sp serviceSpec) run.DeviceOpener {
 		}
 		return d, nil, nil
 	}
-}
-
-// leaseFunc is the run services' Lease: this process's lease on the
-// device, waiting for it up to --wait-device.
-func (a *App) leaseFunc(errs *deviceErrs) run.LeaseFunc {
-	return func(ctx context.Context, serial string) (func(), error) {
-		l, err := a.acquireLease(ctx, serial)
-		if err != nil {
-			errs.note(err)
-			return nil, err
-		}
-		return func() { l.Release() }, nil
-	}
-}
-
-// plainLease is a dashboard page's Lease: a busy phone is reported as the
-// lease says it, with no command-line advice (--wait-device) and no wait
-// message.
-func (a *App) plainLease(errs *deviceErrs) run.LeaseFunc {
-	return func(ctx context.Context, serial string) (func(), error) {
-		l, err := lease.Acquire(ctx, serial, lease.Options{Wait: a.WaitDevice, Command: a.command})
-		if err != nil {
-			errs.note(err)
-			return nil, err
-		}
-		return func() { l.Release() }, nil
-	}
-}
-
-// acquireLease takes serial's lease in this command's name, waiting up to
-// --wait-device (saying so) when another process drives it.
-func (a *App) acquireLease(ctx context.Context, serial string) (*lease.Lease, error) {
-	l, err := lease.Acquire(ctx, serial, lease.Options{Wait: a.WaitDevice, Command: a.command,
-		OnWait: func(h lease.Holder) {
-			fmt.Fprintf(a.Stderr, "device %s is in use by %s; waiting up to %s\n", serial, h, a.WaitDevice)
-		}})
-	if err != nil {
-		if errors.Is(err, lease.ErrBusy) && a.WaitDevice == 0 {
-			return nil, fmt.Errorf("%w; wait for it with --wait-device DURATION", err)
-		}
-		return nil, err
-	}
-	return l, nil
 }

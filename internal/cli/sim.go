@@ -23,7 +23,7 @@ func (c *SimCmd) Run(app *App) error {
 	if err != nil {
 		return UsageError{fmt.Errorf("--size: %w", err)}
 	}
-	o := sim.Options{Port: c.Port, Width: w, Height: h, Density: c.Density, ADBServer: app.adbAddr(), Attach: true}
+	o := sim.Options{Port: c.Port, Width: w, Height: h, Density: c.Density, ADBServer: app.devices().adbAddr(), Attach: true}
 	if c.TV {
 		sim.TV(&o)
 		w, h, c.Density = o.Width, o.Height, o.Density

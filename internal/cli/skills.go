@@ -265,7 +265,7 @@ func (c *SkillsRunCmd) Run(ctx context.Context, app *App, svc *run.Service) erro
 	errors.As(runErr, &se)
 	reportReplayFailure(app.Stderr, runErr, res.SessionPath)
 	if !c.FallbackAgent || errors.Is(runErr, context.Canceled) {
-		return app.failedRun("replay failed")
+		return app.devices().failedRun("replay failed")
 	}
 	if se == nil {
 		// Not a failed check (a bundled skill's script raised, the device

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,7 +30,7 @@ type SnapshotCmd struct {
 }
 
 // Run captures one snapshot and prints it.
-func (c *SnapshotCmd) Run(app *App) error {
+func (c *SnapshotCmd) Run(ctx context.Context, out Streams, phones *Phones, app *App) error {
 	if c.FromDump != "" {
 		return c.fromDump(app)
 	}
@@ -38,12 +39,11 @@ func (c *SnapshotCmd) Run(app *App) error {
 	}
 	opts := app.phoneOptions()
 	opts.ElementBudget = c.Budget
-	t, err := app.openDevice(app.Ctx)
+	phone, err := phones.openPhone(ctx, opts)
 	if err != nil {
 		return err
 	}
-	phone := device.NewPhone(t, opts)
-	snap, err := phone.Capture(app.Ctx, device.CaptureOptions{Scaled: true, SOM: c.SOM != "", Installed: true, KeyboardKeys: c.Keys})
+	snap, err := phone.Capture(ctx, device.CaptureOptions{Scaled: true, SOM: c.SOM != "", Installed: true, KeyboardKeys: c.Keys})
 	if err != nil {
 		return err
 	}
@@ -68,13 +68,13 @@ func (c *SnapshotCmd) Run(app *App) error {
 		}
 	}
 	if c.JSON {
-		out := *snap
+		shown := *snap
 		if !c.WithImages {
-			out.Screenshot, out.SOMScreenshot = nil, nil
+			shown.Screenshot, shown.SOMScreenshot = nil, nil
 		}
-		enc := json.NewEncoder(app.Stdout)
+		enc := json.NewEncoder(out.Stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return enc.Encode(shown)
 	}
 	printSnapshot(app, snap)
 	return nil
