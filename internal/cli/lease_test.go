@@ -34,7 +34,7 @@ func runDriver(t *testing.T, serial, script string, wait time.Duration) error {
 	app, _, stderr := luaApp(t, t.Context(), serial)
 	app.command, app.WaitDevice = "openpocket run", wait
 	defer app.runCleanups()
-	err := (&RunCmd{Script: script}).Run(deps(t, app))
+	err := (&RunCmd{Script: script}).Run(runDeps(t, app))
 	if err != nil {
 		return fmt.Errorf("%w (stderr: %s)", err, stderr.String())
 	}

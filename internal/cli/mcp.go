@@ -223,7 +223,7 @@ func (b *MCPBackend) Play(ctx context.Context, device, file string, yaml []byte,
 			return nil, err
 		}
 	}
-	res, err := compilePlaybook(app, file, playbookParams{values: params})
+	res, err := compilePlaybook(app.Stderr, file, playbookParams{values: params})
 	if err != nil {
 		return nil, err
 	}

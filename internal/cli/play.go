@@ -53,7 +53,7 @@ func (c *PlayCmd) Run(ctx context.Context, app *App) error {
 		return UsageError{err}
 	}
 	if c.DryRun {
-		return dryRun(app, files, c)
+		return dryRun(Streams{Stdout: app.Stdout, Stderr: app.Stderr}, files, c)
 	}
 	for {
 		err := c.runOnce(ctx, app, files)
@@ -97,7 +97,7 @@ func (c *PlayCmd) runOnce(ctx context.Context, app *App, files []string) error {
 		if !fileSelected(f, c.IncludeTags, c.ExcludeTags) {
 			continue
 		}
-		res, err := compilePlaybook(app, f, playbookParams{values: c.Env, shared: len(files) > 1})
+		res, err := compilePlaybook(app.Stderr, f, playbookParams{values: c.Env, shared: len(files) > 1})
 		if err != nil {
 			fmt.Fprintln(app.Stderr, strings.TrimSpace(err.Error()))
 			flows = append(flows, FlowReport{Name: f, File: f, Status: "failed", Error: err.Error(), Steps: []StepReport{}})

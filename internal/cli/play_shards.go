@@ -88,7 +88,7 @@ func (c *PlayCmd) runShard(ctx context.Context, app *App, s *shard, outRoot stri
 		if ctx.Err() != nil {
 			break
 		}
-		res, err := compilePlaybook(app, f, playbookParams{values: c.Env, shared: true})
+		res, err := compilePlaybook(app.Stderr, f, playbookParams{values: c.Env, shared: true})
 		if err != nil {
 			fmt.Fprintf(out, "[%s] %s\n", s.device, strings.TrimSpace(err.Error()))
 			flows = append(flows, FlowReport{Name: f, File: f, Status: "failed", Error: err.Error(), Steps: []StepReport{}})

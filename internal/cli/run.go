@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -25,7 +26,7 @@ type RunCmd struct {
 // without one. Registered modules resolve as globals on first use (a
 // script may still require them). Script errors are printed as
 // file:line: message.
-func (c *RunCmd) Run(ctx context.Context, app *App, svc *run.Service) error {
+func (c *RunCmd) Run(ctx context.Context, out Streams, g Globals, phones *Phones, svc *run.Service) error {
 	src, err := os.ReadFile(c.Script)
 	if err != nil {
 		return UsageError{fmt.Errorf("run: %w", err)}
@@ -40,11 +41,11 @@ func (c *RunCmd) Run(ctx context.Context, app *App, svc *run.Service) error {
 		args = args[1:]
 	}
 	_, runErr := svc.Script(ctx, run.ScriptOptions{Name: c.Script, Source: src, Args: args, Timeout: c.Timeout,
-		Print: func(line string) { fmt.Fprintln(app.Stdout, line) }})
+		Print: func(line string) { fmt.Fprintln(out.Stdout, line) }})
 	if runErr == nil {
 		return nil
 	}
-	return app.scriptError(runErr)
+	return scriptError(out.Stderr, g.Verbose, phones, runErr)
 }
 
 // runLuaFile runs a job's lua payload on this command's run service.
@@ -80,7 +81,7 @@ func luaFileOn(ctx context.Context, svc *run.Service, t run.Target, path string,
 // (exit 2), cancellation and device failures keep their own exit codes,
 // any other runtime error is printed as file:line: message (with the Lua
 // traceback under --verbose) and fails the run (exit 1).
-func (a *App) scriptError(err error) error {
+func scriptError(stderr io.Writer, verbose bool, phones *Phones, err error) error {
 	var se *lua.ScriptError
 	if !errors.As(err, &se) {
 		return err
@@ -93,11 +94,11 @@ func (a *App) scriptError(err error) error {
 	case se.Cause != nil && ExitCode(se.Cause) != ExitFailed:
 		return se // device lost, no device…: Main prints it and maps the code
 	}
-	fmt.Fprintln(a.Stderr, se.Error())
-	if a.Verbose && se.Traceback != "" {
-		fmt.Fprintln(a.Stderr, se.Traceback)
+	fmt.Fprintln(stderr, se.Error())
+	if verbose && se.Traceback != "" {
+		fmt.Fprintln(stderr, se.Traceback)
 	}
-	return a.devices().failedRun(se.Error())
+	return phones.failedRun(se.Error())
 }
 
 // runSkill replays a skill on this command's device (the MCP server's).
