@@ -203,17 +203,14 @@ func errAddrInUse(err error) error {
 	return errors.New("not in use")
 }
 
-// humanAuthFor is the run's request_human_auth answerer: with
+// humanAuthWith is the run's request_human_auth answerer: with
 // humanAuth.enabled, a Broker whose links the relay serves (and, on an
 // interactive terminal, the terminal too — the first answer wins); for a
 // chat's run without the relay, a Broker over the chat alone (the request
 // is listed by `openpocket auth`, a code becomes its text artifact); nil
 // otherwise (the terminal only, as before).
-func (a *App) humanAuthFor(ctx context.Context, sess *engine.Session, o agentRunOptions) (agent.HumanAuthFunc, error) {
-	return a.humanAuthWith(ctx, a.cfg.HumanAuth, sess, o)
-}
-
-// humanAuthWith is humanAuthFor with the humanAuth settings given.
+// hc holds the humanAuth settings (of the config the run's service was
+// built from).
 func (a *App) humanAuthWith(ctx context.Context, hc workspace.HumanAuthConfig, sess *engine.Session, o agentRunOptions) (agent.HumanAuthFunc, error) {
 	if !hc.Enabled {
 		if o.Ask == nil {
