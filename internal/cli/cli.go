@@ -1,7 +1,10 @@
 // Package cli is the kong grammar of the openpocket command: one file per
-// command, each Run delegating to the packages that do the work. Dependencies
-// (context, output streams, home, adb client, device target) are bound once
-// in App; errors are mapped to exit codes in one place (exit.go).
+// command, each Run delegating to the packages that do the work. Commands
+// declare what they need — Run(ctx, Streams, Globals, *Phones, home,
+// config, *run.Service, …) — and MainWith binds each once (Phones: the
+// devices; home, config and the run service: singleton providers). Every
+// run service comes from one factory (newService); errors are mapped to
+// exit codes in one place (exit.go).
 package cli
 
 import (
@@ -14,6 +17,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -97,7 +101,10 @@ type App struct {
 	// StartChannels builds the gateway's chat channels (composition root).
 	StartChannels ChannelStarter
 
-	cleanups []func()
+	// cleanups run when the command ends; long-running front ends (MCP
+	// calls, dashboard jobs) may register them from several goroutines.
+	cleanupMu sync.Mutex
+	cleanups  []func()
 	ws       *workspace.Home
 	execSet  *execset.Set
 	svc      *run.Service
@@ -260,11 +267,17 @@ func (a *App) logger() *slog.Logger {
 
 // defer registers work to run when the command ends (detach the virtual
 // phone, close files), in reverse order.
-func (a *App) onExit(fn func()) { a.cleanups = append(a.cleanups, fn) }
+func (a *App) onExit(fn func()) {
+	a.cleanupMu.Lock()
+	defer a.cleanupMu.Unlock()
+	a.cleanups = append(a.cleanups, fn)
+}
 
 func (a *App) runCleanups() {
+	a.cleanupMu.Lock()
 	cleanups := a.cleanups
 	a.cleanups = nil // each runs once, however often this is called
+	a.cleanupMu.Unlock()
 	for i := len(cleanups) - 1; i >= 0; i-- {
 		cleanups[i]()
 	}
