@@ -105,10 +105,10 @@ type App struct {
 	// calls, dashboard jobs) may register them from several goroutines.
 	cleanupMu sync.Mutex
 	cleanups  []func()
-	ws       *workspace.Home
-	execSet  *execset.Set
-	svc      *run.Service
-	cfg      workspace.Config
+	ws        *workspace.Home
+	execSet   *execset.Set
+	svc       *run.Service
+	cfg       workspace.Config
 	// phones is the command's access to devices (built in MainWith).
 	phones *Phones
 	// command names this process in device leases ("openpocket agent").
