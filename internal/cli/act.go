@@ -16,7 +16,7 @@ type ActCmd struct {
 }
 
 // Run normalizes the action, executes it and prints the result line.
-func (c *ActCmd) Run(ctx context.Context, out Streams, phones *Phones, app *App) error {
+func (c *ActCmd) Run(ctx context.Context, out Streams, phones *Phones) error {
 	a, notes, err := action.Parse([]byte(c.Action), nil)
 	if err != nil {
 		return UsageError{fmt.Errorf("action JSON: %w", err)}
@@ -27,7 +27,9 @@ func (c *ActCmd) Run(ctx context.Context, out Streams, phones *Phones, app *App)
 	if !device.IsDeviceAction(a) {
 		return UsageError{fmt.Errorf("%s is not a device action; `openpocket act` runs device actions (tap, swipe, type, keyevent, launch_app, shell, wait, …)", a.Type)}
 	}
-	phone, err := phones.openPhone(ctx, app.phoneOptions())
+	// act reads no config (it works without a home): the device layer's
+	// own defaults.
+	phone, err := phones.openPhone(ctx, device.Options{})
 	if err != nil {
 		return err
 	}

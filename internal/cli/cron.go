@@ -353,7 +353,7 @@ func (c *CronRunCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	st, took, err := runJobNow(app.Ctx, h, app.cfg, c.ID, app.defaultDeviceName(), runner)
+	st, took, err := runJobNow(app.Ctx, h, app.cfg, c.ID, app.defaultDeviceName(app.cfg), runner)
 	return reportJob(app.Stderr, c.ID, st, took, err)
 }
 
@@ -438,13 +438,11 @@ func (a *App) foregroundJobEnv() (JobRunnerEnv, error) {
 }
 
 // defaultDeviceName names the device of jobs without one, for per-device
-// exclusion and messages: --device, else the configured target.
-func (a *App) defaultDeviceName() string {
+// exclusion and messages: --device (or the virtual phone's), else cfg's
+// target.
+func (a *App) defaultDeviceName(cfg workspace.Config) string {
 	if s := a.devices().serial(); s != "" {
 		return s
 	}
-	if a.ws != nil && a.cfg.Target.Device != "" {
-		return a.cfg.Target.Device
-	}
-	return ""
+	return cfg.Target.Device
 }

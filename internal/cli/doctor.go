@@ -104,7 +104,6 @@ func (d *doctor) config() (workspace.Config, bool) {
 		d.add(false, false, "config: "+w.String(), "rename or remove the key")
 	}
 	d.add(true, true, "config: "+path+" is valid", "")
-	d.app.cfg = cfg
 	return cfg, true
 }
 

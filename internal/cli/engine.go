@@ -12,7 +12,6 @@ import (
 	"github.com/openpocket/openpocket/internal/executor/execset"
 	"github.com/openpocket/openpocket/internal/llm"
 	"github.com/openpocket/openpocket/internal/run"
-	"github.com/openpocket/openpocket/internal/skills"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
 
@@ -125,14 +124,6 @@ func profileNames(cfg workspace.Config) string {
 	return names
 }
 
-// phoneOptions derive the device layer's tuning from config.
-func (a *App) phoneOptions() device.Options {
-	if a.ws == nil {
-		return device.Options{}
-	}
-	return phoneOptionsFor(a.cfg)
-}
-
 // phoneOptionsFor is the device layer's tuning of cfg.
 func phoneOptionsFor(cfg workspace.Config) device.Options {
 	o := device.Options{}
@@ -205,13 +196,4 @@ func (a *App) executorSet() (*execset.Set, error) {
 	a.execSet = set
 	a.onExit(func() { set.Close() })
 	return set, nil
-}
-
-// skillLoader finds skills: bundled, OPENPOCKET_HOME/skills, workspace/skills.
-func (a *App) skillLoader() *skills.Loader {
-	l := &skills.Loader{}
-	if a.ws != nil {
-		l.HomeDir, l.WorkspaceDir = a.ws.Dir(), a.ws.Workspace()
-	}
-	return l
 }

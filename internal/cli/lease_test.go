@@ -91,7 +91,7 @@ func TestSecondDriverIsRefusedNamingTheHolder(t *testing.T) {
 	// A command that opens the device itself fails with exit 3.
 	app, _, _ := luaApp(t, t.Context(), s.Serial())
 	app.command = "openpocket act"
-	err = (&ActCmd{Action: `{"type":"shell","command":"echo B >> /sdcard/drivers.log"}`}).Run(app.Ctx, Streams{Stdout: app.Stdout, Stderr: app.Stderr}, app.devices(), app)
+	err = (&ActCmd{Action: `{"type":"shell","command":"echo B >> /sdcard/drivers.log"}`}).Run(app.Ctx, Streams{Stdout: app.Stdout, Stderr: app.Stderr}, app.devices())
 	app.runCleanups()
 	require.Error(t, err)
 	assert.Equal(t, ExitDevice, ExitCode(err))

@@ -26,10 +26,11 @@ type SkillsCmd struct {
 
 // skillsLoader is the loader over OPENPOCKET_HOME and its workspace.
 func (a *App) skillsLoader() (*skills.Loader, error) {
-	if _, err := a.home(); err != nil {
+	h, err := a.home()
+	if err != nil {
 		return nil, err
 	}
-	return a.skillLoader(), nil
+	return &skills.Loader{HomeDir: h.Dir(), WorkspaceDir: h.Workspace()}, nil
 }
 
 // SkillsListCmd lists skills.
