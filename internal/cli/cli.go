@@ -189,20 +189,9 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 	app.Logger = slog.New(newHumanHandler(stderr, level))
 	app.phones = newPhones(ctx, cli.Globals, app.command, stderr, app.onExit)
 	defer app.runCleanups()
-	kctx.Bind(app)
-	kctx.Bind(app.phones, cli.Globals)
-	kctx.Bind(Streams{Stdout: stdout, Stderr: stderr})
-	// Commands declare what they need: Run(ctx, app, home, cfg, svc,
-	// phones, streams).
-	// The home (*workspace.Home), the effective config (workspace.Config)
-	// and the run service are built once, on first use, from the global
-	// flags.
-	kctx.BindTo(ctx, (*context.Context)(nil))
-	for _, provider := range []any{app.home, app.config, app.runService} {
-		if err := kctx.BindSingletonProvider(provider); err != nil {
-			fmt.Fprintln(stderr, "openpocket:", err)
-			return ExitInternal
-		}
+	if err := bindDeps(kctx, ctx, app); err != nil {
+		fmt.Fprintln(stderr, "openpocket:", err)
+		return ExitInternal
 	}
 	if err := runCommand(kctx, app); err != nil {
 		code := ExitCode(err)
@@ -212,6 +201,22 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 		return code
 	}
 	return ExitOK
+}
+
+// bindDeps binds what commands declare in their Run, each built once:
+// the context, the output streams, the global flags, the devices
+// (*Phones), and — on first use, from the global flags — the home
+// (*workspace.Home), the effective config (workspace.Config) and the run
+// service. A command that still needs more takes the *App.
+func bindDeps(kctx *kong.Context, ctx context.Context, app *App) error {
+	kctx.Bind(app, app.devices(), app.Globals, Streams{Stdout: app.Stdout, Stderr: app.Stderr})
+	kctx.BindTo(ctx, (*context.Context)(nil))
+	for _, provider := range []any{app.home, app.config, app.runService} {
+		if err := kctx.BindSingletonProvider(provider); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // runCommand runs the parsed command. A panic — a bug of ours — becomes

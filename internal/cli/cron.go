@@ -38,16 +38,13 @@ func (a *App) cronPaths() (jobsPath, statePath string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	return h.Resolve(a.cfg.Cron.JobsFile), filepath.Join(h.State(), "cron-state.json"), nil
+	jobsPath, statePath = cronFiles(h, a.cfg)
+	return jobsPath, statePath, nil
 }
 
-// loadCronJobs reads the jobs file; a malformed file is a usage error.
-func (a *App) loadCronJobs() (cron.JobsFile, []cron.Problem, string, error) {
-	jobsPath, _, err := a.cronPaths()
-	if err != nil {
-		return cron.JobsFile{}, nil, "", err
-	}
-	return loadJobsAt(jobsPath)
+// cronFiles are h's jobs file (cfg's cron.jobsFile) and state file.
+func cronFiles(h *workspace.Home, cfg workspace.Config) (jobsPath, statePath string) {
+	return h.Resolve(cfg.Cron.JobsFile), filepath.Join(h.State(), "cron-state.json")
 }
 
 // loadJobsAt reads the jobs file at jobsPath.
@@ -57,16 +54,6 @@ func loadJobsAt(jobsPath string) (cron.JobsFile, []cron.Problem, string, error) 
 		return f, nil, jobsPath, UsageError{err}
 	}
 	return f, probs, jobsPath, nil
-}
-
-// updateCronJobs applies fn to the jobs file and writes it atomically.
-// Errors from fn are usage errors (unknown id, invalid job).
-func (a *App) updateCronJobs(fn func(f *cron.JobsFile, jobsPath string) error) error {
-	jobsPath, _, err := a.cronPaths()
-	if err != nil {
-		return err
-	}
-	return updateJobsAt(jobsPath, fn)
 }
 
 // updateJobsAt applies fn to the jobs file at jobsPath, written atomically.
@@ -109,19 +96,19 @@ type cronListJSON struct {
 }
 
 // Run prints the table (or JSON); problems go to stderr as warnings.
-func (c *CronListCmd) Run(app *App) error {
-	f, probs, jobsPath, err := app.loadCronJobs()
+func (c *CronListCmd) Run(out Streams, h *workspace.Home, cfg workspace.Config) error {
+	jobsPath, statePath := cronFiles(h, cfg)
+	f, probs, _, err := loadJobsAt(jobsPath)
 	if err != nil {
 		return err
 	}
-	_, statePath, _ := app.cronPaths()
 	st, err := cron.LoadState(statePath)
 	if err != nil {
-		fmt.Fprintf(app.Stderr, "warning: %v\n", err)
+		fmt.Fprintf(out.Stderr, "warning: %v\n", err)
 	}
 	byIndex := map[int][]string{}
 	for _, p := range probs {
-		fmt.Fprintf(app.Stderr, "warning: %s\n", p.Error())
+		fmt.Fprintf(out.Stderr, "warning: %s\n", p.Error())
 		byIndex[p.Index] = append(byIndex[p.Index], p.Field+": "+p.Message)
 	}
 	entries := make([]cronListEntry, len(f.Jobs))
@@ -133,14 +120,14 @@ func (c *CronListCmd) Run(app *App) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(app.Stdout, string(data))
+		fmt.Fprintln(out.Stdout, string(data))
 		return nil
 	}
 	if len(entries) == 0 {
-		fmt.Fprintf(app.Stdout, "no jobs in %s; add one with `openpocket cron add`\n", jobsPath)
+		fmt.Fprintf(out.Stdout, "no jobs in %s; add one with `openpocket cron add`\n", jobsPath)
 		return nil
 	}
-	tw := tabwriter.NewWriter(app.Stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(out.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tENABLED\tSCHEDULE\tPAYLOAD\tDEVICE\tNEXT RUN\tLAST")
 	for _, e := range entries {
 		j := e.Job
@@ -266,8 +253,9 @@ type CronRemoveCmd struct {
 }
 
 // Run removes the job.
-func (c *CronRemoveCmd) Run(app *App) error {
-	err := app.updateCronJobs(func(f *cron.JobsFile, jobsPath string) error {
+func (c *CronRemoveCmd) Run(out Streams, h *workspace.Home, cfg workspace.Config) error {
+	jobsPath, _ := cronFiles(h, cfg)
+	err := updateJobsAt(jobsPath, func(f *cron.JobsFile, jobsPath string) error {
 		if _, ok := f.Find(c.ID); !ok {
 			return fmt.Errorf("cron remove: no job with id %q in %s", c.ID, jobsPath)
 		}
@@ -276,7 +264,7 @@ func (c *CronRemoveCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(app.Stdout, "removed %s\n", c.ID)
+	fmt.Fprintf(out.Stdout, "removed %s\n", c.ID)
 	return nil
 }
 
@@ -286,7 +274,9 @@ type CronEnableCmd struct {
 }
 
 // Run enables the job.
-func (c *CronEnableCmd) Run(app *App) error { return setCronEnabled(app, c.ID, true) }
+func (c *CronEnableCmd) Run(out Streams, h *workspace.Home, cfg workspace.Config) error {
+	return setCronEnabled(out, h, cfg, c.ID, true)
+}
 
 // CronDisableCmd disables a job.
 type CronDisableCmd struct {
@@ -294,11 +284,14 @@ type CronDisableCmd struct {
 }
 
 // Run disables the job.
-func (c *CronDisableCmd) Run(app *App) error { return setCronEnabled(app, c.ID, false) }
+func (c *CronDisableCmd) Run(out Streams, h *workspace.Home, cfg workspace.Config) error {
+	return setCronEnabled(out, h, cfg, c.ID, false)
+}
 
-func setCronEnabled(app *App, id string, enabled bool) error {
+func setCronEnabled(out Streams, h *workspace.Home, cfg workspace.Config, id string, enabled bool) error {
 	verb := map[bool]string{true: "enable", false: "disable"}[enabled]
-	err := app.updateCronJobs(func(f *cron.JobsFile, jobsPath string) error {
+	jobsPath, _ := cronFiles(h, cfg)
+	err := updateJobsAt(jobsPath, func(f *cron.JobsFile, jobsPath string) error {
 		if _, ok := f.Find(id); !ok {
 			return fmt.Errorf("cron %s: no job with id %q in %s", verb, id, jobsPath)
 		}
@@ -307,13 +300,13 @@ func setCronEnabled(app *App, id string, enabled bool) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(app.Stdout, "%sd %s\n", verb, id)
+	fmt.Fprintf(out.Stdout, "%sd %s\n", verb, id)
 	if enabled {
 		// An enabled job with problems is still skipped: say so now.
-		if _, probs, _, err := app.loadCronJobs(); err == nil {
+		if _, probs, _, err := loadJobsAt(jobsPath); err == nil {
 			for _, p := range probs {
 				if p.JobID == id {
-					fmt.Fprintf(app.Stderr, "warning: %s (the gateway skips this job until it is fixed)\n", p.Error())
+					fmt.Fprintf(out.Stderr, "warning: %s (the gateway skips this job until it is fixed)\n", p.Error())
 				}
 			}
 		}

@@ -53,6 +53,7 @@ func runCronCLI(t *testing.T, home string, runs *fakeRuns, args ...string) cronR
 		cli.Cron.Run.runner = runs.runner
 	}
 	app := &App{Globals: cli.Globals, Stdout: &out, Stderr: &errOut, Ctx: context.Background()}
+	require.NoError(t, bindDeps(kctx, app.Ctx, app))
 	err = kctx.Run(app)
 	if err != nil && !isReported(err) {
 		fmt.Fprintf(&errOut, "openpocket: %s\n", err)
