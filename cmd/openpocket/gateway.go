@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/openpocket/openpocket/internal/cli"
+	"github.com/openpocket/openpocket/internal/cron"
 	"github.com/openpocket/openpocket/internal/gateway"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
@@ -31,4 +32,11 @@ func serveGateway(ctx context.Context, env cli.GatewayEnv) error {
 		}
 	}
 	return gateway.Serve(ctx, o)
+}
+
+// jobRunner is the gateway's job runner for `openpocket cron run`: one
+// payload → run mapping for scheduled and foreground runs alike.
+func jobRunner(env cli.JobRunnerEnv) cron.Runner {
+	return gateway.NewJobRunner(gateway.JobRunnerOptions{Service: env.Service, Base: env.Base, Warn: env.Warn,
+		HumanAuth: env.HumanAuth, Agent: env.Agent, BadInput: env.BadInput})
 }

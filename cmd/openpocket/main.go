@@ -26,7 +26,7 @@ func main() {
 // other, so the composition root does).
 func deps() cli.Deps {
 	return cli.Deps{StartRelay: startRelay, StartChannels: startChannels, ServeMCP: serveMCP, ServeDashboard: serveDashboard,
-		ServeGateway: serveGateway}
+		ServeGateway: serveGateway, JobRunner: jobRunner}
 }
 
 func startRelay(ctx context.Context, store *humanauth.Store, addr string) (string, func(), error) {

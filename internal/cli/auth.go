@@ -34,6 +34,8 @@ type Deps struct {
 	ServeDashboard DashboardServe
 	// ServeGateway runs the gateway (openpocket gateway).
 	ServeGateway GatewayServe
+	// JobRunner builds the gateway's job runner for `cron run`.
+	JobRunner JobRunnerFactory
 }
 
 // AuthCmd answers human-auth requests from the machine:
@@ -161,7 +163,6 @@ func (a *App) startRelayWith(ctx context.Context, cfg workspace.HumanAuthConfig)
 	relayMu.Lock()
 	defer relayMu.Unlock()
 	addr := net.JoinHostPort(cfg.RelayHost, strconv.Itoa(cfg.RelayPort))
-	base := "http://" + addr
 	if a.relayBase == "" && a.StartRelay != nil {
 		s, err := a.authStore()
 		if err != nil {
@@ -178,13 +179,21 @@ func (a *App) startRelayWith(ctx context.Context, cfg workspace.HumanAuthConfig)
 			return "", err
 		}
 	}
-	if a.relayBase != "" {
-		base = a.relayBase
+	return relayAddrBase(cfg, a.relayBase), nil
+}
+
+// relayAddrBase is the base of relay links: the public base URL when
+// configured, else the relay this process started (started), else the
+// configured relay address.
+func relayAddrBase(cfg workspace.HumanAuthConfig, started string) string {
+	base := "http://" + net.JoinHostPort(cfg.RelayHost, strconv.Itoa(cfg.RelayPort))
+	if started != "" {
+		base = started
 	}
 	if pub := strings.TrimSpace(cfg.PublicBaseURL); pub != "" {
 		base = pub
 	}
-	return strings.TrimRight(base, "/"), nil
+	return strings.TrimRight(base, "/")
 }
 
 func errAddrInUse(err error) error {
@@ -194,17 +203,14 @@ func errAddrInUse(err error) error {
 	return errors.New("not in use")
 }
 
-// humanAuthFor is the run's request_human_auth answerer: with
+// humanAuthWith is the run's request_human_auth answerer: with
 // humanAuth.enabled, a Broker whose links the relay serves (and, on an
 // interactive terminal, the terminal too — the first answer wins); for a
 // chat's run without the relay, a Broker over the chat alone (the request
 // is listed by `openpocket auth`, a code becomes its text artifact); nil
 // otherwise (the terminal only, as before).
-func (a *App) humanAuthFor(ctx context.Context, sess *engine.Session, o agentRunOptions) (agent.HumanAuthFunc, error) {
-	return a.humanAuthWith(ctx, a.cfg.HumanAuth, sess, o)
-}
-
-// humanAuthWith is humanAuthFor with the humanAuth settings given.
+// hc holds the humanAuth settings (of the config the run's service was
+// built from).
 func (a *App) humanAuthWith(ctx context.Context, hc workspace.HumanAuthConfig, sess *engine.Session, o agentRunOptions) (agent.HumanAuthFunc, error) {
 	if !hc.Enabled {
 		if o.Ask == nil {
@@ -216,11 +222,33 @@ func (a *App) humanAuthWith(ctx context.Context, hc workspace.HumanAuthConfig, s
 	if err != nil {
 		return nil, err
 	}
-	base, err := a.startRelayWith(ctx, hc)
-	if err != nil {
-		return nil, err
+	return a.humanAuthIn(ctx, authHome{home: h, agentID: a.agentID(), relay: true}, hc, sess, o)
+}
+
+// authHome is whose human-auth requests a run makes: the agent's home
+// (its request store) and id; relay starts this process's relay for
+// their links (otherwise they name the configured relay address).
+type authHome struct {
+	home    *workspace.Home
+	agentID string
+	relay   bool
+}
+
+// humanAuthIn is humanAuthWith for the agent of ah (humanAuth enabled or
+// not: a run without a chat asks nobody when it is not).
+func (a *App) humanAuthIn(ctx context.Context, ah authHome, hc workspace.HumanAuthConfig, sess *engine.Session, o agentRunOptions) (agent.HumanAuthFunc, error) {
+	if !hc.Enabled {
+		return nil, nil
 	}
-	b := &humanauth.Broker{Store: humanauth.Open(h.State()), AgentID: a.agentID(), BaseURL: base,
+	h := ah.home
+	base := relayAddrBase(hc, "")
+	if ah.relay {
+		var err error
+		if base, err = a.startRelayWith(ctx, hc); err != nil {
+			return nil, err
+		}
+	}
+	b := &humanauth.Broker{Store: humanauth.Open(h.State()), AgentID: ah.agentID, BaseURL: base,
 		MaxTimeout: time.Duration(hc.RequestTimeoutSec) * time.Second, Workspace: h.Workspace(),
 		OnLink: func(l humanauth.Link) {
 			// Unattended runs (the gateway's) print the link on stderr.

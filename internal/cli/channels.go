@@ -17,6 +17,8 @@ import (
 	"github.com/openpocket/openpocket/engine/prompt"
 	"github.com/openpocket/openpocket/internal/adb"
 	"github.com/openpocket/openpocket/internal/atomicfile"
+	"github.com/openpocket/openpocket/internal/lease"
+	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/workspace"
 	"github.com/openpocket/openpocket/stdlib/agent"
 )
@@ -53,13 +55,13 @@ type ChannelRunner struct {
 func (r *ChannelRunner) RunTask(ctx context.Context, task, replyTo string, onEvent func(engine.Event), auth agent.HumanAuthFunc, ask agent.UserInputFunc) (engine.RunResult, error) {
 	svc, cfg, done := r.current()
 	defer done()
-	runs := &serviceRuns{app: r.app, svc: svc, hc: cfg.HumanAuth}
-	if err := runs.claimDevice(ctx); err != nil {
+	target, release, err := claimDefault(ctx, svc)
+	if err != nil {
 		return engine.RunResult{Message: err.Error()}, err
 	}
-	defer runs.release()
+	defer release()
 	jobsPath := r.jobsPath(cfg)
-	env := agentEnv{svc: svc, target: runs.target, humanAuth: cfg.HumanAuth,
+	env := agentEnv{svc: svc, target: target, humanAuth: cfg.HumanAuth,
 		schedule: func(ctx context.Context, act action.Action, replyTo string) (string, error) {
 			return scheduleAt(ctx, jobsPath, act, replyTo)
 		}}
@@ -127,14 +129,30 @@ func (r *ChannelRunner) Skills(ctx context.Context) ([]prompt.Skill, error) {
 // ReplaySkill replays a skill without a model on the default device.
 // Replays report no agent steps; onEvent is kept for the interface.
 func (r *ChannelRunner) ReplaySkill(ctx context.Context, name string, params []string, _ func(engine.Event)) (engine.RunResult, error) {
-	svc, cfg, done := r.current()
+	svc, _, done := r.current()
 	defer done()
-	runs := &serviceRuns{app: r.app, svc: svc, hc: cfg.HumanAuth}
-	if err := runs.claimDevice(ctx); err != nil {
+	target, release, err := claimDefault(ctx, svc)
+	if err != nil {
 		return engine.RunResult{Message: err.Error()}, err
 	}
-	defer runs.release()
-	return skillOn(ctx, svc, runs.target, name, params)
+	defer release()
+	return skillOn(ctx, svc, target, name, params)
+}
+
+// claimDefault claims the default device on svc before a chat's run, so a
+// phone another process drives refuses the run up front (busy) instead of
+// failing it midway. Other device problems are left for the run to
+// report (its target is then the default, unclaimed). release gives back
+// a claim no run adopted.
+func claimDefault(ctx context.Context, svc *run.Service) (run.Target, func(), error) {
+	c, err := svc.Claim(ctx, run.Target{})
+	if errors.Is(err, lease.ErrBusy) {
+		return run.Target{}, nil, err
+	}
+	if err != nil {
+		return run.Target{}, func() {}, nil
+	}
+	return c.Target(), c.Release, nil
 }
 
 // Onboarded reports whether workspace-state.json has onboardingCompletedAt.
@@ -176,8 +194,8 @@ func (r *ChannelRunner) CompleteOnboarding(ctx context.Context, name string) err
 // Target is the default device's serial ("" = the only attached one).
 func (r *ChannelRunner) Target() string {
 	a := r.app
-	if a.UseSim && a.sim != nil {
-		return a.sim.Serial() + " (virtual phone)"
+	if s := a.devices().virtual(); a.UseSim && s != nil {
+		return s.Serial() + " (virtual phone)"
 	}
 	if a.Device != "" {
 		return a.Device
@@ -193,13 +211,13 @@ func (r *ChannelRunner) Screenshot(ctx context.Context) ([]byte, error) {
 	defer done()
 	a := r.app
 	if a.UseSim {
-		if _, err := a.startSim(); err != nil {
+		if _, err := a.devices().startSim(); err != nil {
 			return nil, err
 		}
 	}
 	// No device lease: a screenshot only reads the screen, so /screen
 	// works while a task drives the phone.
-	d, err := a.adbClient().Open(ctx, adb.Target{Serial: a.Device, Endpoint: a.Target})
+	d, err := a.devices().adbClient().Open(ctx, adb.Target{Serial: a.devices().serial(), Endpoint: a.Target})
 	if err != nil {
 		return nil, err
 	}

@@ -13,8 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/internal/atomicfile"
-	"github.com/openpocket/openpocket/internal/lease"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
@@ -159,83 +159,110 @@ func installToken(in *workspace.Install) (string, error) {
 	return strings.TrimSpace(string(b)), nil
 }
 
-// agentRuntime opens agent id for a long-running front end.
+// agentRuntime opens agent id for a long-running front end: its home and
+// two run services from the one factory (newService) — a view that takes
+// no lease, a driver whose runs each hold the phone's lease and executors
+// of their own — over the agent's config and target.
 func (a *App) agentRuntime(id string) (*AgentRuntime, error) {
-	view, err := a.agentApp(id, leasesNone)
+	h, cfg, err := a.agentHomeOf(id)
 	if err != nil {
 		return nil, err
 	}
-	drive, err := a.agentApp(id, leasesPerRun)
-	if err != nil {
-		view.runCleanups()
-		return nil, err
+	spec := func(mode leaseMode) serviceSpec {
+		return serviceSpec{home: h, cfg: cfg, agentID: id, mode: mode, plainLease: mode != leasesNone}
 	}
-	rt := &AgentRuntime{ID: id, Home: drive.ws, View: view.svc, Drive: drive.svc,
-		Close: func() { view.runCleanups(); drive.runCleanups() }}
-	// Jobs and replays get an App of their own each: they run in the
-	// background, and an App serves one command at a time.
+	view, drive := a.newService(spec(leasesNone)), a.newService(spec(leasesPerRun))
+	rt := &AgentRuntime{ID: id, Home: h, View: view, Drive: drive,
+		Close: func() { view.Close(); drive.Close() }}
+	// Jobs and replays run in the background on the driver, as `openpocket
+	// cron run` and `openpocket skills run` would; the outcome lands in the
+	// agent's sessions and state.
 	rt.RunJob = func(ctx context.Context, job string) error {
-		return a.background(ctx, id, func(b *App) error { return (&CronRunCmd{ID: job}).Run(b) })
-	}
-	rt.ReplaySkill = func(ctx context.Context, name string) error {
-		return a.background(ctx, id, func(b *App) error {
-			svc, err := b.runService()
-			if err != nil {
+		runner, err := a.jobRunnerWith(nil, func() (JobRunnerEnv, error) { return a.dashboardJobEnv(h, cfg, id, drive), nil })
+		if err != nil {
+			return err
+		}
+		a.background(id, func() error {
+			if err := gatewayNotRunning(h, job); err != nil {
 				return err
 			}
-			return (&SkillsRunCmd{Name: name}).Run(b.Ctx, b, svc)
+			st, took, err := runJobNow(ctx, h, cfg, job, cfg.Target.Device, runner)
+			return reportJob(a.Stderr, job, st, took, err)
 		})
+		return nil
+	}
+	rt.ReplaySkill = func(ctx context.Context, name string) error {
+		a.background(id, func() error { return replaySkill(ctx, a.Stderr, drive, name) })
+		return nil
 	}
 	return rt, nil
 }
 
-// agentApp is an App acting as agent id, its run service built with the
-// lease mode given (the same factory as every run service's).
-func (a *App) agentApp(id string, mode leaseMode) (*App, error) {
-	g := a.Globals
-	g.AgentID, g.Device, g.Target, g.UseSim, g.Config = id, "", "", false, ""
-	b := &App{Globals: g, Stdout: io.Discard, Stderr: a.Stderr, Ctx: a.Ctx, Logger: a.Logger, command: a.command}
-	h, err := b.home()
-	if err != nil {
-		return nil, err
-	}
-	b.Device, b.Target = b.cfg.Target.Device, b.cfg.Target.AdbEndpoint
-	set, err := b.executorSet()
-	if err != nil {
-		b.runCleanups()
-		return nil, err
-	}
-	rc := b.serviceConfig(h, b.cfg, mode)
-	rc.Executors = set
-	if rc.Lease != nil {
-		// A page's action reports a busy phone as the lease says it, with
-		// no command-line advice (--wait-device) and no wait message.
-		rc.Lease = func(ctx context.Context, serial string) (func(), error) {
-			l, err := lease.Acquire(ctx, serial, lease.Options{Wait: b.WaitDevice, Command: b.command})
-			if err != nil {
-				return nil, err
-			}
-			return func() { l.Release() }, nil
+// agentHomeOf opens agent id's home and config (its own config.json: the
+// global --config is this command's agent's), printing config warnings.
+func (a *App) agentHomeOf(id string) (*workspace.Home, workspace.Config, error) {
+	var (
+		h   *workspace.Home
+		err error
+	)
+	if id == workspace.DefaultAgent {
+		h, err = workspace.Open(a.Home)
+	} else {
+		var in *workspace.Install
+		if in, err = a.install(); err == nil {
+			h, err = in.OpenAgent(id)
 		}
 	}
-	b.svc = b.startService(rc)
-	b.onExit(b.svc.Close)
-	return b, nil
+	if err != nil {
+		return nil, workspace.Config{}, UsageError{err}
+	}
+	printConfigWarnings(a.Stderr, h.Warnings())
+	return h, h.Config(), nil
 }
 
-// background checks the agent opens, then runs fn on a fresh App in its
-// own goroutine; the outcome lands in the agent's sessions and state.
-func (a *App) background(ctx context.Context, id string, fn func(*App) error) error {
-	b, err := a.agentApp(id, leasesPerRun)
+// dashboardJobEnv is the job runner environment of a dashboard's "run
+// now": the agent's driver service, no terminal (progress dropped),
+// human-auth links for the agent without starting a relay here.
+func (a *App) dashboardJobEnv(h *workspace.Home, cfg workspace.Config, id string, svc *run.Service) JobRunnerEnv {
+	o := agentRunOptions{Stdin: os.Stdin, Stdout: io.Discard}
+	return JobRunnerEnv{Service: svc, Base: h.Workspace(), Warn: a.Stderr,
+		HumanAuth: func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error) {
+			return a.humanAuthIn(ctx, authHome{home: h, agentID: id}, cfg.HumanAuth, sess, o)
+		},
+		Agent:    run.AgentOptions{Stdin: o.Stdin, Stdout: o.Stdout},
+		BadInput: func(err error) error { return UsageError{err} },
+	}
+}
+
+// replaySkill replays skill name (a name or path) on svc's default device
+// as `openpocket skills run` does, persisting its session; a failure is
+// reported on stderr.
+func replaySkill(ctx context.Context, stderr io.Writer, svc *run.Service, name string) error {
+	c := &SkillsRunCmd{Name: name}
+	name, task, src, from, err := c.resolve(svc.Config().Skills)
 	if err != nil {
 		return err
 	}
-	b.Ctx = ctx
+	if c.shadowNote != "" {
+		fmt.Fprintln(stderr, c.shadowNote)
+	}
+	if err := run.CheckSkill(from, src); err != nil {
+		return UsageError{err}
+	}
+	res, err := svc.Replay(ctx, run.ReplayOptions{Name: name, Skill: from, Source: src, Task: "skill " + name + ": " + task, Persist: true})
+	var notReady *run.NotReadyError
+	if err != nil && res.Message != "" && !errors.As(err, &notReady) {
+		reportReplayFailure(stderr, err, res.SessionPath)
+		return FailedError{Msg: "replay failed"}
+	}
+	return err
+}
+
+// background runs fn in its own goroutine, logging its failure.
+func (a *App) background(id string, fn func() error) {
 	go func() {
-		defer b.runCleanups()
-		if err := fn(b); err != nil {
-			b.logger().Warn("dashboard: background run failed", "agent", id, "err", err)
+		if err := fn(); err != nil {
+			a.logger().Warn("dashboard: background run failed", "agent", id, "err", err)
 		}
 	}()
-	return nil
 }

@@ -3,19 +3,15 @@ package cli
 import (
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"strings"
 	"time"
 
-	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/device"
-	"github.com/openpocket/openpocket/engine/prompt"
 	"github.com/openpocket/openpocket/engine/screen"
 	"github.com/openpocket/openpocket/internal/executor/execset"
 	"github.com/openpocket/openpocket/internal/llm"
 	"github.com/openpocket/openpocket/internal/run"
-	"github.com/openpocket/openpocket/internal/skills"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
 
@@ -128,14 +124,6 @@ func profileNames(cfg workspace.Config) string {
 	return names
 }
 
-// phoneOptions derive the device layer's tuning from config.
-func (a *App) phoneOptions() device.Options {
-	if a.ws == nil {
-		return device.Options{}
-	}
-	return phoneOptionsFor(a.cfg)
-}
-
 // phoneOptionsFor is the device layer's tuning of cfg.
 func phoneOptionsFor(cfg workspace.Config) device.Options {
 	o := device.Options{}
@@ -158,10 +146,10 @@ func imageEncoding(p workspace.ModelProfile) screen.ImageEncoding {
 	return screen.ImageEncoding{Format: f, Quality: p.ImageQuality}
 }
 
-// runService builds the run service of this command once: the device
-// opener (global device flags, config's target), device leases held until
-// the command ends, the model factory, the workspace's executors and
-// skills, config's agent settings.
+// runService builds the run service of this command once (newService):
+// the global flags' device selection (config's target when they name
+// none), device leases held until the command ends, the workspace's
+// executors.
 func (a *App) runService() (*run.Service, error) {
 	if a.svc != nil {
 		return a.svc, nil
@@ -170,16 +158,13 @@ func (a *App) runService() (*run.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	if a.Device == "" && a.Target == "" && !a.UseSim {
-		a.Device, a.Target = a.cfg.Target.Device, a.cfg.Target.AdbEndpoint
-	}
 	set, err := a.executorSet()
 	if err != nil {
 		return nil, err
 	}
-	rc := a.serviceConfig(h, a.cfg, leasesHeld)
-	rc.Executors = set
-	a.svc = a.startService(rc)
+	sp := a.commandSpec(h, a.cfg, leasesHeld)
+	sp.executors = set
+	a.svc = a.newService(sp)
 	a.onExit(a.svc.Close)
 	return a.svc, nil
 }
@@ -198,71 +183,6 @@ const (
 	leasesNone
 )
 
-// serviceConfig is the run.Config of a service over home h from cfg, with
-// the global flags' device selection (cfg's target when they name none)
-// and the lease mode given; the caller adds the executors. Every run
-// service of the CLI, the gateway and the dashboards comes from here.
-func (a *App) serviceConfig(h *workspace.Home, cfg workspace.Config, mode leaseMode) run.Config {
-	rc := run.Config{
-		OpenDevice:   a.deviceOpener(cfg, mode == leasesHeld),
-		PhoneOptions: phoneOptionsFor(cfg),
-		Model: func(profile string) (engine.Model, error) {
-			m, err := a.modelFor(h, cfg, profile)
-			if err != nil {
-				return nil, err
-			}
-			return m, nil
-		},
-		Store:        h,
-		WorkspaceDir: h.Workspace(),
-		StateDir:     h.State(),
-		ContextFiles: func(budget int) []prompt.ContextFile {
-			var files []prompt.ContextFile
-			for _, f := range h.ContextFiles(budget) {
-				files = append(files, prompt.ContextFile{Name: f.Name, Content: f.Content})
-			}
-			return files
-		},
-		Skills: &skills.Loader{HomeDir: h.Dir(), WorkspaceDir: h.Workspace()},
-		Agent: run.AgentDefaults{
-			MaxSteps:           cfg.Agent.MaxSteps,
-			SystemPromptMode:   cfg.Agent.SystemPromptMode,
-			ReturnHome:         cfg.Agent.ReturnHomeOnTaskEnd,
-			LoopDelay:          time.Duration(cfg.Agent.LoopDelayMs) * time.Millisecond,
-			ContextBudgetChars: cfg.Agent.ContextBudgetChars,
-			AutoArtifacts:      cfg.Agent.AutoArtifactsEnabled,
-		},
-		ModelImage: func(profile string) (screen.ImageEncoding, bool) {
-			if p, ok := cfg.Profile(profile); ok {
-				return imageEncoding(p), true
-			}
-			return screen.ImageEncoding{}, false
-		},
-		PIN:    cfg.Target.Pin,
-		Logger: a.logger(),
-		LogHandler: func(w io.Writer, level slog.Level) slog.Handler {
-			return newHumanHandler(w, level)
-		},
-	}
-	if mode != leasesNone {
-		rc.Lease, rc.HoldLeases = a.leaseFunc(), mode == leasesHeld
-	}
-	return rc
-}
-
-// startService builds the service of rc; the wake-up reports of its runs
-// go to stderr.
-func (a *App) startService(rc run.Config) *run.Service {
-	svc := run.New(rc)
-	// What the wake-up before a run did is worth a line on the terminal.
-	svc.Subscribe(func(ev run.Event) {
-		if ev.Ready != nil && ev.Ready.Report != "" {
-			fmt.Fprintln(a.Stderr, ev.Ready.Report)
-		}
-	})
-	return svc
-}
-
 // executorSet opens the workspace's executors once per command; background
 // exec sessions end with it.
 func (a *App) executorSet() (*execset.Set, error) {
@@ -276,13 +196,4 @@ func (a *App) executorSet() (*execset.Set, error) {
 	a.execSet = set
 	a.onExit(func() { set.Close() })
 	return set, nil
-}
-
-// skillLoader finds skills: bundled, OPENPOCKET_HOME/skills, workspace/skills.
-func (a *App) skillLoader() *skills.Loader {
-	l := &skills.Loader{}
-	if a.ws != nil {
-		l.HomeDir, l.WorkspaceDir = a.ws.Dir(), a.ws.Workspace()
-	}
-	return l
 }

@@ -53,7 +53,7 @@ func (c *PlayCmd) Run(ctx context.Context, app *App) error {
 		return UsageError{err}
 	}
 	if c.DryRun {
-		return dryRun(app, files, c)
+		return dryRun(Streams{Stdout: app.Stdout, Stderr: app.Stderr}, files, c)
 	}
 	for {
 		err := c.runOnce(ctx, app, files)
@@ -97,7 +97,7 @@ func (c *PlayCmd) runOnce(ctx context.Context, app *App, files []string) error {
 		if !fileSelected(f, c.IncludeTags, c.ExcludeTags) {
 			continue
 		}
-		res, err := compilePlaybook(app, f, playbookParams{values: c.Env, shared: len(files) > 1})
+		res, err := compilePlaybook(app.Stderr, f, playbookParams{values: c.Env, shared: len(files) > 1})
 		if err != nil {
 			fmt.Fprintln(app.Stderr, strings.TrimSpace(err.Error()))
 			flows = append(flows, FlowReport{Name: f, File: f, Status: "failed", Error: err.Error(), Steps: []StepReport{}})
@@ -105,7 +105,12 @@ func (c *PlayCmd) runOnce(ctx context.Context, app *App, files []string) error {
 		}
 		fmt.Fprintf(app.Stdout, "[%d/%d] %s (%s)\n", i+1, len(files), res.Meta.Name, f)
 		started := time.Now()
-		fr := app.playCompiled(ctx, f, res, outRoot, c.Timeout, c.options(), app.Stdout)
+		fr := FlowReport{Name: f, File: f, Status: "failed", Steps: []StepReport{}}
+		if svc, err := app.runService(); err != nil {
+			fr.Error = err.Error()
+		} else {
+			fr = playCompiled(ctx, svc, f, res, outRoot, c.Timeout, c.options(), app.Stdout)
+		}
 		flows = append(flows, fr)
 		if html != nil {
 			if err := html.add(fr, started); err != nil {
@@ -171,7 +176,7 @@ func (a *App) playSummary(ctx context.Context, flows []FlowReport) error {
 	case failed > 0 && passed == 0 && failed == countCompileFailures(flows):
 		return UsageError{fmt.Errorf("%d playbook(s) did not compile", failed)}
 	case failed > 0:
-		return a.failedRun(fmt.Sprintf("%d of %d playbooks failed", failed, passed+failed))
+		return a.devices().failedRun(fmt.Sprintf("%d of %d playbooks failed", failed, passed+failed))
 	}
 	return nil
 }
@@ -186,14 +191,10 @@ func countCompileFailures(flows []FlowReport) int {
 	return n
 }
 
-// playCompiled runs one compiled playbook through the run service (outRoot
-// "" = HOME/state/runs) with the extras opts asks for (step screenshots,
-// screen recording), drawing step progress on progress when not nil.
-func (a *App) playCompiled(ctx context.Context, file string, res *playbooks.Result, outRoot string, timeout time.Duration, opts playOptions, progress io.Writer) FlowReport {
-	svc, err := a.runService()
-	if err != nil {
-		return FlowReport{Name: file, File: file, Status: "failed", Error: err.Error(), Steps: []StepReport{}}
-	}
+// playCompiled runs one compiled playbook on svc (outRoot "" =
+// HOME/state/runs) with the extras opts asks for (step screenshots, screen
+// recording), drawing step progress on progress when not nil.
+func playCompiled(ctx context.Context, svc *run.Service, file string, res *playbooks.Result, outRoot string, timeout time.Duration, opts playOptions, progress io.Writer) FlowReport {
 	o := run.PlaybookOptions{File: file, Compiled: res, OutputDir: outRoot, Timeout: timeout, StepScreenshots: opts.shots}
 	if opts.record {
 		o.Around = func(sess *engine.Session, logf func(string, ...any)) func(FlowReport) []string {

@@ -88,7 +88,7 @@ func (c *PlayCmd) runShard(ctx context.Context, app *App, s *shard, outRoot stri
 		if ctx.Err() != nil {
 			break
 		}
-		res, err := compilePlaybook(app, f, playbookParams{values: c.Env, shared: true})
+		res, err := compilePlaybook(app.Stderr, f, playbookParams{values: c.Env, shared: true})
 		if err != nil {
 			fmt.Fprintf(out, "[%s] %s\n", s.device, strings.TrimSpace(err.Error()))
 			flows = append(flows, FlowReport{Name: f, File: f, Status: "failed", Error: err.Error(), Steps: []StepReport{}})
@@ -144,7 +144,7 @@ func (c *PlayCmd) shardDevices(app *App) ([]string, error) {
 
 // freeDevices lists n online devices that no other agent has bound.
 func (a *App) freeDevices(ctx context.Context, n int) ([]string, error) {
-	devs, err := a.adbClient().Devices(ctx)
+	devs, err := a.devices().adbClient().Devices(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -16,7 +16,7 @@ const keepAwakeTimeout = 5 * time.Second
 func (a *App) keepAwake(ctx context.Context, serial string) error {
 	ctx, cancel := context.WithTimeout(ctx, keepAwakeTimeout)
 	defer cancel()
-	d, err := a.adbClient().Open(ctx, adb.Target{Serial: serial})
+	d, err := a.devices().adbClient().Open(ctx, adb.Target{Serial: serial})
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -25,7 +26,7 @@ type RunCmd struct {
 // without one. Registered modules resolve as globals on first use (a
 // script may still require them). Script errors are printed as
 // file:line: message.
-func (c *RunCmd) Run(ctx context.Context, app *App, svc *run.Service) error {
+func (c *RunCmd) Run(ctx context.Context, out Streams, g Globals, phones *Phones, svc *run.Service) error {
 	src, err := os.ReadFile(c.Script)
 	if err != nil {
 		return UsageError{fmt.Errorf("run: %w", err)}
@@ -40,47 +41,18 @@ func (c *RunCmd) Run(ctx context.Context, app *App, svc *run.Service) error {
 		args = args[1:]
 	}
 	_, runErr := svc.Script(ctx, run.ScriptOptions{Name: c.Script, Source: src, Args: args, Timeout: c.Timeout,
-		Print: func(line string) { fmt.Fprintln(app.Stdout, line) }})
+		Print: func(line string) { fmt.Fprintln(out.Stdout, line) }})
 	if runErr == nil {
 		return nil
 	}
-	return app.scriptError(runErr)
-}
-
-// runLuaFile runs a job's lua payload on this command's run service.
-func (a *App) runLuaFile(ctx context.Context, path string, args []string) (engine.RunResult, error) {
-	svc, err := a.runService()
-	if err != nil {
-		return engine.RunResult{Message: err.Error()}, err
-	}
-	return luaFileOn(ctx, svc, run.Target{}, path, args)
-}
-
-// luaFileOn runs a Lua script for the scheduler on svc's target: no
-// terminal output, the result as a RunResult. A path that is not a .lua
-// file names a skill (its .md file or its name); the skill's replay runs
-// with args as KEY=VALUE parameters.
-func luaFileOn(ctx context.Context, svc *run.Service, t run.Target, path string, args []string) (engine.RunResult, error) {
-	if !strings.HasSuffix(path, ".lua") {
-		return skillOn(ctx, svc, t, path, args)
-	}
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return engine.RunResult{Message: err.Error()}, UsageError{fmt.Errorf("lua job: %w", err)}
-	}
-	res, err := svc.Script(ctx, run.ScriptOptions{Target: t, Name: path, Source: src, Args: args})
-	var se *lua.ScriptError
-	if err != nil && res.Message == "" && !errors.As(err, &se) {
-		return engine.RunResult{Message: err.Error()}, err // nothing ran
-	}
-	return res.RunResult, nil
+	return scriptError(out.Stderr, g.Verbose, phones, runErr)
 }
 
 // scriptError reports a failed script: syntax errors are bad input
 // (exit 2), cancellation and device failures keep their own exit codes,
 // any other runtime error is printed as file:line: message (with the Lua
 // traceback under --verbose) and fails the run (exit 1).
-func (a *App) scriptError(err error) error {
+func scriptError(stderr io.Writer, verbose bool, phones *Phones, err error) error {
 	var se *lua.ScriptError
 	if !errors.As(err, &se) {
 		return err
@@ -93,24 +65,15 @@ func (a *App) scriptError(err error) error {
 	case se.Cause != nil && ExitCode(se.Cause) != ExitFailed:
 		return se // device lost, no device…: Main prints it and maps the code
 	}
-	fmt.Fprintln(a.Stderr, se.Error())
-	if a.Verbose && se.Traceback != "" {
-		fmt.Fprintln(a.Stderr, se.Traceback)
+	fmt.Fprintln(stderr, se.Error())
+	if verbose && se.Traceback != "" {
+		fmt.Fprintln(stderr, se.Traceback)
 	}
-	return a.failedRun(se.Error())
+	return phones.failedRun(se.Error())
 }
 
-// runSkill replays a skill on this command's device (the MCP server's).
-func (a *App) runSkill(ctx context.Context, name string, args []string) (engine.RunResult, error) {
-	svc, err := a.runService()
-	if err != nil {
-		return engine.RunResult{}, err
-	}
-	return skillOn(ctx, svc, run.Target{}, name, args)
-}
-
-// skillOn replays a skill on svc's target for the scheduler: args are its
-// KEY=VALUE parameters.
+// skillOn replays a skill on svc's target for a chat or an MCP client:
+// args are its KEY=VALUE parameters.
 func skillOn(ctx context.Context, svc *run.Service, t run.Target, name string, args []string) (engine.RunResult, error) {
 	skillName, _, src, from, err := (&SkillsRunCmd{Name: name}).resolve(svc.Config().Skills)
 	if err != nil {

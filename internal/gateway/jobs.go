@@ -52,6 +52,40 @@ func newJobRunner(runsFor runsFor, base string, warn io.Writer) *jobRunner {
 	return &jobRunner{runsFor: runsFor, base: base, warn: warn}
 }
 
+// JobRunnerOptions build a job runner for one job run outside the
+// gateway's scheduler (`openpocket cron run`): the gateway's own payload →
+// run mapping, on the service given.
+type JobRunnerOptions struct {
+	Service *run.Service
+	// Base resolves relative payload paths of hand-written jobs (the
+	// workspace); "" leaves them to the process's working directory.
+	Base string
+	// Warn receives playbook compile warnings.
+	Warn io.Writer
+	// HumanAuth builds an agent run's human-auth answerer (nil: the run's
+	// defaults).
+	HumanAuth HumanAuthFor
+	// Agent is the template of agent runs' options: a foreground run's
+	// terminal (Stdin, Stdout) and progress (Events). Target, Task and
+	// Model come from the job.
+	Agent run.AgentOptions
+	// BadInput wraps the errors of bad input (a playbook that does not
+	// compile, a script that cannot be read, an unknown skill or a
+	// malformed skill parameter), so a command can map them to its exit
+	// code; nil leaves them as they are.
+	BadInput func(error) error
+}
+
+// NewJobRunner is the cron.Runner of o: each job runs on o.Service with
+// its device, claimed for exactly the run, as the gateway runs it.
+func NewJobRunner(o JobRunnerOptions) cron.Runner {
+	return newJobRunner(func(_ context.Context, device string) (jobRuns, func()) {
+		r := &serviceRuns{svc: o.Service, target: run.Target{Device: device}, humanAuth: o.HumanAuth, warn: o.Warn,
+			agent: o.Agent, badInput: o.BadInput}
+		return r, r.release
+	}, o.Base, o.Warn)
+}
+
 // jobRunsFor runs each job on the current service with its device.
 func (g *Gateway) jobRunsFor(_ context.Context, device string) (jobRuns, func()) {
 	svc, cfg, done := g.current()
@@ -139,6 +173,10 @@ type serviceRuns struct {
 	claim     *run.Claim
 	humanAuth HumanAuthFor
 	warn      io.Writer
+	// agent is the template of agent runs (JobRunnerOptions.Agent).
+	agent run.AgentOptions
+	// badInput wraps bad input's errors (JobRunnerOptions.BadInput).
+	badInput func(error) error
 }
 
 var (
@@ -172,8 +210,21 @@ func (r *serviceRuns) release() {
 // runAgent runs an agent task unattended: human auth through the relay
 // when humanAuth.enabled, else the model is told no one can answer.
 func (r *serviceRuns) runAgent(ctx context.Context, task, model string) (engine.RunResult, error) {
-	res, err := r.svc.Agent(ctx, run.AgentOptions{Target: r.target, Task: task, Model: model, HumanAuthFor: r.humanAuth})
+	o := r.agent
+	o.Target, o.Task, o.Model = r.target, task, model
+	if r.humanAuth != nil {
+		o.HumanAuthFor = r.humanAuth
+	}
+	res, err := r.svc.Agent(ctx, o)
 	return res.RunResult, err
+}
+
+// bad marks err as bad input (badInput), for the command that runs the job.
+func (r *serviceRuns) bad(err error) error {
+	if r.badInput == nil || err == nil {
+		return err
+	}
+	return r.badInput(err)
 }
 
 // runPlaybook runs one playbook file without terminal progress.
@@ -185,7 +236,7 @@ func (r *serviceRuns) runPlaybook(ctx context.Context, path string, params map[s
 		}
 	}
 	if err != nil {
-		return engine.RunResult{Message: err.Error()}, err
+		return engine.RunResult{Message: err.Error()}, r.bad(err)
 	}
 	fr, _ := r.svc.Playbook(ctx, run.PlaybookOptions{Target: r.target, File: path, Compiled: res})
 	out := engine.RunResult{Success: fr.Status == "passed", Message: "playbook " + fr.Status, Steps: len(fr.Steps)}
@@ -204,7 +255,7 @@ func (r *serviceRuns) runLuaFile(ctx context.Context, path string, args []string
 	}
 	src, err := os.ReadFile(path)
 	if err != nil {
-		return engine.RunResult{Message: err.Error()}, fmt.Errorf("lua job: %w", err)
+		return engine.RunResult{Message: err.Error()}, r.bad(fmt.Errorf("lua job: %w", err))
 	}
 	res, err := r.svc.Script(ctx, run.ScriptOptions{Target: r.target, Name: path, Source: src, Args: args})
 	// A script that ran, failed or not, finished its session with a
@@ -220,17 +271,17 @@ func (r *serviceRuns) runSkill(ctx context.Context, name string, args []string) 
 	l := r.svc.Config().Skills
 	s, err := l.Find(name)
 	if err != nil {
-		return engine.RunResult{Message: err.Error()}, err
+		return engine.RunResult{Message: err.Error()}, r.bad(err)
 	}
 	src, from, err := l.Script(s)
 	if err != nil {
-		return engine.RunResult{Message: err.Error()}, err
+		return engine.RunResult{Message: err.Error()}, r.bad(err)
 	}
 	params := map[string]string{}
 	for _, kv := range args {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
-			return engine.RunResult{}, fmt.Errorf("lua job: skill parameter %q: expected KEY=VALUE", kv)
+			return engine.RunResult{}, r.bad(fmt.Errorf("lua job: skill parameter %q: expected KEY=VALUE", kv))
 		}
 		params[k] = v
 	}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/internal/cron"
+	"github.com/openpocket/openpocket/internal/run"
+	"github.com/openpocket/openpocket/internal/skills"
 )
 
 // fakeCall is one call of a fake run function.
@@ -150,4 +152,39 @@ func TestServiceRunsImplementJobRuns(t *testing.T) {
 	assert.True(t, ok, "serviceRuns must have runAgent, runPlaybook and runLuaFile with the jobRuns signatures")
 	_, ok = any(&serviceRuns{}).(deviceClaimer)
 	assert.True(t, ok, "a job claims its device before its run")
+}
+
+// badInput marks errors for TestNewJobRunnerMarksBadInput.
+type badInput struct{ err error }
+
+func (b badInput) Error() string { return b.err.Error() }
+func (b badInput) Unwrap() error { return b.err }
+
+// TestNewJobRunnerMarksBadInput: the runner `cron run` uses marks bad
+// input (a playbook that does not compile or is missing, a script that
+// cannot be read, an unknown skill, a malformed skill parameter) with
+// BadInput, so the command exits 2; without BadInput errors are left as
+// they are (the gateway's).
+func TestNewJobRunnerMarksBadInput(t *testing.T) {
+	dir := t.TempDir()
+	broken := filepath.Join(dir, "broken.yaml")
+	require.NoError(t, os.WriteFile(broken, []byte("steps: [\n"), 0o644))
+	svc := run.New(run.Config{Skills: &skills.Loader{HomeDir: dir, WorkspaceDir: dir}})
+	defer svc.Close()
+	jobs := []cron.Payload{
+		{Kind: cron.PayloadPlaybook, Path: broken},
+		{Kind: cron.PayloadPlaybook, Path: filepath.Join(dir, "missing.yaml")},
+		{Kind: cron.PayloadLua, Path: filepath.Join(dir, "missing.lua")},
+		{Kind: cron.PayloadLua, Path: "no-such-skill"},
+	}
+	marked := NewJobRunner(JobRunnerOptions{Service: svc, BadInput: func(err error) error { return badInput{err} }})
+	plain := NewJobRunner(JobRunnerOptions{Service: svc})
+	for _, p := range jobs {
+		_, _, err := marked.Run(t.Context(), cron.Job{ID: "j", Payload: p})
+		var b badInput
+		assert.ErrorAs(t, err, &b, "%s %s", p.Kind, p.Path)
+		_, _, err = plain.Run(t.Context(), cron.Job{ID: "j", Payload: p})
+		require.Error(t, err)
+		assert.False(t, errors.As(err, &b), "%s %s", p.Kind, p.Path)
+	}
 }
