@@ -21,8 +21,8 @@ type AgentsCmd struct {
 
 // install is the install the command works on (--home, $OPENPOCKET_HOME,
 // ~/.openpocket): the default agent's home, the managed agents below it.
-func (a *App) install() (*workspace.Install, error) {
-	in, err := workspace.OpenInstall(a.Home)
+func (g Globals) install() (*workspace.Install, error) {
+	in, err := workspace.OpenInstall(g.Home)
 	if err != nil {
 		return nil, UsageError{err}
 	}
@@ -31,11 +31,11 @@ func (a *App) install() (*workspace.Install, error) {
 
 // agentID is the selected agent (--agent, $OPENPOCKET_AGENT), "default"
 // when none is.
-func (a *App) agentID() string {
-	if a.AgentID == "" {
+func (g Globals) agentID() string {
+	if g.AgentID == "" {
 		return workspace.DefaultAgent
 	}
-	return a.AgentID
+	return g.AgentID
 }
 
 // openAgentHome opens the selected agent's home; a managed agent must

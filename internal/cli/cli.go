@@ -95,9 +95,9 @@ type App struct {
 	Logger *slog.Logger
 
 	// StartRelay starts the human-auth relay (bound by the composition
-	// root); relayBase is set once one runs in this process.
+	// root); auth, built from it once, starts it when a run first asks.
 	StartRelay RelayStarter
-	relayBase  string
+	auth       *HumanAuth
 	// StartChannels builds the gateway's chat channels (composition root).
 	StartChannels ChannelStarter
 
@@ -209,9 +209,11 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 // (*workspace.Home), the effective config (workspace.Config) and the run
 // service. A command that still needs more takes the *App.
 func bindDeps(kctx *kong.Context, ctx context.Context, app *App) error {
-	kctx.Bind(app, app.devices(), app.Globals, Streams{Stdout: app.Stdout, Stderr: app.Stderr})
+	kctx.Bind(app, app.devices(), app.humanAuth(), app.Globals, Streams{Stdout: app.Stdout, Stderr: app.Stderr},
+		OnUse{Home: app.home, Service: app.runService})
 	kctx.BindTo(ctx, (*context.Context)(nil))
-	for _, provider := range []any{app.home, app.config, app.runService} {
+	agents := func(auth *HumanAuth, h *workspace.Home, cfg workspace.Config) *Agents { return newAgents(auth, h, cfg) }
+	for _, provider := range []any{app.home, app.config, app.runService, agents} {
 		if err := kctx.BindSingletonProvider(provider); err != nil {
 			return err
 		}
@@ -251,6 +253,15 @@ func commandName(path string) string {
 type Streams struct {
 	Stdout io.Writer
 	Stderr io.Writer
+}
+
+// OnUse opens the command's home and run service on first use, for
+// commands that need them on some paths only (play: not for --dry-run,
+// and a home it cannot open fails each playbook instead of the command).
+// They are the same home and service the providers bind.
+type OnUse struct {
+	Home    func() (*workspace.Home, error)
+	Service func() (*run.Service, error)
 }
 
 // devices is the command's Phones (MainWith builds it; an App built in a

@@ -418,11 +418,12 @@ func (a *App) foregroundJobEnv() (JobRunnerEnv, error) {
 		return JobRunnerEnv{}, err
 	}
 	h, _ := a.home()
+	cfg, _ := a.config() // opened with the home above
 	o := agentRunOptions{Stdin: os.Stdin, Stdout: a.Stdout}
 	progress := newAgentProgress(a.Stdout, isTTY(a.Stdout))
 	return JobRunnerEnv{Service: svc, Base: h.Workspace(), Warn: a.Stderr,
 		HumanAuth: func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error) {
-			return a.humanAuthWith(ctx, a.cfg.HumanAuth, sess, o)
+			return a.humanAuth().forRun(ctx, cfg.HumanAuth, sess, o)
 		},
 		Agent: run.AgentOptions{Stdin: o.Stdin, Stdout: o.Stdout,
 			Events: func(ev run.Event) { progress.event(engine.Event{Kind: string(ev.Kind), Fields: ev.Fields}) }},

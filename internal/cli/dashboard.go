@@ -227,7 +227,7 @@ func (a *App) dashboardJobEnv(h *workspace.Home, cfg workspace.Config, id string
 	o := agentRunOptions{Stdin: os.Stdin, Stdout: io.Discard}
 	return JobRunnerEnv{Service: svc, Base: h.Workspace(), Warn: a.Stderr,
 		HumanAuth: func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error) {
-			return a.humanAuthIn(ctx, authHome{home: h, agentID: id}, cfg.HumanAuth, sess, o)
+			return a.humanAuth().forRunIn(ctx, authHome{home: h, agentID: id}, cfg.HumanAuth, sess, o)
 		},
 		Agent:    run.AgentOptions{Stdin: o.Stdin, Stdout: o.Stdout},
 		BadInput: func(err error) error { return UsageError{err} },

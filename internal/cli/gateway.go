@@ -77,7 +77,7 @@ func (c *GatewayCmd) Run(ctx context.Context, app *App, h *workspace.Home, cfg w
 	}
 	if cfg.HumanAuth.Enabled {
 		// Scheduled runs have no terminal: their human-auth links point here.
-		base, err := app.startRelayWith(ctx, cfg.HumanAuth)
+		base, err := app.humanAuth().startRelay(ctx, cfg.HumanAuth)
 		if err != nil {
 			return err
 		}
@@ -97,7 +97,7 @@ func (a *App) gatewayEnv(h *workspace.Home, cfg workspace.Config, stopTimeout ti
 		NewService: a.gatewayServices(h),
 		HumanAuth: func(cfg workspace.Config) func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error) {
 			return func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error) {
-				return a.humanAuthWith(ctx, cfg.HumanAuth, sess, agentRunOptions{})
+				return a.humanAuth().forRun(ctx, cfg.HumanAuth, sess, agentRunOptions{})
 			}
 		},
 		KeepAwake: a.keepAwake,

@@ -275,7 +275,11 @@ func (b *MCPBackend) Agent(ctx context.Context, device, task, model string, maxS
 		return engine.RunResult{}, err
 	}
 	defer release()
-	return b.app.agentWith(ctx, svc, task, agentRunOptions{Model: model, MaxSteps: maxSteps, OnEvent: onEvent})
+	ag, err := b.app.agents()
+	if err != nil {
+		return engine.RunResult{}, err
+	}
+	return ag.run(ctx, svc, task, agentRunOptions{Model: model, MaxSteps: maxSteps, OnEvent: onEvent})
 }
 
 // SessionsList lists recorded sessions, newest first (limit 0 = all).

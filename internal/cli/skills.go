@@ -14,6 +14,7 @@ import (
 
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/skills"
+	"github.com/openpocket/openpocket/internal/workspace"
 )
 
 // SkillsCmd groups the skills commands.
@@ -233,40 +234,37 @@ type SkillsRunCmd struct {
 // and writing a session file. A failed check stops with the step, what was
 // expected and what the screen showed — or, with --fallback-agent, the
 // model continues the task.
-func (c *SkillsRunCmd) Run(ctx context.Context, app *App, svc *run.Service) error {
-	l, err := app.skillsLoader()
-	if err != nil {
-		return err
-	}
+func (c *SkillsRunCmd) Run(ctx context.Context, out Streams, phones *Phones, h *workspace.Home, svc *run.Service, agents *Agents) error {
+	l := &skills.Loader{HomeDir: h.Dir(), WorkspaceDir: h.Workspace()}
 	name, task, src, from, err := c.resolve(l)
 	if err != nil {
 		return err
 	}
 	if c.shadowNote != "" {
-		fmt.Fprintln(app.Stderr, c.shadowNote)
+		fmt.Fprintln(out.Stderr, c.shadowNote)
 	}
 	if err := run.CheckSkill(from, src); err != nil {
 		return UsageError{err}
 	}
 	rres, runErr := svc.Replay(ctx, run.ReplayOptions{Name: name, Skill: from, Source: src, Params: c.Params, Timeout: c.Timeout,
-		Task: "skill " + name + ": " + task, Persist: true, Events: newStepProgress(app.Stdout, isTTY(app.Stdout)).event})
+		Task: "skill " + name + ": " + task, Persist: true, Events: newStepProgress(out.Stdout, isTTY(out.Stdout)).event})
 	var notReady *run.NotReadyError
 	if runErr != nil && (rres.Message == "" || errors.As(runErr, &notReady)) {
 		return runErr // nothing ran: workspace, device not ready
 	}
 	res := rres
 	if runErr == nil {
-		fmt.Fprintf(app.Stdout, "✓ %s: %d step(s) passed\n", name, res.Passed)
+		fmt.Fprintf(out.Stdout, "✓ %s: %d step(s) passed\n", name, res.Passed)
 		if res.SessionPath != "" {
-			fmt.Fprintf(app.Stdout, "session: %s\n", res.SessionPath)
+			fmt.Fprintf(out.Stdout, "session: %s\n", res.SessionPath)
 		}
 		return nil
 	}
 	var se *run.StepError
 	errors.As(runErr, &se)
-	reportReplayFailure(app.Stderr, runErr, res.SessionPath)
+	reportReplayFailure(out.Stderr, runErr, res.SessionPath)
 	if !c.FallbackAgent || errors.Is(runErr, context.Canceled) {
-		return app.devices().failedRun("replay failed")
+		return phones.failedRun("replay failed")
 	}
 	if se == nil {
 		// Not a failed check (a bundled skill's script raised, the device
@@ -282,16 +280,16 @@ func (c *SkillsRunCmd) Run(ctx context.Context, app *App, svc *run.Service) erro
 	}
 	fallback := fmt.Sprintf("%s\n\nProgress so far: steps 1..%d done (%s); step %d (%s) did not work: expected %s. Continue from the current screen.",
 		task, done, strings.Join(labels, "; "), se.Step, se.Label, orText(se.Expected, se.Message))
-	fmt.Fprintf(app.Stdout, "handing the rest of the task to the model…\n")
-	ares, aerr := app.agentWith(ctx, svc, fallback, agentRunOptions{Stdin: os.Stdin, Stdout: app.Stdout,
-		OnEvent: newAgentProgress(app.Stdout, isTTY(app.Stdout)).event})
+	fmt.Fprintf(out.Stdout, "handing the rest of the task to the model…\n")
+	ares, aerr := agents.run(ctx, svc, fallback, agentRunOptions{Stdin: os.Stdin, Stdout: out.Stdout,
+		OnEvent: newAgentProgress(out.Stdout, isTTY(out.Stdout)).event})
 	if aerr != nil && ares.SessionPath == "" {
 		return aerr
 	}
 	if !ares.Success {
 		return FailedError{Msg: "the model could not finish the task either: " + ares.Message}
 	}
-	fmt.Fprintf(app.Stdout, "✓ finished by the model: %s\n", ares.Message)
+	fmt.Fprintf(out.Stdout, "✓ finished by the model: %s\n", ares.Message)
 	return nil
 }
 

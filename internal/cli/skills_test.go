@@ -90,7 +90,7 @@ func TestSkillsRunReplaysWithoutModel(t *testing.T) {
 	require.NoError(t, err)
 
 	s.Phone().SetLayoutOffset(0, 120)
-	require.NoError(t, (&SkillsRunCmd{Name: "turn-off-wi-fi"}).Run(deps(t, app)), stderr.String())
+	require.NoError(t, (&SkillsRunCmd{Name: "turn-off-wi-fi"}).Run(skillsRunDeps(t, app)), stderr.String())
 	assert.False(t, s.Phone().WifiOn())
 	out := stdout.String()
 	assert.Contains(t, out, "✓ Launch com.android.settings")
@@ -110,7 +110,7 @@ func TestSkillsRunReportsFailedCheck(t *testing.T) {
 	steps[1].Target.Bounds = screen.Rect{}
 	_, err = skills.Write(skills.ArtifactOptions{Workspace: h.Workspace(), Task: "Turn off Wi-Fi", Steps: steps})
 	require.NoError(t, err)
-	err = (&SkillsRunCmd{Name: "turn-off-wi-fi", Params: map[string]string{"timeout_ms": "300"}}).Run(deps(t, app))
+	err = (&SkillsRunCmd{Name: "turn-off-wi-fi", Params: map[string]string{"timeout_ms": "300"}}).Run(skillsRunDeps(t, app))
 	require.Error(t, err)
 	msg := stderr.String()
 	assert.Contains(t, msg, "step 2 (Tap no_such_switch Switch) failed")
