@@ -23,7 +23,6 @@ import (
 
 	"github.com/alecthomas/kong"
 
-	"github.com/openpocket/openpocket/internal/executor/execset"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
@@ -105,10 +104,10 @@ type App struct {
 	// calls, dashboard jobs) may register them from several goroutines.
 	cleanupMu sync.Mutex
 	cleanups  []func()
-	ws        *workspace.Home
-	execSet   *execset.Set
-	svc       *run.Service
-	cfg       workspace.Config
+	// built are the providers of the home and config, executor set and
+	// run service (engine.go), each built once.
+	builtOnce sync.Once
+	built     *built
 	// phones is the command's access to devices (built in MainWith).
 	phones *Phones
 	// command names this process in device leases ("openpocket agent").
@@ -188,6 +187,7 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 	}
 	app.Logger = slog.New(newHumanHandler(stderr, level))
 	app.phones = newPhones(ctx, cli.Globals, app.command, stderr, app.onExit)
+	app.providers()
 	defer app.runCleanups()
 	if err := bindDeps(kctx, ctx, app); err != nil {
 		fmt.Fprintln(stderr, "openpocket:", err)

@@ -34,11 +34,11 @@ type CronCmd struct {
 
 // cronPaths returns the jobs file and the state file of the home.
 func (a *App) cronPaths() (jobsPath, statePath string, err error) {
-	h, err := a.home()
+	hc, err := a.providers().home()
 	if err != nil {
 		return "", "", err
 	}
-	jobsPath, statePath = cronFiles(h, a.cfg)
+	jobsPath, statePath = cronFiles(hc.home, hc.cfg)
 	return jobsPath, statePath, nil
 }
 
@@ -339,6 +339,7 @@ func (c *CronRunCmd) Run(app *App) error {
 		return cronUsagef("cron run: no job with id %q in %s", c.ID, jobsPath)
 	}
 	h, _ := app.home()
+	cfg, _ := app.config() // opened with the jobs file's path above
 	if err := gatewayNotRunning(h, c.ID); err != nil {
 		return err
 	}
@@ -346,7 +347,7 @@ func (c *CronRunCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	st, took, err := runJobNow(app.Ctx, h, app.cfg, c.ID, app.defaultDeviceName(app.cfg), runner)
+	st, took, err := runJobNow(app.Ctx, h, cfg, c.ID, app.defaultDeviceName(cfg), runner)
 	return reportJob(app.Stderr, c.ID, st, took, err)
 }
 

@@ -31,7 +31,9 @@ func TestGatewaySecondOneRefused(t *testing.T) {
 		serveGateway: func(context.Context, GatewayEnv) error { served = true; return nil }}
 	h, err := app.home()
 	require.NoError(t, err)
-	err = (&GatewayCmd{}).Run(app.Ctx, app, h, app.cfg)
+	cfg, err := app.config()
+	require.NoError(t, err)
+	err = (&GatewayCmd{}).Run(app.Ctx, app, h, cfg)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), fmt.Sprintf("gateway already running (pid %d, started ", os.Getpid()))
 	assert.Equal(t, ExitFailed, ExitCode(err))

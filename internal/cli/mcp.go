@@ -106,7 +106,7 @@ func (b *MCPBackend) call(ctx context.Context, device string) (svc *run.Service,
 		return nil, nil, nil, ctx.Err()
 	}
 	a := b.app
-	h, err := a.home()
+	hc, err := a.providers().home()
 	if err != nil {
 		<-slot
 		return nil, nil, nil, err
@@ -116,7 +116,7 @@ func (b *MCPBackend) call(ctx context.Context, device string) (svc *run.Service,
 		<-slot
 		return nil, nil, nil, err
 	}
-	sp := a.commandSpec(h, a.cfg, leasesHeld)
+	sp := a.commandSpec(hc.home, hc.cfg, leasesHeld)
 	sp.executors, sp.errs = set, &deviceErrs{}
 	if device != "" {
 		sp.device, sp.endpoint = device, ""
@@ -134,7 +134,8 @@ func (b *MCPBackend) defaultDevice() string {
 	case a.Device != "" || a.Target != "":
 		return a.Device + "@" + a.Target
 	default:
-		return a.cfg.Target.Device + "@" + a.cfg.Target.AdbEndpoint
+		cfg, _ := a.config() // a home that cannot be opened fails the call itself
+		return cfg.Target.Device + "@" + cfg.Target.AdbEndpoint
 	}
 }
 
