@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"text/tabwriter"
 	"time"
 
 	"github.com/openpocket/openpocket/internal/humanauth"
+	"github.com/openpocket/openpocket/internal/workspace"
 )
 
 // RelayStarter starts the human-auth web relay on addr over store and
@@ -59,29 +61,17 @@ func (c *AuthListCmd) Help() string    { return exampleHelp("auth list") }
 func (c *AuthApproveCmd) Help() string { return exampleHelp("auth approve") }
 func (c *AuthRejectCmd) Help() string  { return exampleHelp("auth reject") }
 
-func (a *App) authStore() (*humanauth.Store, error) {
-	h, err := a.home()
-	if err != nil {
-		return nil, err
-	}
-	return humanauth.Open(h.State()), nil
-}
-
 // Run prints id, capability, expiry and instruction of each request.
-func (c *AuthListCmd) Run(app *App) error {
-	s, err := app.authStore()
-	if err != nil {
-		return err
-	}
-	ps, err := s.List()
+func (c *AuthListCmd) Run(out Streams, h *workspace.Home) error {
+	ps, err := humanauth.Open(h.State()).List()
 	if err != nil {
 		return err
 	}
 	if len(ps) == 0 {
-		fmt.Fprintln(app.Stdout, "no pending human-auth requests")
+		fmt.Fprintln(out.Stdout, "no pending human-auth requests")
 		return nil
 	}
-	tw := tabwriter.NewWriter(app.Stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(out.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tCAPABILITY\tEXPIRES\tINSTRUCTION")
 	for _, p := range ps {
 		left := time.Until(p.ExpiresAt).Round(time.Second)
@@ -95,22 +85,20 @@ func (c *AuthListCmd) Run(app *App) error {
 }
 
 // Run approves the request.
-func (c *AuthApproveCmd) Run(app *App) error {
+func (c *AuthApproveCmd) Run(out Streams, h *workspace.Home) error {
 	d := humanauth.Decision{Status: "approved", Message: "the user approved", By: "cli", Text: c.Text}
-	return app.decideAuth(c.ID, &d, c.Text)
+	return decideAuth(out.Stdout, h, c.ID, &d, c.Text)
 }
 
 // Run rejects the request.
-func (c *AuthRejectCmd) Run(app *App) error {
+func (c *AuthRejectCmd) Run(out Streams, h *workspace.Home) error {
 	d := humanauth.Decision{Status: "rejected", Message: "the user rejected the request", By: "cli"}
-	return app.decideAuth(c.ID, &d, "")
+	return decideAuth(out.Stdout, h, c.ID, &d, "")
 }
 
-func (a *App) decideAuth(id string, d *humanauth.Decision, text string) error {
-	s, err := a.authStore()
-	if err != nil {
-		return err
-	}
+// decideAuth answers request id in h's request store and says so on w.
+func decideAuth(w io.Writer, h *workspace.Home, id string, d *humanauth.Decision, text string) error {
+	s := humanauth.Open(h.State())
 	p, err := s.Get(id)
 	switch {
 	case errors.Is(err, humanauth.ErrNotFound):
@@ -133,6 +121,6 @@ func (a *App) decideAuth(id string, d *humanauth.Decision, text string) error {
 	} else if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.Stdout, "%s %s\n", d.Status, id)
+	fmt.Fprintf(w, "%s %s\n", d.Status, id)
 	return nil
 }

@@ -242,11 +242,11 @@ func TestAuthCommandAnswersFromTheMachine(t *testing.T) {
 		var err error
 		switch args[0] {
 		case "list":
-			err = (&AuthListCmd{}).Run(a)
+			err = (&AuthListCmd{}).Run(homeDeps(t, a))
 		case "approve":
-			err = (&AuthApproveCmd{ID: args[1], Text: args[2]}).Run(a)
+			err = (&AuthApproveCmd{ID: args[1], Text: args[2]}).Run(homeDeps(t, a))
 		case "reject":
-			err = (&AuthRejectCmd{ID: args[1]}).Run(a)
+			err = (&AuthRejectCmd{ID: args[1]}).Run(homeDeps(t, a))
 		}
 		return out.String(), err
 	}

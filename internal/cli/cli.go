@@ -1,8 +1,9 @@
 // Package cli is the kong grammar of the openpocket command: one file per
 // command, each Run delegating to the packages that do the work. Commands
 // declare what they need — Run(ctx, Streams, Globals, *Phones, home,
-// config, *run.Service, …) — and MainWith binds each once (Phones: the
-// devices; home, config and the run service: singleton providers). Every
+// config, *run.Service, *Agents, …) — and MainWith binds each once
+// (Phones: the devices; HumanAuth: the relay and brokers; home, config,
+// the run service and Agents: singleton providers). Every
 // run service comes from one factory (newService); errors are mapped to
 // exit codes in one place (exit.go).
 package cli
@@ -205,9 +206,11 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 
 // bindDeps binds what commands declare in their Run, each built once:
 // the context, the output streams, the global flags, the devices
-// (*Phones), and — on first use, from the global flags — the home
-// (*workspace.Home), the effective config (workspace.Config) and the run
-// service. A command that still needs more takes the *App.
+// (*Phones), the human-auth helper (*HumanAuth), and — on first use, from
+// the global flags — the home (*workspace.Home), the effective config
+// (workspace.Config), the run service and the agent runner (*Agents);
+// OnUse opens the same home and service only when a command gets there.
+// A command that still needs more takes the *App.
 func bindDeps(kctx *kong.Context, ctx context.Context, app *App) error {
 	kctx.Bind(app, app.devices(), app.humanAuth(), app.Globals, Streams{Stdout: app.Stdout, Stderr: app.Stderr},
 		OnUse{Home: app.home, Service: app.runService})

@@ -144,16 +144,16 @@ func TestSkillsListSaysWhyHidden(t *testing.T) {
 		`metadata: {"openclaw":{"requires":{"env":["OP_TEST_PAY_TOKEN"],"bins":["op-test-no-such-binary"]},"triggers":{"any":["parking"]}}}`+"\n---\n# Pay\n"), 0o644))
 	t.Setenv("OP_TEST_PAY_TOKEN", "")
 
-	require.NoError(t, (&SkillsListCmd{}).Run(app))
+	require.NoError(t, (&SkillsListCmd{}).Run(homeDeps(t, app)))
 	assert.Regexp(t, `pay-parking .*hidden from the model: env OP_TEST_PAY_TOKEN not set; binary op-test-no-such-binary not on PATH`, stdout.String())
 	stdout.Reset()
-	require.NoError(t, (&SkillsListCmd{JSON: true}).Run(app))
+	require.NoError(t, (&SkillsListCmd{JSON: true}).Run(homeDeps(t, app)))
 	assert.Contains(t, stdout.String(), `"missing": [`)
 	assert.Contains(t, stdout.String(), `"triggers": [`)
 
 	t.Setenv("OP_TEST_PAY_TOKEN", "set")
 	stdout.Reset()
-	require.NoError(t, (&SkillsListCmd{}).Run(app))
+	require.NoError(t, (&SkillsListCmd{}).Run(homeDeps(t, app)))
 	assert.Contains(t, stdout.String(), "hidden from the model: binary op-test-no-such-binary not on PATH")
 	assert.NotContains(t, stdout.String(), "env OP_TEST_PAY_TOKEN")
 }

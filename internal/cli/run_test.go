@@ -155,3 +155,16 @@ func replDeps(t testing.TB, app *App) (context.Context, Streams, *workspace.Home
 	}
 	return app.Ctx, streams(app), h, svc
 }
+
+// homeDeps are the streams and home, as MainWith binds them.
+func homeDeps(t testing.TB, app *App) (Streams, *workspace.Home) {
+	t.Helper()
+	h, err := app.home()
+	if err != nil {
+		t.Fatalf("home: %v", err)
+	}
+	return streams(app), h
+}
+
+// onUse is app's OnUse, as MainWith binds it.
+func onUse(app *App) OnUse { return OnUse{Home: app.home, Service: app.runService} }

@@ -31,7 +31,13 @@ func (a *App) skillsLoader() (*skills.Loader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &skills.Loader{HomeDir: h.Dir(), WorkspaceDir: h.Workspace()}, nil
+	return skillsLoaderOf(h), nil
+}
+
+// skillsLoaderOf loads the skills of home h: its workspace's, its own and
+// the bundled ones.
+func skillsLoaderOf(h *workspace.Home) *skills.Loader {
+	return &skills.Loader{HomeDir: h.Dir(), WorkspaceDir: h.Workspace()}
 }
 
 // SkillsListCmd lists skills.
@@ -54,11 +60,8 @@ type skillListEntry struct {
 }
 
 // Run prints one line per skill (name, source, runnable, description).
-func (c *SkillsListCmd) Run(app *App) error {
-	l, err := app.skillsLoader()
-	if err != nil {
-		return err
-	}
+func (c *SkillsListCmd) Run(streams Streams, h *workspace.Home) error {
+	l := skillsLoaderOf(h)
 	all, problems := l.Load()
 	var out []skillListEntry
 	for _, s := range all {
@@ -67,10 +70,10 @@ func (c *SkillsListCmd) Run(app *App) error {
 			Auto: s.Auto, Runnable: serr == nil, Shadows: s.Shadows, Missing: skills.Missing(s, l.Env), Triggers: skills.Triggers(s)})
 	}
 	for _, p := range problems {
-		fmt.Fprintf(app.Stderr, "warning: %v\n", p)
+		fmt.Fprintf(streams.Stderr, "warning: %v\n", p)
 	}
 	if c.JSON {
-		enc := json.NewEncoder(app.Stdout)
+		enc := json.NewEncoder(streams.Stdout)
 		enc.SetIndent("", "  ")
 		if out == nil {
 			out = []skillListEntry{}
@@ -78,10 +81,10 @@ func (c *SkillsListCmd) Run(app *App) error {
 		return enc.Encode(out)
 	}
 	if len(out) == 0 {
-		fmt.Fprintln(app.Stdout, "no skills")
+		fmt.Fprintln(streams.Stdout, "no skills")
 		return nil
 	}
-	tw := tabwriter.NewWriter(app.Stdout, 2, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(streams.Stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tSOURCE\tRUN\tDESCRIPTION")
 	for _, e := range out {
 		src := e.Source
@@ -111,11 +114,8 @@ type SkillsShowCmd struct {
 }
 
 // Run prints the skill's origin, then its markdown (or script).
-func (c *SkillsShowCmd) Run(app *App) error {
-	l, err := app.skillsLoader()
-	if err != nil {
-		return err
-	}
+func (c *SkillsShowCmd) Run(out Streams, h *workspace.Home) error {
+	l := skillsLoaderOf(h)
 	s, err := l.Find(c.Name)
 	if err != nil {
 		return UsageError{err}
@@ -125,21 +125,21 @@ func (c *SkillsShowCmd) Run(app *App) error {
 		if serr != nil {
 			return FailedError{Msg: serr.Error()}
 		}
-		_, err := app.Stdout.Write(src)
+		_, err := out.Stdout.Write(src)
 		return err
 	}
-	fmt.Fprintf(app.Stdout, "name:     %s\nsource:   %s\nlocation: %s\n", s.Name, s.Source, s.Location)
+	fmt.Fprintf(out.Stdout, "name:     %s\nsource:   %s\nlocation: %s\n", s.Name, s.Source, s.Location)
 	for _, sh := range s.Shadows {
-		fmt.Fprintf(app.Stdout, "shadows:  %s\n", sh)
+		fmt.Fprintf(out.Stdout, "shadows:  %s\n", sh)
 	}
 	if serr == nil {
-		fmt.Fprintf(app.Stdout, "script:   %s\n", from)
+		fmt.Fprintf(out.Stdout, "script:   %s\n", from)
 	} else {
-		fmt.Fprintf(app.Stdout, "script:   none\n")
+		fmt.Fprintf(out.Stdout, "script:   none\n")
 	}
-	fmt.Fprintf(app.Stdout, "\n%s", s.Body)
+	fmt.Fprintf(out.Stdout, "\n%s", s.Body)
 	if !strings.HasSuffix(s.Body, "\n") {
-		fmt.Fprintln(app.Stdout)
+		fmt.Fprintln(out.Stdout)
 	}
 	return nil
 }
@@ -150,7 +150,7 @@ type SkillsValidateCmd struct {
 }
 
 // Run reports each problem and fails (exit 1) when there is one.
-func (c *SkillsValidateCmd) Run(app *App) error {
+func (c *SkillsValidateCmd) Run(out Streams, later OnUse) error {
 	var problems []error
 	checked := 0
 	check := func(s skills.Skill, l *skills.Loader) {
@@ -168,10 +168,11 @@ func (c *SkillsValidateCmd) Run(app *App) error {
 		}
 	}
 	if len(c.Paths) == 0 {
-		l, err := app.skillsLoader()
+		h, err := later.Home()
 		if err != nil {
 			return err
 		}
+		l := skillsLoaderOf(h)
 		all, p := l.Load()
 		problems = append(problems, p...)
 		for _, s := range all {
@@ -211,12 +212,12 @@ func (c *SkillsValidateCmd) Run(app *App) error {
 		}
 	}
 	for _, p := range problems {
-		fmt.Fprintf(app.Stdout, "✗ %v\n", p)
+		fmt.Fprintf(out.Stdout, "✗ %v\n", p)
 	}
 	if len(problems) > 0 {
 		return FailedError{Msg: fmt.Sprintf("%d problem(s) in %d skill file(s)", len(problems), checked)}
 	}
-	fmt.Fprintf(app.Stdout, "✓ %d skill file(s) valid\n", checked)
+	fmt.Fprintf(out.Stdout, "✓ %d skill file(s) valid\n", checked)
 	return nil
 }
 
@@ -235,7 +236,7 @@ type SkillsRunCmd struct {
 // expected and what the screen showed — or, with --fallback-agent, the
 // model continues the task.
 func (c *SkillsRunCmd) Run(ctx context.Context, out Streams, phones *Phones, h *workspace.Home, svc *run.Service, agents *Agents) error {
-	l := &skills.Loader{HomeDir: h.Dir(), WorkspaceDir: h.Workspace()}
+	l := skillsLoaderOf(h)
 	name, task, src, from, err := c.resolve(l)
 	if err != nil {
 		return err

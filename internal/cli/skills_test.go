@@ -58,25 +58,25 @@ func TestSkillsListShowValidate(t *testing.T) {
 	_, err = skills.Write(skills.ArtifactOptions{Workspace: h.Workspace(), Task: "Turn off Wi-Fi", Steps: wifiTrace(t, "com.android.settings:id/wifi_switch")})
 	require.NoError(t, err)
 
-	require.NoError(t, (&SkillsListCmd{}).Run(app))
+	require.NoError(t, (&SkillsListCmd{}).Run(homeDeps(t, app)))
 	out := stdout.String()
 	assert.Contains(t, out, "turn-off-wi-fi")
 	assert.Contains(t, out, "workspace (auto)")
 	assert.Contains(t, out, "toggle-wifi")
 
 	stdout.Reset()
-	require.NoError(t, (&SkillsShowCmd{Name: "turn-off-wi-fi"}).Run(app))
+	require.NoError(t, (&SkillsShowCmd{Name: "turn-off-wi-fi"}).Run(homeDeps(t, app)))
 	assert.Contains(t, stdout.String(), "behavior_fingerprint:")
 	assert.Contains(t, stdout.String(), "script:   "+filepath.Join(h.Workspace(), "scripts", "auto"))
 
 	stdout.Reset()
-	require.NoError(t, (&SkillsValidateCmd{}).Run(app))
+	require.NoError(t, (&SkillsValidateCmd{}).Run(streams(app), onUse(app)))
 	assert.Contains(t, stdout.String(), "valid")
 
 	bad := filepath.Join(t.TempDir(), "bad.md")
 	require.NoError(t, os.WriteFile(bad, []byte("# Bad\n\n```lua\nlocal x = = 1\n```\n"), 0o644))
 	stdout.Reset()
-	err = (&SkillsValidateCmd{Paths: []string{bad}}).Run(app)
+	err = (&SkillsValidateCmd{Paths: []string{bad}}).Run(streams(app), onUse(app))
 	require.Error(t, err)
 	assert.Contains(t, stdout.String(), "bad.md")
 }
