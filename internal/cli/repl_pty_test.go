@@ -1,0 +1,177 @@
+//go:build linux
+
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// openPTY opens a pseudo-terminal pair through /dev/ptmx, sized 80x24 like
+// a default terminal window (a zero width makes readline redraw by
+// backspacing over the whole line, which is not what users see).
+func openPTY(t testing.TB) (master, slave *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pty: %v", err)
+	}
+	var n int
+	var ierr error
+	rc, err := m.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rc.Control(func(fd uintptr) {
+		if ierr = unix.IoctlSetPointerInt(int(fd), unix.TIOCSPTLCK, 0); ierr == nil {
+			n, ierr = unix.IoctlGetInt(int(fd), unix.TIOCGPTN)
+		}
+	}); err != nil || ierr != nil {
+		t.Fatalf("pty: %v %v", err, ierr)
+	}
+	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.IoctlSetWinsize(ttyFd(s), unix.TIOCSWINSZ, &unix.Winsize{Row: 24, Col: 80}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close(); m.Close() })
+	return m, s
+}
+
+// fakeTerminal is the terminal emulator on the pty's master side: it
+// answers readline's cursor-position query (readline waits for it before
+// every prompt), remembers whether the program asked for bracketed paste,
+// and pastes the way a terminal does: wrapped in \x1b[200~ … \x1b[201~
+// when the program enabled it, as raw keys otherwise.
+type fakeTerminal struct {
+	master *os.File
+	record bool // keep everything drawn (the test reads it; the benchmark only counts)
+
+	mu        sync.Mutex
+	drawn     bytes.Buffer
+	nDrawn    int64
+	bracketed bool
+	tail      []byte
+}
+
+const (
+	cprQuery       = "\x1b[6n"
+	bracketedOn    = "\x1b[?2004h"
+	bracketedOff   = "\x1b[?2004l"
+	controlSeqTail = len(bracketedOn) - 1
+)
+
+func newFakeTerminal(master *os.File, record bool) *fakeTerminal {
+	ft := &fakeTerminal{master: master, record: record}
+	go ft.loop()
+	return ft
+}
+
+func (ft *fakeTerminal) loop() {
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := ft.master.Read(buf)
+		if n > 0 {
+			ft.saw(buf[:n])
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// saw scans one chunk of output, with the previous chunk's tail so a
+// control sequence split across reads is still seen once.
+func (ft *fakeTerminal) saw(chunk []byte) {
+	ft.mu.Lock()
+	scan := append(ft.tail, chunk...)
+	old := len(ft.tail)
+	queries := 0
+	for i := 0; ; {
+		j := bytes.Index(scan[i:], []byte(cprQuery))
+		if j < 0 {
+			break
+		}
+		if i+j+len(cprQuery) > old {
+			queries++
+		}
+		i += j + len(cprQuery)
+	}
+	on, off := bytes.LastIndex(scan, []byte(bracketedOn)), bytes.LastIndex(scan, []byte(bracketedOff))
+	if on >= 0 || off >= 0 {
+		ft.bracketed = on > off
+	}
+	ft.nDrawn += int64(len(chunk))
+	if ft.record {
+		ft.drawn.Write(chunk)
+	}
+	if len(scan) > controlSeqTail {
+		scan = scan[len(scan)-controlSeqTail:]
+	}
+	ft.tail = append([]byte(nil), scan...)
+	ft.mu.Unlock()
+	for range queries {
+		_, _ = ft.master.Write([]byte("\x1b[1;1R"))
+	}
+}
+
+// paste sends text as one write, the way a terminal delivers a paste.
+func (ft *fakeTerminal) paste(text string) {
+	ft.mu.Lock()
+	if ft.bracketed {
+		text = "\x1b[200~" + text + "\x1b[201~"
+	}
+	ft.mu.Unlock()
+	_, _ = ft.master.Write([]byte(text))
+}
+
+// key sends keys as typed.
+func (ft *fakeTerminal) key(s string) { _, _ = ft.master.Write([]byte(s)) }
+
+func (ft *fakeTerminal) drawnBytes() int64 {
+	ft.mu.Lock()
+	defer ft.mu.Unlock()
+	return ft.nDrawn
+}
+
+func (ft *fakeTerminal) isBracketed() bool {
+	ft.mu.Lock()
+	defer ft.mu.Unlock()
+	return ft.bracketed
+}
+
+// screenText is everything drawn so far, carriage returns dropped.
+func (ft *fakeTerminal) screenText() string {
+	ft.mu.Lock()
+	defer ft.mu.Unlock()
+	return strings.ReplaceAll(ft.drawn.String(), "\r", "")
+}
+
+// waitFor waits until the drawn output contains want at least n times.
+func (ft *fakeTerminal) waitFor(t testing.TB, want string, n int, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for strings.Count(ft.screenText(), want) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %q ×%d; drawn (tail):\n%s", want, n, lastChars(ft.screenText(), 2000))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func lastChars(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
