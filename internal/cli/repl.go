@@ -81,7 +81,7 @@ func (c *ReplCmd) Run(ctx context.Context, app *App, svc *run.Service) error {
 	defer lines.stop()
 	fmt.Fprintf(printer, "OpenPocket %s Lua REPL: modules %s are globals; =expr prints; Ctrl-C cancels, Ctrl-D exits.\n",
 		Version, strings.Join(replGlobals, ", "))
-	return replLoop(ctx, rl, rs.VM, printer, lines)
+	return replLoop(ctx, rl.Instance, rs.VM, printer, lines)
 }
 
 // readlineConfig is the prompt's configuration: history in

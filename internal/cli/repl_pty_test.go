@@ -12,7 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"github.com/openpocket/openpocket/internal/sim/simtest"
 )
 
 // openPTY opens a pseudo-terminal pair through /dev/ptmx, sized 80x24 like
@@ -163,7 +167,7 @@ func (ft *fakeTerminal) waitFor(t testing.TB, want string, n int, timeout time.D
 	deadline := time.Now().Add(timeout)
 	for strings.Count(ft.screenText(), want) < n {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %q ×%d; drawn (tail):\n%s", want, n, lastChars(ft.screenText(), 2000))
+			t.Fatalf("timed out waiting for %q ×%d; drawn (tail): %q", want, n, lastChars(ft.screenText(), 300))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -174,4 +178,63 @@ func lastChars(s string, n int) string {
 		return s[len(s)-n:]
 	}
 	return s
+}
+
+// A multi-line snippet with a 10,000-character line, pasted into the REPL
+// through a real pty as a terminal pastes it, evaluates exactly: a
+// function defined over several tab-indented lines (continuation; a tab
+// must not trigger completion), then the long string, then its length and
+// a hash computed in Lua, compared with Go's.
+func TestReplPasteThroughPTY(t *testing.T) {
+	s := simtest.Start(t)
+	app, _, stderr := luaApp(t, t.Context(), s.Serial())
+	master, slave := openPTY(t)
+	ft := newFakeTerminal(master, true)
+	cmd := &ReplCmd{NoHistory: true, tty: slave}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Run(deps(t, app)) }()
+	ft.waitFor(t, replPrompt, 1, 30*time.Second)
+	require.True(t, ft.isBracketed(), "the REPL asks a terminal for bracketed paste")
+
+	long := longPasteLine(10000)
+	snippet := "function h(s)\n" +
+		"\tlocal v = 0\n" +
+		"\tfor i = 1, #s do v = (v * 31 + s:byte(i)) % 2147483647 end\n" +
+		"\treturn v\n" +
+		"end\n" +
+		`long = "` + long + "\"\n" +
+		"=#long, h(long)\n"
+	ft.paste(snippet)
+	want := fmt.Sprintf("%d\t%d\n", len(long), luaHash(long))
+	ft.waitFor(t, want, 1, 20*time.Second)
+	assert.NotContains(t, ft.screenText(), "error:")
+
+	ft.key("\x04") // Ctrl-D leaves
+	select {
+	case err := <-done:
+		require.NoError(t, err, stderr.String())
+	case <-time.After(30 * time.Second):
+		t.Fatal("the REPL did not exit on Ctrl-D")
+	}
+	ft.waitFor(t, bracketedOff, 1, 5*time.Second)
+}
+
+// longPasteLine is n characters for a Lua short string: ASCII, tabs and
+// two-byte and three-byte runes, no quote, backslash or newline.
+func longPasteLine(n int) string {
+	parts := []rune("abc XYZ 0123 \t=+-*/ (){}[] é 中 ~!@#$%^&_ ,.;:")
+	rs := make([]rune, n)
+	for i := range rs {
+		rs[i] = parts[(i*13+i/97)%len(parts)]
+	}
+	return string(rs)
+}
+
+// luaHash is h(s) from the snippet: over bytes, as Lua's s:byte sees them.
+func luaHash(s string) int64 {
+	var v int64
+	for i := 0; i < len(s); i++ {
+		v = (v*31 + int64(s[i])) % 2147483647
+	}
+	return v
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"sync"
 
@@ -9,15 +10,52 @@ import (
 	"golang.org/x/term"
 )
 
-// openLineReader starts the REPL's line editor on cfg. Run and the paste
-// benchmark both open it here, so the benchmark measures the input path
-// the user gets.
-func openLineReader(cfg *readline.Config) (*readline.Instance, error) {
+// lineReader is the REPL's line editor: readline reading through
+// pasteInput, with bracketed paste on while it is open on a terminal.
+type lineReader struct {
+	*readline.Instance
+	out       io.Writer // the terminal, to turn bracketed paste off again
+	bracketed bool
+}
+
+// openLineReader starts the REPL's line editor on cfg (and keeps using
+// cfg: Run sets the completer on it later). Run and the paste benchmark
+// both open it here, so the benchmark measures the input path the user
+// gets.
+func openLineReader(cfg *readline.Config) (*lineReader, error) {
+	if cfg.Stdin == nil {
+		cfg.Stdin = os.Stdin
+	}
+	if cfg.Stdout == nil {
+		cfg.Stdout = os.Stdout
+	}
+	in := newPasteInput(cfg.Stdin)
+	cfg.Stdin = in
+	cfg.Listener = in.listen
+	cfg.Painter = paint
 	rl, err := readline.NewFromConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("repl: %w", err)
 	}
-	return rl, nil
+	lr := &lineReader{Instance: rl, out: cfg.Stdout}
+	// Only a terminal is asked for bracketed paste: on a pipe the
+	// sequence would be noise in the output.
+	if cfg.FuncIsTerminal() {
+		_, _ = io.WriteString(lr.out, "\x1b[?2004h")
+		lr.bracketed = true
+	}
+	return lr, nil
+}
+
+// Close stops the editor and gives the terminal back without bracketed
+// paste, so the shell after us gets pastes as it expects them.
+func (lr *lineReader) Close() error {
+	err := lr.Instance.Close()
+	if lr.bracketed {
+		_, _ = io.WriteString(lr.out, "\x1b[?2004l")
+		lr.bracketed = false
+	}
+	return err
 }
 
 // ttyConfig points readline at f instead of the process's terminal:
