@@ -62,7 +62,7 @@ func (c *ReplCmd) Run(ctx context.Context, app *App, svc *run.Service) error {
 		fmt.Fprintf(app.Stderr, "warning: %v\n", rs.ReadyErr)
 	}
 	cfg := c.readlineConfig(app, out)
-	rl, err := openLineReader(cfg)
+	rl, err := openLineReader(cfg, c.ttyFd())
 	if err != nil {
 		return err
 	}

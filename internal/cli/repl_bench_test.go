@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/term"
+	"github.com/openpocket/openpocket/internal/termmode"
 )
 
 // BenchmarkReplPaste pastes one line of n characters into the REPL's line
@@ -32,10 +32,10 @@ func benchPaste(b *testing.B, n int) {
 	text := pasteText(n)
 	master, slave := openPTY(b)
 	ft := newFakeTerminal(master, false)
-	floor := floorPerChar(b, ft, slave, text, max(b.N, 20))
+	floor := floorPerChar(b, ft, slave, text, max(b.N, 50))
 
 	cmd := &ReplCmd{NoHistory: true, tty: slave}
-	rl, err := openLineReader(cmd.readlineConfig(&App{Stderr: io.Discard}, slave))
+	rl, err := openLineReader(cmd.readlineConfig(&App{Stderr: io.Discard}, slave), cmd.ttyFd())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -47,11 +47,15 @@ func benchPaste(b *testing.B, n int) {
 		b.Fatalf("warm-up line %q: %v", line, err)
 	}
 	drawn := settledDrawn(ft)
+	for len(ft.prompted) > 0 {
+		<-ft.prompted
+	}
 
 	b.ResetTimer()
 	start := time.Now()
 	for range b.N {
 		go func() {
+			<-ft.prompted // paste at the prompt, as a person does
 			ft.paste(text)
 			ft.key("\r")
 		}()
@@ -73,11 +77,14 @@ func benchPaste(b *testing.B, n int) {
 // pty alone: the same writes, read back by a bufio reader in raw mode.
 func floorPerChar(b *testing.B, ft *fakeTerminal, slave *os.File, text string, reps int) float64 {
 	b.Helper()
-	st, err := term.MakeRaw(ttyFd(slave))
+	m, err := termmode.New(fdOf(slave))
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer func() { _ = term.Restore(ttyFd(slave), st) }()
+	if err := m.Raw(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = m.Restore() }()
 	r := bufio.NewReader(slave)
 	start := time.Now()
 	for range reps {

@@ -127,20 +127,36 @@ func (in *pasteInput) translate(final bool) {
 }
 
 // pasted consumes bracketed-paste content from b: up to the end marker
-// (done) or to the end of b, minus a possible start of the end marker.
+// (done) or to the end of b, minus a possibly unfinished escape sequence.
+// A cursor-position report inside a paste is the terminal answering
+// readline's query between two writes of the paste, not pasted text: it
+// goes to readline at once, which waits for it before anything else.
 func (in *pasteInput) pasted(b []byte, final bool) (n int, done bool) {
-	end := bytes.Index(b, pasteEnd)
-	if end < 0 {
-		n = len(b)
-		if !final {
-			n -= partialPrefix(b, pasteEnd)
+	for {
+		j := bytes.IndexByte(b[n:], 0x1b)
+		if j < 0 {
+			in.pasteText(b[n:])
+			return len(b), false
 		}
-		in.pasteText(b[:n])
-		return n, false
+		in.pasteText(b[n : n+j])
+		n += j
+		rest := b[n:]
+		if bytes.HasPrefix(rest, pasteEnd) {
+			in.endPaste()
+			return n + len(pasteEnd), true
+		}
+		k, ok := escapeLen(rest)
+		switch {
+		case !ok && !final:
+			return n, false // wait for the rest of the sequence
+		case ok && rest[1] == '[' && rest[k-1] == 'R':
+			in.out = append(in.out, rest[:k]...)
+			n += k
+		default:
+			in.pasteText(rest[:1]) // a pasted ESC is text
+			n++
+		}
 	}
-	in.pasteText(b[:end])
-	in.endPaste()
-	return end + len(pasteEnd), true
 }
 
 // pasteText adds pasted bytes to the current line; each newline (\r, \n
@@ -295,16 +311,6 @@ func partialRune(b []byte) int {
 			if utf8.FullRune(b[len(b)-k:]) {
 				return 0
 			}
-			return k
-		}
-	}
-	return 0
-}
-
-// partialPrefix is the length of the longest end of b that begins marker.
-func partialPrefix(b, marker []byte) int {
-	for k := min(len(marker)-1, len(b)); k > 0; k-- {
-		if bytes.HasPrefix(marker, b[len(b)-k:]) {
 			return k
 		}
 	}

@@ -63,6 +63,8 @@ func TestReplPasteInput(t *testing.T) {
 		{"bracketed paste: empty lines and \\n", []string{"\x1b[200~a\n\nb\n\x1b[201~"}, "«a»\r\r«b»\r"},
 		{"bracketed paste split anywhere", []string{"\x1b[20", "0~abc", "def\x1b[2", "01~x"}, "«abcdef»x"},
 		{"bracketed paste keeps control text", []string{"\x1b[200~a\x03b\x1b[201~"}, "«a\x03b»"},
+		{"a cursor report inside a paste is not text", []string{"\x1b[200~ab\x1b[1;1Rc\x1bd\x1b[201~"}, "\x1b[1;1R«abc\x1bd»"},
+		{"a cursor report split inside a paste", []string{"\x1b[200~ab\x1b[1;", "1Rcd\x1b[201", "~"}, "\x1b[1;1R«abcd»"},
 		{"a rune split across reads", []string{"h\xc3", "\xa9llo"}, "h«éllo»"},
 		{"a typed marker rune still has its text", []string{"\uFFFB"}, "«\uFFFB»"},
 		{"end of input flushes what was held", []string{"abc\x1b"}, "«abc»\x1b"},

@@ -45,7 +45,7 @@ func openPTY(t testing.TB) (master, slave *os.File) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := unix.IoctlSetWinsize(ttyFd(s), unix.TIOCSWINSZ, &unix.Winsize{Row: 24, Col: 80}); err != nil {
+	if err := unix.IoctlSetWinsize(fdOf(s), unix.TIOCSWINSZ, &unix.Winsize{Row: 24, Col: 80}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close(); m.Close() })
@@ -60,6 +60,14 @@ func openPTY(t testing.TB) (master, slave *os.File) {
 type fakeTerminal struct {
 	master *os.File
 	record bool // keep everything drawn (the test reads it; the benchmark only counts)
+	// wmu serialises writes to the pty as a terminal's single writer
+	// does: an answer to a cursor query never lands inside a paste.
+	wmu sync.Mutex
+	// prompted gets a value each time a cursor query is answered: readline
+	// asks just before drawing a prompt, in raw mode, so a person's keys
+	// or paste may follow. (Between lines readline leaves raw mode, and
+	// the kernel's line discipline would edit what arrives then.)
+	prompted chan struct{}
 
 	mu        sync.Mutex
 	drawn     bytes.Buffer
@@ -76,7 +84,7 @@ const (
 )
 
 func newFakeTerminal(master *os.File, record bool) *fakeTerminal {
-	ft := &fakeTerminal{master: master, record: record}
+	ft := &fakeTerminal{master: master, record: record, prompted: make(chan struct{}, 64)}
 	go ft.loop()
 	return ft
 }
@@ -124,9 +132,26 @@ func (ft *fakeTerminal) saw(chunk []byte) {
 	}
 	ft.tail = append([]byte(nil), scan...)
 	ft.mu.Unlock()
-	for range queries {
-		_, _ = ft.master.Write([]byte("\x1b[1;1R"))
+	if queries > 0 {
+		// not from this goroutine: a paste being written holds the pty
+		// until the program reads it, and the program's output must
+		// keep flowing meanwhile.
+		go func() {
+			ft.write(strings.Repeat("\x1b[1;1R", queries))
+			for range queries {
+				select {
+				case ft.prompted <- struct{}{}:
+				default:
+				}
+			}
+		}()
 	}
+}
+
+func (ft *fakeTerminal) write(s string) {
+	ft.wmu.Lock()
+	defer ft.wmu.Unlock()
+	_, _ = ft.master.Write([]byte(s))
 }
 
 // paste sends text as one write, the way a terminal delivers a paste.
@@ -136,11 +161,11 @@ func (ft *fakeTerminal) paste(text string) {
 		text = "\x1b[200~" + text + "\x1b[201~"
 	}
 	ft.mu.Unlock()
-	_, _ = ft.master.Write([]byte(text))
+	ft.write(text)
 }
 
 // key sends keys as typed.
-func (ft *fakeTerminal) key(s string) { _, _ = ft.master.Write([]byte(s)) }
+func (ft *fakeTerminal) key(s string) { ft.write(s) }
 
 func (ft *fakeTerminal) drawnBytes() int64 {
 	ft.mu.Lock()
@@ -164,10 +189,25 @@ func (ft *fakeTerminal) screenText() string {
 // waitFor waits until the drawn output contains want at least n times.
 func (ft *fakeTerminal) waitFor(t testing.TB, want string, n int, timeout time.Duration) {
 	t.Helper()
+	ft.waitUntil(t, fmt.Sprintf("%q ×%d", want, n), timeout, func(s string) bool { return strings.Count(s, want) >= n })
+}
+
+// waitPromptAfter waits until want is drawn and a prompt is asked for
+// after it: the REPL then reads keys in raw mode again.
+func (ft *fakeTerminal) waitPromptAfter(t testing.TB, want string, timeout time.Duration) {
+	t.Helper()
+	ft.waitUntil(t, fmt.Sprintf("%q then a prompt", want), timeout, func(s string) bool {
+		i := strings.Index(s, want)
+		return i >= 0 && strings.Contains(s[i:], cprQuery)
+	})
+}
+
+func (ft *fakeTerminal) waitUntil(t testing.TB, what string, timeout time.Duration, ok func(string) bool) {
+	t.Helper()
 	deadline := time.Now().Add(timeout)
-	for strings.Count(ft.screenText(), want) < n {
+	for !ok(ft.screenText()) {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %q ×%d; drawn (tail): %q", want, n, lastChars(ft.screenText(), 300))
+			t.Fatalf("timed out waiting for %s; drawn (tail): %q", what, lastChars(ft.screenText(), 300))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -193,7 +233,7 @@ func TestReplPasteThroughPTY(t *testing.T) {
 	cmd := &ReplCmd{NoHistory: true, tty: slave}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Run(deps(t, app)) }()
-	ft.waitFor(t, replPrompt, 1, 30*time.Second)
+	ft.waitFor(t, replPrompt, 1, 30*time.Second) // drawn after the cursor query: raw mode
 	require.True(t, ft.isBracketed(), "the REPL asks a terminal for bracketed paste")
 
 	long := longPasteLine(10000)
@@ -206,7 +246,7 @@ func TestReplPasteThroughPTY(t *testing.T) {
 		"=#long, h(long)\n"
 	ft.paste(snippet)
 	want := fmt.Sprintf("%d\t%d\n", len(long), luaHash(long))
-	ft.waitFor(t, want, 1, 20*time.Second)
+	ft.waitPromptAfter(t, want, 20*time.Second)
 	assert.NotContains(t, ft.screenText(), "error:")
 
 	ft.key("\x04") // Ctrl-D leaves
