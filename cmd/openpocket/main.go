@@ -25,7 +25,8 @@ func main() {
 // deps binds the front ends to the CLI (front ends never import each
 // other, so the composition root does).
 func deps() cli.Deps {
-	return cli.Deps{StartRelay: startRelay, StartChannels: startChannels, ServeMCP: serveMCP, ServeDashboard: serveDashboard}
+	return cli.Deps{StartRelay: startRelay, StartChannels: startChannels, ServeMCP: serveMCP, ServeDashboard: serveDashboard,
+		ServeGateway: serveGateway, JobRunner: jobRunner}
 }
 
 func startRelay(ctx context.Context, store *humanauth.Store, addr string) (string, func(), error) {

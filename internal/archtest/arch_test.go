@@ -64,6 +64,10 @@ var rules = []rule{
 	{prefix: "internal/humanauth", own: []string{"stdlib/agent", "internal/atomicfile"}},
 	{prefix: "internal/relay", own: []string{"internal/humanauth"}},
 	{prefix: "internal/browsertest", libs: []string{"github.com/chromedp/chromedp"}},
+	// The gateway runs scheduled jobs on the run service over ports the
+	// composition root binds (service factory, human auth, keep-awake,
+	// chat channels).
+	{prefix: "internal/gateway", own: []string{"internal/run", "engine", "internal/cron", "internal/workspace"}, libs: []string{"github.com/jonboulle/clockwork"}},
 	// The CLI is still the application layer (issue 17 moves runs into a run
 	// service); until then it may import everything but other front ends.
 	{prefix: "internal/cli", own: []string{"internal/run", "engine", "lua", "stdlib", "playbooks", "internal/adb", "internal/sim", "internal/llm", "internal/executor", "internal/sandbox", "internal/workspace", "internal/cron", "internal/skills", "internal/humanauth", "internal/convert"},

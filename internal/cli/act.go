@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -15,33 +16,35 @@ type ActCmd struct {
 }
 
 // Run normalizes the action, executes it and prints the result line.
-func (c *ActCmd) Run(app *App) error {
+func (c *ActCmd) Run(ctx context.Context, out Streams, phones *Phones) error {
 	a, notes, err := action.Parse([]byte(c.Action), nil)
 	if err != nil {
 		return UsageError{fmt.Errorf("action JSON: %w", err)}
 	}
 	for _, n := range notes {
-		fmt.Fprintf(app.Stderr, "note: %s\n", n)
+		fmt.Fprintf(out.Stderr, "note: %s\n", n)
 	}
 	if !device.IsDeviceAction(a) {
 		return UsageError{fmt.Errorf("%s is not a device action; `openpocket act` runs device actions (tap, swipe, type, keyevent, launch_app, shell, wait, …)", a.Type)}
 	}
-	phone, err := app.openPhone()
+	// act reads no config (it works without a home): the device layer's
+	// own defaults.
+	phone, err := phones.openPhone(ctx, device.Options{})
 	if err != nil {
 		return err
 	}
 	opts := device.ActOptions{Observe: c.Observe}
 	if a.Type == "tap_element" {
-		snap, err := phone.Capture(app.Ctx, device.CaptureOptions{})
+		snap, err := phone.Capture(ctx, device.CaptureOptions{})
 		if err != nil {
 			return err
 		}
 		opts.Snapshot = snap
 	}
-	out, err := phone.Execute(app.Ctx, a, opts)
+	res, err := phone.Execute(ctx, a, opts)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(app.Stdout, strings.TrimRight(out.Result, "\n"))
+	fmt.Fprintln(out.Stdout, strings.TrimRight(res.Result, "\n"))
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/action"
 	"github.com/openpocket/openpocket/internal/run"
+	"github.com/openpocket/openpocket/internal/workspace"
 	"github.com/openpocket/openpocket/stdlib/agent"
 )
 
@@ -108,13 +109,9 @@ func (c *AgentCmd) Run(ctx context.Context, app *App, svc *run.Service) error {
 	return FailedError{Msg: fmt.Sprintf("agent: %s: %s", status, res.Message), Cause: modelFailure(err)}
 }
 
-// runAgent runs one agent task through the run service. The scheduler
-// calls it for cron jobs. A non-nil error with an empty result means
-// nothing ran (bad config, unknown model profile).
+// runAgent runs one agent task on this command's run service (the MCP
+// server's). A non-nil error with an empty result means nothing ran.
 func (a *App) runAgent(ctx context.Context, task string, o agentRunOptions) (engine.RunResult, error) {
-	if ctx == nil {
-		ctx = a.Ctx
-	}
 	svc, err := a.runService()
 	if err != nil {
 		return engine.RunResult{}, err
@@ -122,22 +119,39 @@ func (a *App) runAgent(ctx context.Context, task string, o agentRunOptions) (eng
 	return a.agentWith(ctx, svc, task, o)
 }
 
-// agentWith runs one agent task on svc.
+// agentWith runs one agent task of this command on svc (its default
+// device, this App's config).
 func (a *App) agentWith(ctx context.Context, svc *run.Service, task string, o agentRunOptions) (engine.RunResult, error) {
-	ro := run.AgentOptions{Task: task, Model: o.Model, MaxSteps: o.MaxSteps, Stdin: o.Stdin, Stdout: o.Stdout, HumanAuth: o.HumanAuth,
+	return a.agentOn(ctx, agentEnv{svc: svc, humanAuth: a.cfg.HumanAuth, schedule: a.scheduleAction}, task, o)
+}
+
+// agentEnv is where an agent run happens: the run service and target,
+// the humanAuth settings of the config the service was built from, and
+// what runs the model's cron_* actions for a chat's run.
+type agentEnv struct {
+	svc       *run.Service
+	target    run.Target
+	humanAuth workspace.HumanAuthConfig
+	schedule  func(ctx context.Context, act action.Action, replyTo string) (string, error)
+}
+
+// agentOn runs one agent task in env. A non-nil error with an empty
+// result means nothing ran (bad config, unknown model profile).
+func (a *App) agentOn(ctx context.Context, env agentEnv, task string, o agentRunOptions) (engine.RunResult, error) {
+	ro := run.AgentOptions{Target: env.target, Task: task, Model: o.Model, MaxSteps: o.MaxSteps, Stdin: o.Stdin, Stdout: o.Stdout, HumanAuth: o.HumanAuth,
 		HumanAuthFor: func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error) {
-			return a.humanAuthFor(ctx, sess, o)
+			return a.humanAuthWith(ctx, env.humanAuth, sess, o)
 		}}
 	if o.OnEvent != nil {
 		ro.Events = func(ev run.Event) { o.OnEvent(engine.Event{Kind: string(ev.Kind), Fields: ev.Fields}) }
 	}
-	if o.ReplyTo != "" { // started from a chat: questions back and schedules
+	if o.ReplyTo != "" && env.schedule != nil { // started from a chat: questions back and schedules
 		ro.UserInput = o.UserInput
 		ro.Schedule = func(ctx context.Context, act action.Action) (string, error) {
-			return a.scheduleAction(ctx, act, o.ReplyTo)
+			return env.schedule(ctx, act, o.ReplyTo)
 		}
 	}
-	res, err := svc.Agent(ctx, ro)
+	res, err := env.svc.Agent(ctx, ro)
 	return res.RunResult, err
 }
 

@@ -7,11 +7,13 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/internal/humanauth"
+	"github.com/openpocket/openpocket/internal/workspace"
 	"github.com/openpocket/openpocket/stdlib/agent"
 )
 
@@ -30,6 +32,10 @@ type Deps struct {
 	// ServeDashboard serves the dashboards (openpocket dashboard,
 	// gateway --dashboard).
 	ServeDashboard DashboardServe
+	// ServeGateway runs the gateway (openpocket gateway).
+	ServeGateway GatewayServe
+	// JobRunner builds the gateway's job runner for `cron run`.
+	JobRunner JobRunnerFactory
 }
 
 // AuthCmd answers human-auth requests from the machine:
@@ -143,9 +149,20 @@ func (a *App) decideAuth(id string, d *humanauth.Decision, text string) error {
 // runs on the address (the gateway) serves our requests too, since they
 // are files. It returns the base URL links use.
 func (a *App) startRelay(ctx context.Context) (string, error) {
-	cfg := a.cfg.HumanAuth
+	return a.startRelayWith(ctx, a.cfg.HumanAuth)
+}
+
+// relayMu guards the start of a process's relay: a gateway's runs may
+// start it at once (after a reload enabled human auth).
+var relayMu sync.Mutex
+
+// startRelayWith is startRelay with the humanAuth settings given (a
+// gateway's runs use those of the config their run service was built
+// from).
+func (a *App) startRelayWith(ctx context.Context, cfg workspace.HumanAuthConfig) (string, error) {
+	relayMu.Lock()
+	defer relayMu.Unlock()
 	addr := net.JoinHostPort(cfg.RelayHost, strconv.Itoa(cfg.RelayPort))
-	base := "http://" + addr
 	if a.relayBase == "" && a.StartRelay != nil {
 		s, err := a.authStore()
 		if err != nil {
@@ -162,13 +179,21 @@ func (a *App) startRelay(ctx context.Context) (string, error) {
 			return "", err
 		}
 	}
-	if a.relayBase != "" {
-		base = a.relayBase
+	return relayAddrBase(cfg, a.relayBase), nil
+}
+
+// relayAddrBase is the base of relay links: the public base URL when
+// configured, else the relay this process started (started), else the
+// configured relay address.
+func relayAddrBase(cfg workspace.HumanAuthConfig, started string) string {
+	base := "http://" + net.JoinHostPort(cfg.RelayHost, strconv.Itoa(cfg.RelayPort))
+	if started != "" {
+		base = started
 	}
 	if pub := strings.TrimSpace(cfg.PublicBaseURL); pub != "" {
 		base = pub
 	}
-	return strings.TrimRight(base, "/"), nil
+	return strings.TrimRight(base, "/")
 }
 
 func errAddrInUse(err error) error {
@@ -178,29 +203,53 @@ func errAddrInUse(err error) error {
 	return errors.New("not in use")
 }
 
-// humanAuthFor is the run's request_human_auth answerer: with
+// humanAuthWith is the run's request_human_auth answerer: with
 // humanAuth.enabled, a Broker whose links the relay serves (and, on an
 // interactive terminal, the terminal too — the first answer wins); for a
 // chat's run without the relay, a Broker over the chat alone (the request
 // is listed by `openpocket auth`, a code becomes its text artifact); nil
 // otherwise (the terminal only, as before).
-func (a *App) humanAuthFor(ctx context.Context, sess *engine.Session, o agentRunOptions) (agent.HumanAuthFunc, error) {
-	if !a.cfg.HumanAuth.Enabled {
+// hc holds the humanAuth settings (of the config the run's service was
+// built from).
+func (a *App) humanAuthWith(ctx context.Context, hc workspace.HumanAuthConfig, sess *engine.Session, o agentRunOptions) (agent.HumanAuthFunc, error) {
+	if !hc.Enabled {
 		if o.Ask == nil {
 			return nil, nil
 		}
-		return a.chatOnlyAuth(o.Ask)
+		return a.chatOnlyAuth(hc, o.Ask)
 	}
 	h, err := a.home()
 	if err != nil {
 		return nil, err
 	}
-	base, err := a.startRelay(ctx)
-	if err != nil {
-		return nil, err
+	return a.humanAuthIn(ctx, authHome{home: h, agentID: a.agentID(), relay: true}, hc, sess, o)
+}
+
+// authHome is whose human-auth requests a run makes: the agent's home
+// (its request store) and id; relay starts this process's relay for
+// their links (otherwise they name the configured relay address).
+type authHome struct {
+	home    *workspace.Home
+	agentID string
+	relay   bool
+}
+
+// humanAuthIn is humanAuthWith for the agent of ah (humanAuth enabled or
+// not: a run without a chat asks nobody when it is not).
+func (a *App) humanAuthIn(ctx context.Context, ah authHome, hc workspace.HumanAuthConfig, sess *engine.Session, o agentRunOptions) (agent.HumanAuthFunc, error) {
+	if !hc.Enabled {
+		return nil, nil
 	}
-	b := &humanauth.Broker{Store: humanauth.Open(h.State()), AgentID: a.agentID(), BaseURL: base,
-		MaxTimeout: time.Duration(a.cfg.HumanAuth.RequestTimeoutSec) * time.Second, Workspace: h.Workspace(),
+	h := ah.home
+	base := relayAddrBase(hc, "")
+	if ah.relay {
+		var err error
+		if base, err = a.startRelayWith(ctx, hc); err != nil {
+			return nil, err
+		}
+	}
+	b := &humanauth.Broker{Store: humanauth.Open(h.State()), AgentID: ah.agentID, BaseURL: base,
+		MaxTimeout: time.Duration(hc.RequestTimeoutSec) * time.Second, Workspace: h.Workspace(),
 		OnLink: func(l humanauth.Link) {
 			// Unattended runs (the gateway's) print the link on stderr.
 			w := o.Stdout
@@ -227,13 +276,13 @@ func (a *App) humanAuthFor(ctx context.Context, sess *engine.Session, o agentRun
 }
 
 // chatOnlyAuth is a relay-less Broker whose only asker is a chat.
-func (a *App) chatOnlyAuth(ask agent.HumanAuthFunc) (agent.HumanAuthFunc, error) {
+func (a *App) chatOnlyAuth(hc workspace.HumanAuthConfig, ask agent.HumanAuthFunc) (agent.HumanAuthFunc, error) {
 	h, err := a.home()
 	if err != nil {
 		return nil, err
 	}
 	b := &humanauth.Broker{Store: humanauth.Open(h.State()), AgentID: "default", Workspace: h.Workspace(),
-		MaxTimeout: time.Duration(a.cfg.HumanAuth.RequestTimeoutSec) * time.Second, Terminal: ask}
+		MaxTimeout: time.Duration(hc.RequestTimeoutSec) * time.Second, Terminal: ask}
 	return func(ctx context.Context, req agent.HumanAuthRequest) (agent.HumanAuthDecision, error) {
 		d, err := b.Ask(ctx, req)
 		d.Link = "" // no relay serves it

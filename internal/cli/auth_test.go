@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/jonboulle/clockwork"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -23,7 +22,6 @@ import (
 	"github.com/openpocket/openpocket/internal/relay"
 	"github.com/openpocket/openpocket/internal/sim/android"
 	"github.com/openpocket/openpocket/internal/workspace"
-	"github.com/openpocket/openpocket/stdlib/agent"
 )
 
 // tapID taps the element with resource id pkg:id/<id> on the virtual
@@ -307,44 +305,4 @@ func TestAgentLocationOnANonEmulator(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(sess), "message=the user approved and shared a location\n")
 	assert.Contains(t, string(sess), "delegation_result=location not applied: "+p.Serial()+" is not an emulator (adb emu geo fix only works on emulators); lat=37.7749 lon=-122.4194 are in the artifact\n")
-}
-
-// The gateway's relay serves requests any run of the agent makes (they
-// are files in the state directory), here one made by another process.
-func TestGatewayServesTheRelay(t *testing.T) {
-	home := newGwHome(t, func(c *workspace.Config) { c.HumanAuth.Enabled, c.HumanAuth.RelayPort = true, 0 }, gwJobs())
-	ctx, cancel := context.WithCancel(context.Background())
-	stderr := &gwBuffer{}
-	app := &App{Globals: Globals{Home: home}, Stdout: &bytes.Buffer{}, Stderr: stderr, Ctx: ctx,
-		StartRelay: func(ctx context.Context, st *humanauth.Store, addr string) (string, func(), error) {
-			return relay.Start(ctx, st, relay.Options{Addr: addr})
-		}}
-	ready, done := make(chan *gateway, 1), make(chan error, 1)
-	go func() {
-		done <- (&GatewayCmd{StopTimeout: gwWait, clock: clockwork.NewFakeClock(), started: func(g *gateway) { ready <- g }}).Run(app)
-	}()
-	select {
-	case <-ready:
-	case err := <-done:
-		t.Fatalf("gateway did not start: %v\n%s", err, stderr)
-	}
-	defer func() { cancel(); <-done }()
-	m := regexp.MustCompile(`human-auth relay: (http://127\.0\.0\.1:\d+)\n`).FindStringSubmatch(stderr.String())
-	require.NotNil(t, m, stderr.String())
-
-	links := make(chan humanauth.Link, 1)
-	b := &humanauth.Broker{Store: humanauth.Open(filepath.Join(home, "state")), BaseURL: m[1], MaxTimeout: time.Minute,
-		OnLink: func(l humanauth.Link) { links <- l }}
-	decs := make(chan agent.HumanAuthDecision, 1)
-	go func() {
-		d, _ := b.Ask(context.Background(), agent.HumanAuthRequest{ID: "other-step-1", Capability: "2fa", Instruction: "code"})
-		decs <- d
-	}()
-	l := <-links
-	bctx := browsertest.Browser(t, browsertest.Phone)
-	require.NoError(t, chromedp.Do(bctx, chromedp.Navigate(l.URL), chromedp.WaitVisible("#f_code"),
-		chromedp.SendKeys("#f_code", "555000"), chromedp.Click("#approve"), chromedp.WaitVisible("#message")))
-	d := <-decs
-	assert.Equal(t, "approved", d.Status)
-	assert.Equal(t, "555000", d.Text)
 }

@@ -17,7 +17,8 @@ import (
 	"github.com/openpocket/openpocket/engine/prompt"
 	"github.com/openpocket/openpocket/internal/adb"
 	"github.com/openpocket/openpocket/internal/atomicfile"
-	"github.com/openpocket/openpocket/internal/cron"
+	"github.com/openpocket/openpocket/internal/lease"
+	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/workspace"
 	"github.com/openpocket/openpocket/stdlib/agent"
 )
@@ -36,24 +37,15 @@ type ChatChannel interface {
 // stateDir is OPENPOCKET_HOME/state (chat histories live there).
 type ChannelStarter func(cfg workspace.Config, stateDir string, runner *ChannelRunner, logger *slog.Logger) ([]ChatChannel, error)
 
-// ChannelRunner runs chat channels' work with the gateway's App; its
-// method set is internal/channel's Runner.
+// ChannelRunner runs chat channels' work on the gateway's run service;
+// its method set is internal/channel's Runner.
 type ChannelRunner struct {
-	// app returns a fresh App for one run (config read under the
-	// gateway's lock) and its cleanup.
-	app func(ctx context.Context) (*App, func())
+	app *App // read only: home, streams, global device flags, relay
+	// current holds the gateway's current run service (and the config it
+	// was built from) for one piece of work.
+	current GatewayCurrent
 
 	links sync.Map // human-auth request id → relay link
-}
-
-// channelRunner is the ChannelRunner over this App's copies.
-func (a *App) channelRunner(lock func() func()) *ChannelRunner {
-	return &ChannelRunner{app: func(ctx context.Context) (*App, func()) {
-		unlock := lock()
-		defer unlock()
-		c := a.jobApp(ctx, "")
-		return c, c.runCleanups
-	}}
 }
 
 // RunTask runs an agent task on the default device; auth asks the person
@@ -61,21 +53,37 @@ func (a *App) channelRunner(lock func() func()) *ChannelRunner {
 // replyTo ("telegram:4242") is where jobs the model schedules deliver;
 // ask answers request_user_input.
 func (r *ChannelRunner) RunTask(ctx context.Context, task, replyTo string, onEvent func(engine.Event), auth agent.HumanAuthFunc, ask agent.UserInputFunc) (engine.RunResult, error) {
-	c, done := r.app(ctx)
+	svc, cfg, done := r.current()
 	defer done()
-	if err := c.claimDevice(ctx); err != nil {
+	target, release, err := claimDefault(ctx, svc)
+	if err != nil {
 		return engine.RunResult{Message: err.Error()}, err
 	}
-	return c.runAgent(ctx, task, agentRunOptions{OnEvent: onEvent, Ask: auth, ReplyTo: replyTo, UserInput: ask,
+	defer release()
+	jobsPath := r.jobsPath(cfg)
+	env := agentEnv{svc: svc, target: target, humanAuth: cfg.HumanAuth,
+		schedule: func(ctx context.Context, act action.Action, replyTo string) (string, error) {
+			return scheduleAt(ctx, jobsPath, act, replyTo)
+		}}
+	return r.app.agentOn(ctx, env, task, agentRunOptions{OnEvent: onEvent, Ask: auth, ReplyTo: replyTo, UserInput: ask,
 		OnAuthLink: func(id, url string) { r.links.Store(id, url) }})
+}
+
+// jobsPath is the jobs file cfg names.
+func (r *ChannelRunner) jobsPath(cfg workspace.Config) string {
+	h, err := r.app.home()
+	if err != nil {
+		return cfg.Cron.JobsFile
+	}
+	return h.Resolve(cfg.Cron.JobsFile)
 }
 
 // Schedule runs a cron_add/cron_list/cron_remove the chat assistant's
 // model chose; added jobs deliver to replyTo.
 func (r *ChannelRunner) Schedule(ctx context.Context, act action.Action, replyTo string) (string, error) {
-	c, done := r.app(ctx)
+	_, cfg, done := r.current()
 	defer done()
-	return c.scheduleAction(ctx, act, replyTo)
+	return scheduleAt(ctx, r.jobsPath(cfg), act, replyTo)
 }
 
 // RelayLink is the relay page of a pending human-auth request ("" when
@@ -91,51 +99,65 @@ func (r *ChannelRunner) RelayLink(id string) string {
 // workspace's context files (USER.md, MEMORY.md, …) join the system prompt
 // so it answers from memory too.
 func (r *ChannelRunner) Converse(ctx context.Context, req engine.ModelRequest) (text, tool, arguments string, err error) {
-	c, done := r.app(ctx)
+	_, cfg, done := r.current()
 	defer done()
-	client, err := c.model("")
+	h, err := r.app.home()
 	if err != nil {
 		return "", "", "", err
 	}
-	if h, herr := c.home(); herr == nil {
-		var b strings.Builder
-		b.WriteString(req.System)
-		for _, f := range h.ContextFiles(c.cfg.Agent.ContextBudgetChars) {
-			fmt.Fprintf(&b, "\n\n## %s\n\n%s", f.Name, f.Content)
-		}
-		req.System = b.String()
+	client, err := r.app.modelFor(h, cfg, "")
+	if err != nil {
+		return "", "", "", err
 	}
+	var b strings.Builder
+	b.WriteString(req.System)
+	for _, f := range h.ContextFiles(cfg.Agent.ContextBudgetChars) {
+		fmt.Fprintf(&b, "\n\n## %s\n\n%s", f.Name, f.Content)
+	}
+	req.System = b.String()
 	rep, err := client.Converse(ctx, req)
 	return rep.Text, rep.Tool, rep.Arguments, err
 }
 
 // Skills lists the skills of the home and workspace (and bundled ones).
 func (r *ChannelRunner) Skills(ctx context.Context) ([]prompt.Skill, error) {
-	c, done := r.app(ctx)
+	svc, _, done := r.current()
 	defer done()
-	l, err := c.skillsLoader()
-	if err != nil {
-		return nil, err
-	}
-	return l.Index(0), nil
+	return svc.Config().Skills.Index(0), nil
 }
 
 // ReplaySkill replays a skill without a model on the default device.
 // Replays report no agent steps; onEvent is kept for the interface.
 func (r *ChannelRunner) ReplaySkill(ctx context.Context, name string, params []string, _ func(engine.Event)) (engine.RunResult, error) {
-	c, done := r.app(ctx)
+	svc, _, done := r.current()
 	defer done()
-	if err := c.claimDevice(ctx); err != nil {
+	target, release, err := claimDefault(ctx, svc)
+	if err != nil {
 		return engine.RunResult{Message: err.Error()}, err
 	}
-	return c.runSkill(ctx, name, params)
+	defer release()
+	return skillOn(ctx, svc, target, name, params)
+}
+
+// claimDefault claims the default device on svc before a chat's run, so a
+// phone another process drives refuses the run up front (busy) instead of
+// failing it midway. Other device problems are left for the run to
+// report (its target is then the default, unclaimed). release gives back
+// a claim no run adopted.
+func claimDefault(ctx context.Context, svc *run.Service) (run.Target, func(), error) {
+	c, err := svc.Claim(ctx, run.Target{})
+	if errors.Is(err, lease.ErrBusy) {
+		return run.Target{}, nil, err
+	}
+	if err != nil {
+		return run.Target{}, func() {}, nil
+	}
+	return c.Target(), c.Release, nil
 }
 
 // Onboarded reports whether workspace-state.json has onboardingCompletedAt.
 func (r *ChannelRunner) Onboarded(ctx context.Context) (bool, error) {
-	c, done := r.app(ctx)
-	defer done()
-	h, err := c.home()
+	h, err := r.app.home()
 	if err != nil {
 		return false, err
 	}
@@ -149,9 +171,7 @@ func (r *ChannelRunner) Onboarded(ctx context.Context) (bool, error) {
 // CompleteOnboarding adds the person's name to USER.md (a context file
 // every run and the chat assistant read) and marks onboarding complete.
 func (r *ChannelRunner) CompleteOnboarding(ctx context.Context, name string) error {
-	c, done := r.app(ctx)
-	defer done()
-	h, err := c.home()
+	h, err := r.app.home()
 	if err != nil {
 		return err
 	}
@@ -173,129 +193,33 @@ func (r *ChannelRunner) CompleteOnboarding(ctx context.Context, name string) err
 
 // Target is the default device's serial ("" = the only attached one).
 func (r *ChannelRunner) Target() string {
-	c, done := r.app(context.Background())
-	defer done()
-	if c.UseSim && c.sim != nil {
-		return c.sim.Serial() + " (virtual phone)"
+	a := r.app
+	if s := a.devices().virtual(); a.UseSim && s != nil {
+		return s.Serial() + " (virtual phone)"
 	}
-	return c.defaultDeviceName()
+	if a.Device != "" {
+		return a.Device
+	}
+	_, cfg, done := r.current()
+	defer done()
+	return cfg.Target.Device
 }
 
 // Screenshot captures the default device's screen as PNG.
 func (r *ChannelRunner) Screenshot(ctx context.Context) ([]byte, error) {
-	c, done := r.app(ctx)
+	_, cfg, done := r.current()
 	defer done()
-	c.Ctx = ctx
-	if c.UseSim {
-		if _, err := c.startSim(); err != nil {
+	a := r.app
+	if a.UseSim {
+		if _, err := a.devices().startSim(); err != nil {
 			return nil, err
 		}
 	}
 	// No device lease: a screenshot only reads the screen, so /screen
 	// works while a task drives the phone.
-	d, err := c.adbClient().Open(ctx, adb.Target{Serial: c.Device, Endpoint: c.Target})
+	d, err := a.devices().adbClient().Open(ctx, adb.Target{Serial: a.devices().serial(), Endpoint: a.Target})
 	if err != nil {
 		return nil, err
 	}
-	return device.NewPhone(d, c.phoneOptions()).Screencap(ctx)
-}
-
-// startChannels starts the enabled chat channels; they run until stop.
-func (g *gateway) startChannels() error {
-	if g.app.StartChannels == nil {
-		return nil
-	}
-	level := slog.LevelInfo
-	if g.app.Verbose {
-		level = slog.LevelDebug
-	}
-	logger := slog.New(slog.NewTextHandler(g.app.Stderr, &slog.HandlerOptions{Level: level}))
-	runner := g.app.channelRunner(func() func() {
-		g.mu.Lock()
-		return g.mu.Unlock
-	})
-	chans, err := g.app.StartChannels(g.cfg, g.home.State(), runner, logger)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	g.chCancel = cancel
-	g.channels = chans
-	for _, ch := range chans {
-		g.chWG.Add(1)
-		go func() {
-			defer g.chWG.Done()
-			if err := ch.Run(ctx); err != nil {
-				g.print.line("!", "channel %s stopped: %v", ch.Name(), err)
-			}
-		}()
-		g.print.line("●", "channel %s started", ch.Name())
-	}
-	return nil
-}
-
-// stopChannels stops taking messages, cancels the channels' tasks and
-// waits for them up to timeout.
-func (g *gateway) stopChannels(timeout time.Duration) error {
-	if g.chCancel == nil {
-		return nil
-	}
-	g.chCancel()
-	done := make(chan struct{})
-	go func() {
-		g.chWG.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-		return nil
-	case <-time.After(timeout):
-		return errors.New("chat channels did not stop in time")
-	}
-}
-
-// deliver posts a finished job's result to the chat its delivery names.
-func (g *gateway) deliver(e cron.Event) {
-	if e.Kind != cron.EventFinished || len(g.channels) == 0 {
-		return
-	}
-	f, _, err := cron.LoadJobs(g.jobsPath)
-	if err != nil {
-		return // the scheduler reports a broken jobs file itself
-	}
-	job, ok := f.Find(e.JobID)
-	if !ok {
-		return
-	}
-	d, ok, err := cron.DeliveryOf(*job)
-	if err != nil {
-		g.print.line("!", "warning: %v", err)
-	}
-	if !ok {
-		return
-	}
-	name := job.Name
-	if name == "" {
-		name = job.ID
-	}
-	text := fmt.Sprintf("✓ %s: %s", name, e.Message)
-	if e.Status != cron.StatusOK {
-		text = fmt.Sprintf("✗ %s failed: %s", name, e.Message)
-	}
-	for _, ch := range g.channels {
-		if ch.Name() != d.Channel {
-			continue
-		}
-		g.chWG.Add(1)
-		go func() { // never block the scheduler on a slow chat
-			defer g.chWG.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-			defer cancel()
-			if err := ch.Deliver(ctx, d.To, text); err != nil {
-				g.print.line("!", "job %s: result not delivered to %s %s: %v", job.ID, d.Channel, d.To, err)
-			}
-		}()
-		return
-	}
-	g.print.line("!", "job %s: delivery to %s, which is not running (channels.%s.enabled)", job.ID, d.Channel, d.Channel)
+	return device.NewPhone(d, phoneOptionsFor(cfg)).Screencap(ctx)
 }

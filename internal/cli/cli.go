@@ -1,7 +1,10 @@
 // Package cli is the kong grammar of the openpocket command: one file per
-// command, each Run delegating to the packages that do the work. Dependencies
-// (context, output streams, home, adb client, device target) are bound once
-// in App; errors are mapped to exit codes in one place (exit.go).
+// command, each Run delegating to the packages that do the work. Commands
+// declare what they need — Run(ctx, Streams, Globals, *Phones, home,
+// config, *run.Service, …) — and MainWith binds each once (Phones: the
+// devices; home, config and the run service: singleton providers). Every
+// run service comes from one factory (newService); errors are mapped to
+// exit codes in one place (exit.go).
 package cli
 
 import (
@@ -14,15 +17,14 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/alecthomas/kong"
 
 	"github.com/openpocket/openpocket/internal/executor/execset"
-	"github.com/openpocket/openpocket/internal/lease"
 	"github.com/openpocket/openpocket/internal/run"
-	"github.com/openpocket/openpocket/internal/sim"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
 
@@ -99,25 +101,26 @@ type App struct {
 	// StartChannels builds the gateway's chat channels (composition root).
 	StartChannels ChannelStarter
 
-	cleanups []func()
-	sim      *sim.Sim
-	ws       *workspace.Home
-	execSet  *execset.Set
-	svc      *run.Service
-	cfg      workspace.Config
-	play     playOptions // play's report and recording options
-	// deviceErr is the first failure to open the device, which Lua runs
-	// only see as text.
-	deviceErr error
+	// cleanups run when the command ends; long-running front ends (MCP
+	// calls, dashboard jobs) may register them from several goroutines.
+	cleanupMu sync.Mutex
+	cleanups  []func()
+	ws        *workspace.Home
+	execSet   *execset.Set
+	svc       *run.Service
+	cfg       workspace.Config
+	// phones is the command's access to devices (built in MainWith).
+	phones *Phones
 	// command names this process in device leases ("openpocket agent").
 	command string
-	leases  map[string]*lease.Lease
-	// deviceUse: how the run service takes device leases (dashboard.go).
-	deviceUse deviceUse
 	// serveMCP is the MCP server the composition root bound (Deps).
 	serveMCP MCPServer
 	// serveDashboard serves the dashboards (Deps).
 	serveDashboard DashboardServe
+	// serveGateway runs the gateway (Deps).
+	serveGateway GatewayServe
+	// newJobRunner is the gateway's job runner (Deps).
+	newJobRunner JobRunnerFactory
 }
 
 // Main parses args, runs the command and returns the process exit code.
@@ -175,7 +178,8 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 		defer stop()
 	}
 	app := &App{Globals: cli.Globals, Stdout: stdout, Stderr: stderr, Ctx: ctx, command: "openpocket " + commandName(kctx.Command()),
-		StartRelay: deps.StartRelay, StartChannels: deps.StartChannels, serveMCP: deps.ServeMCP, serveDashboard: deps.ServeDashboard}
+		StartRelay: deps.StartRelay, StartChannels: deps.StartChannels, serveMCP: deps.ServeMCP, serveDashboard: deps.ServeDashboard,
+		serveGateway: deps.ServeGateway, newJobRunner: deps.JobRunner}
 	// Info and above reach the terminal (log.info from Lua included);
 	// --verbose adds debug. Runs with a log.txt get every level there.
 	level := slog.LevelInfo
@@ -183,13 +187,9 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 		level = slog.LevelDebug
 	}
 	app.Logger = slog.New(newHumanHandler(stderr, level))
+	app.phones = newPhones(ctx, cli.Globals, app.command, stderr, app.onExit)
 	defer app.runCleanups()
-	kctx.Bind(app)
-	// Commands declare what they need: Run(ctx, app, svc). The run
-	// service is built once, on first use, from the global flags and
-	// config.
-	kctx.BindTo(ctx, (*context.Context)(nil))
-	if err := kctx.BindSingletonProvider(app.runService); err != nil {
+	if err := bindDeps(kctx, ctx, app); err != nil {
 		fmt.Fprintln(stderr, "openpocket:", err)
 		return ExitInternal
 	}
@@ -201,6 +201,22 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 		return code
 	}
 	return ExitOK
+}
+
+// bindDeps binds what commands declare in their Run, each built once:
+// the context, the output streams, the global flags, the devices
+// (*Phones), and — on first use, from the global flags — the home
+// (*workspace.Home), the effective config (workspace.Config) and the run
+// service. A command that still needs more takes the *App.
+func bindDeps(kctx *kong.Context, ctx context.Context, app *App) error {
+	kctx.Bind(app, app.devices(), app.Globals, Streams{Stdout: app.Stdout, Stderr: app.Stderr})
+	kctx.BindTo(ctx, (*context.Context)(nil))
+	for _, provider := range []any{app.home, app.config, app.runService} {
+		if err := kctx.BindSingletonProvider(provider); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // runCommand runs the parsed command. A panic — a bug of ours — becomes
@@ -231,6 +247,21 @@ func commandName(path string) string {
 	return strings.Join(words, " ")
 }
 
+// Streams are the command's output streams, bound once in MainWith.
+type Streams struct {
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+// devices is the command's Phones (MainWith builds it; an App built in a
+// test gets one over its own fields on first use).
+func (a *App) devices() *Phones {
+	if a.phones == nil {
+		a.phones = newPhones(a.Ctx, a.Globals, a.command, a.Stderr, a.onExit)
+	}
+	return a.phones
+}
+
 // logger is the command's logger (slog.Default for Apps built in tests).
 func (a *App) logger() *slog.Logger {
 	if a.Logger != nil {
@@ -241,11 +272,17 @@ func (a *App) logger() *slog.Logger {
 
 // defer registers work to run when the command ends (detach the virtual
 // phone, close files), in reverse order.
-func (a *App) onExit(fn func()) { a.cleanups = append(a.cleanups, fn) }
+func (a *App) onExit(fn func()) {
+	a.cleanupMu.Lock()
+	defer a.cleanupMu.Unlock()
+	a.cleanups = append(a.cleanups, fn)
+}
 
 func (a *App) runCleanups() {
+	a.cleanupMu.Lock()
 	cleanups := a.cleanups
 	a.cleanups = nil // each runs once, however often this is called
+	a.cleanupMu.Unlock()
 	for i := len(cleanups) - 1; i >= 0; i-- {
 		cleanups[i]()
 	}

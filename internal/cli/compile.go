@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"sort"
@@ -19,12 +20,12 @@ type CompileCmd struct {
 }
 
 // Run compiles and prints; errors name file:line:column with a snippet.
-func (c *CompileCmd) Run(app *App) error {
-	res, err := compilePlaybook(app, c.File, playbookParams{values: c.Env})
+func (c *CompileCmd) Run(out Streams) error {
+	res, err := compilePlaybook(out.Stderr, c.File, playbookParams{values: c.Env})
 	if err != nil {
 		return err
 	}
-	_, err = app.Stdout.Write(res.Lua)
+	_, err = out.Stdout.Write(res.Lua)
 	return err
 }
 
@@ -36,22 +37,22 @@ type LintCmd struct {
 
 // Run compiles every playbook (and the Lua it generates) and reports all
 // problems.
-func (c *LintCmd) Run(app *App) error {
+func (c *LintCmd) Run(out Streams) error {
 	files, err := expandPlaybooks(c.Paths)
 	if err != nil {
 		return UsageError{err}
 	}
 	bad := 0
 	for _, f := range files {
-		if _, err := compilePlaybook(app, f, playbookParams{values: c.Env, lint: true, shared: len(files) > 1}); err != nil {
+		if _, err := compilePlaybook(out.Stderr, f, playbookParams{values: c.Env, lint: true, shared: len(files) > 1}); err != nil {
 			if errors.As(err, new(*os.PathError)) {
 				return err
 			}
 			bad++
-			fmt.Fprintln(app.Stderr, strings.TrimSpace(err.Error()))
+			fmt.Fprintln(out.Stderr, strings.TrimSpace(err.Error()))
 			continue
 		}
-		fmt.Fprintf(app.Stdout, "ok %s\n", f)
+		fmt.Fprintf(out.Stdout, "ok %s\n", f)
 	}
 	if bad > 0 {
 		return UsageError{fmt.Errorf("%d of %d playbooks have errors", bad, len(files))}
@@ -76,19 +77,19 @@ type playbookParams struct {
 // checks that the Lua it generates (lua: steps, ${expressions}) compiles,
 // reporting a syntax error at the YAML line of its step. Errors are
 // UsageErrors (exit 2).
-func compilePlaybook(app *App, file string, p playbookParams) (*playbooks.Result, error) {
+func compilePlaybook(warn io.Writer, file string, p playbookParams) (*playbooks.Result, error) {
 	src, err := os.ReadFile(file)
 	if err != nil {
 		return nil, UsageError{err}
 	}
 	params := p.values
 	if p.shared {
-		params = declaredParams(app, src, file, params, p.quiet)
+		params = declaredParams(warn, src, file, params, p.quiet)
 	}
 	res, err := playbooks.CompileWithMap(src, playbooks.Options{File: file, Params: params, Lint: p.lint})
 	if res != nil {
 		for _, w := range res.Warnings {
-			fmt.Fprintf(app.Stderr, "warning: %s\n", w)
+			fmt.Fprintf(warn, "warning: %s\n", w)
 		}
 	}
 	if err != nil {
@@ -111,7 +112,7 @@ var luaColumn = regexp.MustCompile(` \(column \d+\)`)
 // declaredParams keeps the -e values the playbook declares and notes the
 // others. A playbook that does not parse keeps them all: its compile error
 // says what is wrong.
-func declaredParams(app *App, src []byte, file string, values map[string]string, quiet bool) map[string]string {
+func declaredParams(warn io.Writer, src []byte, file string, values map[string]string, quiet bool) map[string]string {
 	if len(values) == 0 {
 		return values
 	}
@@ -134,26 +135,26 @@ func declaredParams(app *App, src []byte, file string, values map[string]string,
 	}
 	if len(ignored) > 0 && !quiet {
 		sort.Strings(ignored)
-		fmt.Fprintf(app.Stderr, "note: %s does not declare %s; ignored for it\n", file, strings.Join(ignored, ", "))
+		fmt.Fprintf(warn, "note: %s does not declare %s; ignored for it\n", file, strings.Join(ignored, ", "))
 	}
 	return kept
 }
 
 // dryRun prints the plan of each selected playbook (steps with file:line)
 // without a device, so a user sees what would run.
-func dryRun(app *App, files []string, c *PlayCmd) error {
+func dryRun(out Streams, files []string, c *PlayCmd) error {
 	bad := 0
 	for _, f := range files {
 		if !fileSelected(f, c.IncludeTags, c.ExcludeTags) {
 			continue
 		}
-		res, err := compilePlaybook(app, f, playbookParams{values: c.Env, shared: len(files) > 1})
+		res, err := compilePlaybook(out.Stderr, f, playbookParams{values: c.Env, shared: len(files) > 1})
 		if err != nil {
 			bad++
-			fmt.Fprintln(app.Stderr, strings.TrimSpace(err.Error()))
+			fmt.Fprintln(out.Stderr, strings.TrimSpace(err.Error()))
 			continue
 		}
-		fmt.Fprintf(app.Stdout, "%s (%s): %d steps\n%s\n", res.Meta.Name, f, len(res.Plan), playbooks.FormatPlan(res.Plan))
+		fmt.Fprintf(out.Stdout, "%s (%s): %d steps\n%s\n", res.Meta.Name, f, len(res.Plan), playbooks.FormatPlan(res.Plan))
 	}
 	if bad > 0 {
 		return UsageError{fmt.Errorf("%d of %d playbooks have errors", bad, len(files))}

@@ -25,9 +25,9 @@ type CompletionCmd struct {
 }
 
 // Run prints the script.
-func (c *CompletionCmd) Run(app *App) error {
+func (c *CompletionCmd) Run(out Streams) error {
 	script := map[string]string{"bash": bashCompletion, "zsh": zshCompletion, "fish": fishCompletion}[c.Shell]
-	_, err := fmt.Fprint(app.Stdout, script)
+	_, err := fmt.Fprint(out.Stdout, script)
 	return err
 }
 

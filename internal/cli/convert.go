@@ -26,12 +26,12 @@ func (c *ConvertMaestroCmd) Help() string { return exampleHelp("convert maestro"
 // Run converts, prints the per-file report and lints what it wrote; it
 // fails when a file was not convertible or a converted playbook does not
 // compile.
-func (c *ConvertMaestroCmd) Run(app *App) error {
+func (c *ConvertMaestroCmd) Run(out Streams) error {
 	rep, err := maestro.Convert(c.Path, c.Output)
 	if err != nil {
 		return UsageError{err}
 	}
-	rep.Write(app.Stdout)
+	rep.Write(out.Stdout)
 	_, _, failed := rep.Counts()
 	bad := 0
 	if !c.NoLint {
@@ -41,7 +41,7 @@ func (c *ConvertMaestroCmd) Run(app *App) error {
 			}
 			if _, err := playbooks.Lint(f.Output); err != nil {
 				bad++
-				fmt.Fprintf(app.Stderr, "lint %s: %v\n", filepath.ToSlash(f.Output), err)
+				fmt.Fprintf(out.Stderr, "lint %s: %v\n", filepath.ToSlash(f.Output), err)
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -13,7 +14,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/internal/cron"
+	"github.com/openpocket/openpocket/internal/run"
+	"github.com/openpocket/openpocket/internal/workspace"
 )
 
 // CronCmd manages the scheduled jobs in the jobs file (cron.jobsFile,
@@ -34,15 +38,17 @@ func (a *App) cronPaths() (jobsPath, statePath string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	return h.Resolve(a.cfg.Cron.JobsFile), filepath.Join(h.State(), "cron-state.json"), nil
+	jobsPath, statePath = cronFiles(h, a.cfg)
+	return jobsPath, statePath, nil
 }
 
-// loadCronJobs reads the jobs file; a malformed file is a usage error.
-func (a *App) loadCronJobs() (cron.JobsFile, []cron.Problem, string, error) {
-	jobsPath, _, err := a.cronPaths()
-	if err != nil {
-		return cron.JobsFile{}, nil, "", err
-	}
+// cronFiles are h's jobs file (cfg's cron.jobsFile) and state file.
+func cronFiles(h *workspace.Home, cfg workspace.Config) (jobsPath, statePath string) {
+	return h.Resolve(cfg.Cron.JobsFile), filepath.Join(h.State(), "cron-state.json")
+}
+
+// loadJobsAt reads the jobs file at jobsPath.
+func loadJobsAt(jobsPath string) (cron.JobsFile, []cron.Problem, string, error) {
 	f, probs, err := cron.LoadJobs(jobsPath)
 	if err != nil {
 		return f, nil, jobsPath, UsageError{err}
@@ -50,15 +56,10 @@ func (a *App) loadCronJobs() (cron.JobsFile, []cron.Problem, string, error) {
 	return f, probs, jobsPath, nil
 }
 
-// updateCronJobs applies fn to the jobs file and writes it atomically.
-// Errors from fn are usage errors (unknown id, invalid job).
-func (a *App) updateCronJobs(fn func(f *cron.JobsFile, jobsPath string) error) error {
-	jobsPath, _, err := a.cronPaths()
-	if err != nil {
-		return err
-	}
+// updateJobsAt applies fn to the jobs file at jobsPath, written atomically.
+func updateJobsAt(jobsPath string, fn func(f *cron.JobsFile, jobsPath string) error) error {
 	var fnErr error
-	err = cron.UpdateJobs(jobsPath, func(f *cron.JobsFile) error {
+	err := cron.UpdateJobs(jobsPath, func(f *cron.JobsFile) error {
 		fnErr = fn(f, jobsPath)
 		return fnErr
 	})
@@ -95,19 +96,19 @@ type cronListJSON struct {
 }
 
 // Run prints the table (or JSON); problems go to stderr as warnings.
-func (c *CronListCmd) Run(app *App) error {
-	f, probs, jobsPath, err := app.loadCronJobs()
+func (c *CronListCmd) Run(out Streams, h *workspace.Home, cfg workspace.Config) error {
+	jobsPath, statePath := cronFiles(h, cfg)
+	f, probs, _, err := loadJobsAt(jobsPath)
 	if err != nil {
 		return err
 	}
-	_, statePath, _ := app.cronPaths()
 	st, err := cron.LoadState(statePath)
 	if err != nil {
-		fmt.Fprintf(app.Stderr, "warning: %v\n", err)
+		fmt.Fprintf(out.Stderr, "warning: %v\n", err)
 	}
 	byIndex := map[int][]string{}
 	for _, p := range probs {
-		fmt.Fprintf(app.Stderr, "warning: %s\n", p.Error())
+		fmt.Fprintf(out.Stderr, "warning: %s\n", p.Error())
 		byIndex[p.Index] = append(byIndex[p.Index], p.Field+": "+p.Message)
 	}
 	entries := make([]cronListEntry, len(f.Jobs))
@@ -119,14 +120,14 @@ func (c *CronListCmd) Run(app *App) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(app.Stdout, string(data))
+		fmt.Fprintln(out.Stdout, string(data))
 		return nil
 	}
 	if len(entries) == 0 {
-		fmt.Fprintf(app.Stdout, "no jobs in %s; add one with `openpocket cron add`\n", jobsPath)
+		fmt.Fprintf(out.Stdout, "no jobs in %s; add one with `openpocket cron add`\n", jobsPath)
 		return nil
 	}
-	tw := tabwriter.NewWriter(app.Stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(out.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tENABLED\tSCHEDULE\tPAYLOAD\tDEVICE\tNEXT RUN\tLAST")
 	for _, e := range entries {
 		j := e.Job
@@ -252,8 +253,9 @@ type CronRemoveCmd struct {
 }
 
 // Run removes the job.
-func (c *CronRemoveCmd) Run(app *App) error {
-	err := app.updateCronJobs(func(f *cron.JobsFile, jobsPath string) error {
+func (c *CronRemoveCmd) Run(out Streams, h *workspace.Home, cfg workspace.Config) error {
+	jobsPath, _ := cronFiles(h, cfg)
+	err := updateJobsAt(jobsPath, func(f *cron.JobsFile, jobsPath string) error {
 		if _, ok := f.Find(c.ID); !ok {
 			return fmt.Errorf("cron remove: no job with id %q in %s", c.ID, jobsPath)
 		}
@@ -262,7 +264,7 @@ func (c *CronRemoveCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(app.Stdout, "removed %s\n", c.ID)
+	fmt.Fprintf(out.Stdout, "removed %s\n", c.ID)
 	return nil
 }
 
@@ -272,7 +274,9 @@ type CronEnableCmd struct {
 }
 
 // Run enables the job.
-func (c *CronEnableCmd) Run(app *App) error { return setCronEnabled(app, c.ID, true) }
+func (c *CronEnableCmd) Run(out Streams, h *workspace.Home, cfg workspace.Config) error {
+	return setCronEnabled(out, h, cfg, c.ID, true)
+}
 
 // CronDisableCmd disables a job.
 type CronDisableCmd struct {
@@ -280,11 +284,14 @@ type CronDisableCmd struct {
 }
 
 // Run disables the job.
-func (c *CronDisableCmd) Run(app *App) error { return setCronEnabled(app, c.ID, false) }
+func (c *CronDisableCmd) Run(out Streams, h *workspace.Home, cfg workspace.Config) error {
+	return setCronEnabled(out, h, cfg, c.ID, false)
+}
 
-func setCronEnabled(app *App, id string, enabled bool) error {
+func setCronEnabled(out Streams, h *workspace.Home, cfg workspace.Config, id string, enabled bool) error {
 	verb := map[bool]string{true: "enable", false: "disable"}[enabled]
-	err := app.updateCronJobs(func(f *cron.JobsFile, jobsPath string) error {
+	jobsPath, _ := cronFiles(h, cfg)
+	err := updateJobsAt(jobsPath, func(f *cron.JobsFile, jobsPath string) error {
 		if _, ok := f.Find(id); !ok {
 			return fmt.Errorf("cron %s: no job with id %q in %s", verb, id, jobsPath)
 		}
@@ -293,13 +300,13 @@ func setCronEnabled(app *App, id string, enabled bool) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(app.Stdout, "%sd %s\n", verb, id)
+	fmt.Fprintf(out.Stdout, "%sd %s\n", verb, id)
 	if enabled {
 		// An enabled job with problems is still skipped: say so now.
-		if _, probs, _, err := app.loadCronJobs(); err == nil {
+		if _, probs, _, err := loadJobsAt(jobsPath); err == nil {
 			for _, p := range probs {
 				if p.JobID == id {
-					fmt.Fprintf(app.Stderr, "warning: %s (the gateway skips this job until it is fixed)\n", p.Error())
+					fmt.Fprintf(out.Stderr, "warning: %s (the gateway skips this job until it is fixed)\n", p.Error())
 				}
 			}
 		}
@@ -313,14 +320,14 @@ func setCronEnabled(app *App, id string, enabled bool) error {
 type CronRunCmd struct {
 	ID string `arg:"" help:"Job id (disabled jobs run too)." placeholder:"ID"`
 
-	runsFor jobRunsFor // tests: fake run functions
+	runner JobRunnerFactory // tests: a fake job runner
 }
 
 // Run runs the job in the foreground with the same runner and state
 // recording as the gateway. It refuses while a gateway runs: the gateway
 // owns the state file and the devices.
 func (c *CronRunCmd) Run(app *App) error {
-	jobsPath, statePath, err := app.cronPaths()
+	jobsPath, _, err := app.cronPaths()
 	if err != nil {
 		return err
 	}
@@ -332,49 +339,103 @@ func (c *CronRunCmd) Run(app *App) error {
 		return cronUsagef("cron run: no job with id %q in %s", c.ID, jobsPath)
 	}
 	h, _ := app.home()
-	// Only a check, not held: holding it would make a gateway started
-	// meanwhile report this command as the running gateway.
-	release, err := cron.AcquireGatewayLock(h.State())
-	if err != nil {
-		return fmt.Errorf("cron run %s: %w", c.ID, err)
+	if err := gatewayNotRunning(h, c.ID); err != nil {
+		return err
 	}
-	release()
-
-	runner := app.jobRunner()
-	if c.runsFor != nil {
-		runner.runsFor = c.runsFor
-	}
-	// In the foreground an agent job shows its progress and can ask for
-	// human auth on the terminal, like `openpocket agent`.
-	runner.agent = agentRunOptions{Stdin: os.Stdin, Stdout: app.Stdout, OnEvent: newAgentProgress(app.Stdout, isTTY(app.Stdout)).event}
-	s, err := cron.New(jobsPath, statePath, runner, cron.Options{DefaultDevice: app.defaultDeviceName()})
+	runner, err := app.jobRunnerWith(c.runner, app.foregroundJobEnv)
 	if err != nil {
 		return err
 	}
-	start := time.Now()
-	runErr := s.RunNow(app.Ctx, c.ID)
-	_ = s.Stop(context.Background())
-	st := s.State().Jobs[c.ID]
-	took := time.Since(start).Round(100 * time.Millisecond)
-	if runErr != nil {
-		if errors.Is(runErr, cron.ErrBusy) || ExitCode(runErr) != ExitFailed {
-			return runErr // canceled, device or model errors keep their exit codes
-		}
-		fmt.Fprintf(app.Stderr, "job %s failed after %s: %s\n", c.ID, took, strings.TrimSpace(st.LastMessage))
-		return FailedError{Msg: fmt.Sprintf("job %s failed", c.ID)}
+	st, took, err := runJobNow(app.Ctx, h, app.cfg, c.ID, app.defaultDeviceName(app.cfg), runner)
+	return reportJob(app.Stderr, c.ID, st, took, err)
+}
+
+// gatewayNotRunning refuses a job run while h's gateway runs. Only a
+// check, not held: holding it would make a gateway started meanwhile
+// report this command as the running gateway.
+func gatewayNotRunning(h *workspace.Home, id string) error {
+	release, err := cron.AcquireGatewayLock(h.State())
+	if err != nil {
+		return fmt.Errorf("cron run %s: %w", id, err)
 	}
-	fmt.Fprintf(app.Stderr, "job %s ok after %s: %s\n", c.ID, took, strings.TrimSpace(st.LastMessage))
+	release()
 	return nil
 }
 
+// runJobNow runs job id of h's jobs file once now on runner, recording its
+// state as the gateway does, and returns that state, how long the run
+// took and its error.
+func runJobNow(ctx context.Context, h *workspace.Home, cfg workspace.Config, id, defaultDevice string, runner cron.Runner) (cron.JobState, time.Duration, error) {
+	s, err := cron.New(h.Resolve(cfg.Cron.JobsFile), filepath.Join(h.State(), "cron-state.json"), runner, cron.Options{DefaultDevice: defaultDevice})
+	if err != nil {
+		return cron.JobState{}, 0, err
+	}
+	start := time.Now()
+	runErr := s.RunNow(ctx, id)
+	_ = s.Stop(context.Background())
+	return s.State().Jobs[id], time.Since(start).Round(100 * time.Millisecond), runErr
+}
+
+// reportJob says on w how job id's run ended and returns the command's
+// error: canceled, busy, device or model errors keep their exit codes; a
+// failed run is reported here (exit 1).
+func reportJob(w io.Writer, id string, st cron.JobState, took time.Duration, runErr error) error {
+	if runErr != nil {
+		if errors.Is(runErr, cron.ErrBusy) || ExitCode(runErr) != ExitFailed {
+			return runErr
+		}
+		fmt.Fprintf(w, "job %s failed after %s: %s\n", id, took, strings.TrimSpace(st.LastMessage))
+		return FailedError{Msg: fmt.Sprintf("job %s failed", id)}
+	}
+	fmt.Fprintf(w, "job %s ok after %s: %s\n", id, took, strings.TrimSpace(st.LastMessage))
+	return nil
+}
+
+// jobRunnerWith is the gateway's job runner (Deps.JobRunner; override, for
+// tests, wins) over the environment env builds.
+func (a *App) jobRunnerWith(override JobRunnerFactory, env func() (JobRunnerEnv, error)) (cron.Runner, error) {
+	factory := a.newJobRunner
+	if override != nil {
+		factory = override
+	}
+	if factory == nil {
+		return nil, internalError{errors.New("cron run: this build has no job runner (cmd/openpocket binds Deps.JobRunner)")}
+	}
+	e, err := env()
+	if err != nil {
+		return failedRunner{err}, nil // the job fails with it, recorded in its state
+	}
+	return factory(e), nil
+}
+
+// foregroundJobEnv runs a job on this command's run service. In the
+// foreground an agent job shows its progress and can ask for human auth
+// on the terminal, like `openpocket agent`; bad input (a playbook that
+// does not compile, a missing script) exits 2.
+func (a *App) foregroundJobEnv() (JobRunnerEnv, error) {
+	svc, err := a.runService()
+	if err != nil {
+		return JobRunnerEnv{}, err
+	}
+	h, _ := a.home()
+	o := agentRunOptions{Stdin: os.Stdin, Stdout: a.Stdout}
+	progress := newAgentProgress(a.Stdout, isTTY(a.Stdout))
+	return JobRunnerEnv{Service: svc, Base: h.Workspace(), Warn: a.Stderr,
+		HumanAuth: func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error) {
+			return a.humanAuthWith(ctx, a.cfg.HumanAuth, sess, o)
+		},
+		Agent: run.AgentOptions{Stdin: o.Stdin, Stdout: o.Stdout,
+			Events: func(ev run.Event) { progress.event(engine.Event{Kind: string(ev.Kind), Fields: ev.Fields}) }},
+		BadInput: func(err error) error { return UsageError{err} },
+	}, nil
+}
+
 // defaultDeviceName names the device of jobs without one, for per-device
-// exclusion and messages: --device, else the configured target.
-func (a *App) defaultDeviceName() string {
-	if a.Device != "" {
-		return a.Device
+// exclusion and messages: --device (or the virtual phone's), else cfg's
+// target.
+func (a *App) defaultDeviceName(cfg workspace.Config) string {
+	if s := a.devices().serial(); s != "" {
+		return s
 	}
-	if a.ws != nil && a.cfg.Target.Device != "" {
-		return a.cfg.Target.Device
-	}
-	return ""
+	return cfg.Target.Device
 }

@@ -33,19 +33,15 @@ type CronAddCmd struct {
 }
 
 // Run validates the flags, adds the job to the jobs file and prints its id.
-func (c *CronAddCmd) Run(app *App) error {
-	cfg, err := app.config()
-	if err != nil {
-		return err
-	}
-	h, _ := app.home()
+func (c *CronAddCmd) Run(out Streams, g Globals, h *workspace.Home, cfg workspace.Config) error {
 	// The global --device (-s) is the job's device.
-	job, err := c.job(cfg, h, app.Device, time.Now())
+	job, err := c.job(cfg, h, g.Device, time.Now())
 	if err != nil {
 		return err
 	}
+	jobsPath, _ := cronFiles(h, cfg)
 	var added cron.Job
-	err = app.updateCronJobs(func(f *cron.JobsFile, _ string) error {
+	err = updateJobsAt(jobsPath, func(f *cron.JobsFile, _ string) error {
 		var err error
 		added, err = f.AddJob(job)
 		return err
@@ -53,8 +49,8 @@ func (c *CronAddCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(app.Stdout, added.ID)
-	fmt.Fprintf(app.Stderr, "added %s %q: %s → %s\n", added.ID, added.Name, cronScheduleText(added.Schedule), cronPayloadText(added))
+	fmt.Fprintln(out.Stdout, added.ID)
+	fmt.Fprintf(out.Stderr, "added %s %q: %s → %s\n", added.ID, added.Name, cronScheduleText(added.Schedule), cronPayloadText(added))
 	return nil
 }
 
@@ -262,4 +258,9 @@ func cronDefaultName(p cron.Payload) string {
 		name = string(r[:39]) + "…"
 	}
 	return name
+}
+
+func jobFileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -49,9 +50,10 @@ func runCronCLI(t *testing.T, home string, runs *fakeRuns, args ...string) cronR
 		return cronResult{ExitUsage, out.String(), err.Error()}
 	}
 	if runs != nil {
-		cli.Cron.Run.runsFor = runs.runsFor
+		cli.Cron.Run.runner = runs.runner
 	}
 	app := &App{Globals: cli.Globals, Stdout: &out, Stderr: &errOut, Ctx: context.Background()}
+	require.NoError(t, bindDeps(kctx, app.Ctx, app))
 	err = kctx.Run(app)
 	if err != nil && !isReported(err) {
 		fmt.Fprintf(&errOut, "openpocket: %s\n", err)
@@ -310,4 +312,25 @@ func TestCronRunRefusedWhileGatewayRuns(t *testing.T) {
 	assert.Equal(t, ExitFailed, r.code)
 	assert.Contains(t, r.stderr, fmt.Sprintf("cron run x: gateway already running (pid %d", os.Getpid()))
 	assert.Empty(t, runs.recorded())
+}
+
+// TestCronRunBuildsTheForegroundRunner: `cron run` builds the job runner
+// (the gateway's, Deps.JobRunner) on its run service with the workspace
+// for relative paths, compile warnings on stderr, agent progress on
+// stdout, and bad input marked for exit 2.
+func TestCronRunBuildsTheForegroundRunner(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	r := runCronCLI(t, home, nil, "cron", "add", "--id", "x", "--every", "1m", "--task", "a")
+	require.Equal(t, 0, r.code, r.stderr)
+	runs := newFakeRuns()
+	r = runCronCLI(t, home, runs, "cron", "run", "x")
+	require.Equal(t, 0, r.code, r.stderr)
+	env := runs.env
+	assert.NotNil(t, env.Service)
+	assert.Equal(t, filepath.Join(home, "workspace"), env.Base)
+	assert.NotNil(t, env.Warn)
+	assert.NotNil(t, env.Agent.Events, "agent steps are shown")
+	assert.NotNil(t, env.Agent.Stdout, "human auth can be asked on the terminal")
+	assert.NotNil(t, env.HumanAuth)
+	assert.Equal(t, ExitUsage, ExitCode(env.BadInput(errors.New("flow.yaml:3: bad"))))
 }

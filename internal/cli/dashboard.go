@@ -12,12 +12,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/openpocket/openpocket/engine"
-	"github.com/openpocket/openpocket/internal/adb"
 	"github.com/openpocket/openpocket/internal/atomicfile"
-	"github.com/openpocket/openpocket/internal/lease"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
@@ -162,110 +159,110 @@ func installToken(in *workspace.Install) (string, error) {
 	return strings.TrimSpace(string(b)), nil
 }
 
-// deviceUse says how a command's run service opens devices.
-type deviceUse int
-
-const (
-	// deviceHeld: the lease is taken once and held until the command
-	// ends (CLI commands).
-	deviceHeld deviceUse = iota
-	// deviceLeasedPerRun: each run (an action from a web page) takes the
-	// lease and gives it back when it ends.
-	deviceLeasedPerRun
-	// deviceViewOnly: no lease at all (screen captures only).
-	deviceViewOnly
-)
-
-// heldOpenMu serializes the device opens of held-lease Apps: runs on
-// several devices at once (play --devices) share one App's leases and
-// cleanups, and Apps are copied by value (so the lock is not a field).
-// Opens are quick; only one waiting with --wait-device holds others up.
-var heldOpenMu sync.Mutex
-
-// deviceOpener is the run service's device opener for this App.
-func (a *App) deviceOpener() func(ctx context.Context, target string) (engine.Device, func(), error) {
-	if a.deviceUse == deviceHeld {
-		return func(ctx context.Context, target string) (engine.Device, func(), error) {
-			heldOpenMu.Lock()
-			defer heldOpenMu.Unlock()
-			return a.openRunDevice(ctx, target)
-		}
-	}
-	return func(ctx context.Context, target string) (engine.Device, func(), error) {
-		serial := target
-		if serial == "" {
-			serial = a.Device
-		}
-		d, err := a.adbClient().Open(ctx, adb.Target{Serial: serial, Endpoint: a.Target})
-		if err == nil {
-			err = a.honourBindings(ctx, d)
-		}
-		if err != nil || a.deviceUse == deviceViewOnly {
-			return d, nil, err
-		}
-		l, err := lease.Acquire(ctx, d.Serial(), lease.Options{Wait: a.WaitDevice, Command: a.command})
-		if err != nil {
-			return nil, nil, err
-		}
-		return d, func() { l.Release() }, nil
-	}
-}
-
-// agentRuntime opens agent id for a long-running front end.
+// agentRuntime opens agent id for a long-running front end: its home and
+// two run services from the one factory (newService) — a view that takes
+// no lease, a driver whose runs each hold the phone's lease and executors
+// of their own — over the agent's config and target.
 func (a *App) agentRuntime(id string) (*AgentRuntime, error) {
-	view, err := a.agentApp(id, deviceViewOnly)
+	h, cfg, err := a.agentHomeOf(id)
 	if err != nil {
 		return nil, err
 	}
-	drive, err := a.agentApp(id, deviceLeasedPerRun)
-	if err != nil {
-		view.runCleanups()
-		return nil, err
+	spec := func(mode leaseMode) serviceSpec {
+		return serviceSpec{home: h, cfg: cfg, agentID: id, mode: mode, plainLease: mode != leasesNone}
 	}
-	rt := &AgentRuntime{ID: id, Home: drive.ws, View: view.svc, Drive: drive.svc,
-		Close: func() { view.runCleanups(); drive.runCleanups() }}
-	// Jobs and replays get an App of their own each: they run in the
-	// background, and an App serves one command at a time.
+	view, drive := a.newService(spec(leasesNone)), a.newService(spec(leasesPerRun))
+	rt := &AgentRuntime{ID: id, Home: h, View: view, Drive: drive,
+		Close: func() { view.Close(); drive.Close() }}
+	// Jobs and replays run in the background on the driver, as `openpocket
+	// cron run` and `openpocket skills run` would; the outcome lands in the
+	// agent's sessions and state.
 	rt.RunJob = func(ctx context.Context, job string) error {
-		return a.background(ctx, id, func(b *App) error { return (&CronRunCmd{ID: job}).Run(b) })
-	}
-	rt.ReplaySkill = func(ctx context.Context, name string) error {
-		return a.background(ctx, id, func(b *App) error {
-			svc, err := b.runService()
-			if err != nil {
+		runner, err := a.jobRunnerWith(nil, func() (JobRunnerEnv, error) { return a.dashboardJobEnv(h, cfg, id, drive), nil })
+		if err != nil {
+			return err
+		}
+		a.background(id, func() error {
+			if err := gatewayNotRunning(h, job); err != nil {
 				return err
 			}
-			return (&SkillsRunCmd{Name: name}).Run(b.Ctx, b, svc)
+			st, took, err := runJobNow(ctx, h, cfg, job, cfg.Target.Device, runner)
+			return reportJob(a.Stderr, job, st, took, err)
 		})
+		return nil
+	}
+	rt.ReplaySkill = func(ctx context.Context, name string) error {
+		a.background(id, func() error { return replaySkill(ctx, a.Stderr, drive, name) })
+		return nil
 	}
 	return rt, nil
 }
 
-// agentApp is an App acting as agent id, its run service built.
-func (a *App) agentApp(id string, use deviceUse) (*App, error) {
-	g := a.Globals
-	g.AgentID, g.Device, g.Target, g.UseSim, g.Config = id, "", "", false, ""
-	b := &App{Globals: g, Stdout: io.Discard, Stderr: a.Stderr, Ctx: a.Ctx, Logger: a.Logger, command: a.command, deviceUse: use}
-	if _, err := b.runService(); err != nil {
-		b.runCleanups()
-		return nil, err
+// agentHomeOf opens agent id's home and config (its own config.json: the
+// global --config is this command's agent's), printing config warnings.
+func (a *App) agentHomeOf(id string) (*workspace.Home, workspace.Config, error) {
+	var (
+		h   *workspace.Home
+		err error
+	)
+	if id == workspace.DefaultAgent {
+		h, err = workspace.Open(a.Home)
+	} else {
+		var in *workspace.Install
+		if in, err = a.install(); err == nil {
+			h, err = in.OpenAgent(id)
+		}
 	}
-	return b, nil
+	if err != nil {
+		return nil, workspace.Config{}, UsageError{err}
+	}
+	printConfigWarnings(a.Stderr, h.Warnings())
+	return h, h.Config(), nil
 }
 
-// background checks the agent opens, then runs fn on a fresh App in its
-// own goroutine; the outcome lands in the agent's sessions and state.
-func (a *App) background(ctx context.Context, id string, fn func(*App) error) error {
-	b, err := a.agentApp(id, deviceLeasedPerRun)
+// dashboardJobEnv is the job runner environment of a dashboard's "run
+// now": the agent's driver service, no terminal (progress dropped),
+// human-auth links for the agent without starting a relay here.
+func (a *App) dashboardJobEnv(h *workspace.Home, cfg workspace.Config, id string, svc *run.Service) JobRunnerEnv {
+	o := agentRunOptions{Stdin: os.Stdin, Stdout: io.Discard}
+	return JobRunnerEnv{Service: svc, Base: h.Workspace(), Warn: a.Stderr,
+		HumanAuth: func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error) {
+			return a.humanAuthIn(ctx, authHome{home: h, agentID: id}, cfg.HumanAuth, sess, o)
+		},
+		Agent:    run.AgentOptions{Stdin: o.Stdin, Stdout: o.Stdout},
+		BadInput: func(err error) error { return UsageError{err} },
+	}
+}
+
+// replaySkill replays skill name (a name or path) on svc's default device
+// as `openpocket skills run` does, persisting its session; a failure is
+// reported on stderr.
+func replaySkill(ctx context.Context, stderr io.Writer, svc *run.Service, name string) error {
+	c := &SkillsRunCmd{Name: name}
+	name, task, src, from, err := c.resolve(svc.Config().Skills)
 	if err != nil {
 		return err
 	}
-	b.Ctx = ctx
+	if c.shadowNote != "" {
+		fmt.Fprintln(stderr, c.shadowNote)
+	}
+	if err := run.CheckSkill(from, src); err != nil {
+		return UsageError{err}
+	}
+	res, err := svc.Replay(ctx, run.ReplayOptions{Name: name, Skill: from, Source: src, Task: "skill " + name + ": " + task, Persist: true})
+	var notReady *run.NotReadyError
+	if err != nil && res.Message != "" && !errors.As(err, &notReady) {
+		reportReplayFailure(stderr, err, res.SessionPath)
+		return FailedError{Msg: "replay failed"}
+	}
+	return err
+}
+
+// background runs fn in its own goroutine, logging its failure.
+func (a *App) background(id string, fn func() error) {
 	go func() {
-		defer b.runCleanups()
-		if err := fn(b); err != nil {
-			b.logger().Warn("dashboard: background run failed", "agent", id, "err", err)
+		if err := fn(); err != nil {
+			a.logger().Warn("dashboard: background run failed", "agent", id, "err", err)
 		}
 	}()
-	return nil
 }

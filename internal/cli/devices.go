@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"text/tabwriter"
@@ -14,17 +15,17 @@ type DevicesCmd struct {
 }
 
 // Run lists devices with state and model.
-func (c *DevicesCmd) Run(app *App) error {
-	client := app.adbClient()
-	if err := client.EnsureServer(app.Ctx); err != nil {
+func (c *DevicesCmd) Run(ctx context.Context, out Streams, g Globals, phones *Phones) error {
+	client := phones.adbClient()
+	if err := client.EnsureServer(ctx); err != nil {
 		return err
 	}
-	if app.UseSim {
-		if _, err := app.startSim(); err != nil {
+	if g.UseSim {
+		if _, err := phones.startSim(); err != nil {
 			return err
 		}
 	}
-	devs, err := client.Devices(app.Ctx)
+	devs, err := client.Devices(ctx)
 	if err != nil {
 		return err
 	}
@@ -32,15 +33,15 @@ func (c *DevicesCmd) Run(app *App) error {
 		if devs == nil {
 			devs = []adb.DeviceInfo{} // [] rather than null for scripts
 		}
-		enc := json.NewEncoder(app.Stdout)
+		enc := json.NewEncoder(out.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(devs)
 	}
 	if len(devs) == 0 {
-		fmt.Fprintln(app.Stdout, "no devices attached (start the virtual phone with `openpocket sim`)")
+		fmt.Fprintln(out.Stdout, "no devices attached (start the virtual phone with `openpocket sim`)")
 		return nil
 	}
-	tw := tabwriter.NewWriter(app.Stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(out.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SERIAL\tSTATE\tMODEL\tPRODUCT")
 	for _, d := range devs {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", d.Serial, d.State, dash(d.Model), dash(d.Product))

@@ -47,7 +47,7 @@ func (c *DoctorCmd) Run(app *App) error {
 	d := &doctor{app: app}
 	cfg, cfgOK := d.config()
 	if app.UseSim {
-		if _, err := app.startSim(); err != nil {
+		if _, err := app.devices().startSim(); err != nil {
 			d.add(false, true, "virtual phone: "+err.Error(), "check the adb server line below")
 		}
 	}
@@ -104,13 +104,12 @@ func (d *doctor) config() (workspace.Config, bool) {
 		d.add(false, false, "config: "+w.String(), "rename or remove the key")
 	}
 	d.add(true, true, "config: "+path+" is valid", "")
-	d.app.cfg = cfg
 	return cfg, true
 }
 
 // adb checks the binary and that the server answers (without starting it).
 func (d *doctor) adb() bool {
-	addr := d.app.adbAddr()
+	addr := d.app.devices().adbAddr()
 	bin, lookErr := exec.LookPath("adb")
 	conn, dialErr := net.DialTimeout("tcp", addr, 2*time.Second)
 	if dialErr == nil {
@@ -135,13 +134,13 @@ func (d *doctor) adb() bool {
 func (d *doctor) devices(cfg workspace.Config) {
 	ctx, cancel := context.WithTimeout(d.app.Ctx, 10*time.Second)
 	defer cancel()
-	client := d.app.adbClient()
+	client := d.app.devices().adbClient()
 	devs, err := client.Devices(ctx)
 	if err != nil {
 		d.add(false, true, "devices: "+err.Error(), "adb kill-server && adb start-server, if the server is wedged")
 		return
 	}
-	want := d.app.Device
+	want := d.app.devices().serial()
 	if want == "" && d.app.Target == "" {
 		want = cfg.Target.Device
 	}

@@ -1,23 +1,17 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"strings"
 	"time"
 
-	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/device"
-	"github.com/openpocket/openpocket/engine/prompt"
 	"github.com/openpocket/openpocket/engine/screen"
-	"github.com/openpocket/openpocket/internal/adb"
 	"github.com/openpocket/openpocket/internal/executor/execset"
 	"github.com/openpocket/openpocket/internal/llm"
 	"github.com/openpocket/openpocket/internal/run"
-	"github.com/openpocket/openpocket/internal/skills"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
 
@@ -71,7 +65,12 @@ func (a *App) model(profile string) (*llm.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := a.cfg
+	return a.modelFor(h, a.cfg, profile)
+}
+
+// modelFor builds the model client of a profile of cfg ("" = its
+// defaultModel), remembering the working endpoint in h.
+func (a *App) modelFor(h *workspace.Home, cfg workspace.Config, profile string) (*llm.Client, error) {
 	if profile == "" {
 		profile = cfg.DefaultModel
 	}
@@ -125,16 +124,14 @@ func profileNames(cfg workspace.Config) string {
 	return names
 }
 
-// phoneOptions derive the device layer's tuning from config.
-func (a *App) phoneOptions() device.Options {
+// phoneOptionsFor is the device layer's tuning of cfg.
+func phoneOptionsFor(cfg workspace.Config) device.Options {
 	o := device.Options{}
-	if a.ws != nil {
-		if ms := a.cfg.Device.SettleTimeoutMs; ms > 0 {
-			o.SettleTimeout = time.Duration(ms) * time.Millisecond
-		}
-		if p, ok := a.cfg.Profile(""); ok {
-			o.Image = imageEncoding(p)
-		}
+	if ms := cfg.Device.SettleTimeoutMs; ms > 0 {
+		o.SettleTimeout = time.Duration(ms) * time.Millisecond
+	}
+	if p, ok := cfg.Profile(""); ok {
+		o.Image = imageEncoding(p)
 	}
 	return o
 }
@@ -149,9 +146,10 @@ func imageEncoding(p workspace.ModelProfile) screen.ImageEncoding {
 	return screen.ImageEncoding{Format: f, Quality: p.ImageQuality}
 }
 
-// runService builds the run service of this command once: the device
-// opener (global device flags, config's target, the lease), the model
-// factory, the workspace's executors and skills, config's agent settings.
+// runService builds the run service of this command once (newService):
+// the global flags' device selection (config's target when they name
+// none), device leases held until the command ends, the workspace's
+// executors.
 func (a *App) runService() (*run.Service, error) {
 	if a.svc != nil {
 		return a.svc, nil
@@ -160,88 +158,30 @@ func (a *App) runService() (*run.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := a.cfg
-	if a.Device == "" && a.Target == "" && !a.UseSim {
-		a.Device, a.Target = cfg.Target.Device, cfg.Target.AdbEndpoint
-	}
 	set, err := a.executorSet()
 	if err != nil {
 		return nil, err
 	}
-	a.svc = run.New(run.Config{
-		OpenDevice:   a.deviceOpener(),
-		PhoneOptions: a.phoneOptions(),
-		Model: func(profile string) (engine.Model, error) {
-			m, err := a.model(profile)
-			if err != nil {
-				return nil, err
-			}
-			return m, nil
-		},
-		Executors:    set,
-		Store:        h,
-		WorkspaceDir: h.Workspace(),
-		StateDir:     h.State(),
-		ContextFiles: func(budget int) []prompt.ContextFile {
-			var files []prompt.ContextFile
-			for _, f := range h.ContextFiles(budget) {
-				files = append(files, prompt.ContextFile{Name: f.Name, Content: f.Content})
-			}
-			return files
-		},
-		Skills: a.skillLoader(),
-		Agent: run.AgentDefaults{
-			MaxSteps:           cfg.Agent.MaxSteps,
-			SystemPromptMode:   cfg.Agent.SystemPromptMode,
-			ReturnHome:         cfg.Agent.ReturnHomeOnTaskEnd,
-			LoopDelay:          time.Duration(cfg.Agent.LoopDelayMs) * time.Millisecond,
-			ContextBudgetChars: cfg.Agent.ContextBudgetChars,
-			AutoArtifacts:      cfg.Agent.AutoArtifactsEnabled,
-		},
-		ModelImage: func(profile string) (screen.ImageEncoding, bool) {
-			if p, ok := cfg.Profile(profile); ok {
-				return imageEncoding(p), true
-			}
-			return screen.ImageEncoding{}, false
-		},
-		PIN:    cfg.Target.Pin,
-		Logger: a.logger(),
-		LogHandler: func(w io.Writer, level slog.Level) slog.Handler {
-			return newHumanHandler(w, level)
-		},
-	})
-	// What the wake-up before a run did is worth a line on the terminal.
-	a.svc.Subscribe(func(ev run.Event) {
-		if ev.Ready != nil && ev.Ready.Report != "" {
-			fmt.Fprintln(a.Stderr, ev.Ready.Report)
-		}
-	})
+	sp := a.commandSpec(h, a.cfg, leasesHeld)
+	sp.executors = set
+	a.svc = a.newService(sp)
+	a.onExit(a.svc.Close)
 	return a.svc, nil
 }
 
-// openRunDevice is the run service's device opener: "" is the device the
-// global flags (or config) select, a serial that device. The lease is held
-// until the command ends (a command may run several times on it).
-func (a *App) openRunDevice(ctx context.Context, target string) (engine.Device, func(), error) {
-	if target == "" || target == a.Device {
-		d, err := a.openDevice(ctx)
-		return d, nil, err
-	}
-	d, err := a.adbClient().Open(ctx, adb.Target{Serial: target})
-	if err == nil {
-		err = a.honourBindings(ctx, d)
-	}
-	if err == nil {
-		err = a.leaseDevice(ctx, d.Serial())
-	}
-	if err != nil {
-		if a.deviceErr == nil {
-			a.deviceErr = err
-		}
-		return nil, nil, err
-	}
-	return d, nil, nil
-}
+// leaseMode is how a run service takes device leases (run.Config).
+type leaseMode int
+
+const (
+	// leasesHeld: a command holds each device from its first use until
+	// it ends (CLI commands).
+	leasesHeld leaseMode = iota
+	// leasesPerRun: each run holds its device for exactly the run (the
+	// gateway's jobs, a dashboard's actions).
+	leasesPerRun
+	// leasesNone: no lease (looking at the screen does not drive it).
+	leasesNone
+)
 
 // executorSet opens the workspace's executors once per command; background
 // exec sessions end with it.
@@ -256,13 +196,4 @@ func (a *App) executorSet() (*execset.Set, error) {
 	a.execSet = set
 	a.onExit(func() { set.Close() })
 	return set, nil
-}
-
-// skillLoader finds skills: bundled, OPENPOCKET_HOME/skills, workspace/skills.
-func (a *App) skillLoader() *skills.Loader {
-	l := &skills.Loader{}
-	if a.ws != nil {
-		l.HomeDir, l.WorkspaceDir = a.ws.Dir(), a.ws.Workspace()
-	}
-	return l
 }

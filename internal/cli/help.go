@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strings"
 )
@@ -109,8 +110,8 @@ type HelpCmd struct {
 }
 
 // Run prints the help of the named command, like COMMAND --help.
-func (c *HelpCmd) Run(app *App) error {
-	code := Main(app.Ctx, append(append([]string{}, c.Command...), "--help"), app.Stdout, app.Stderr)
+func (c *HelpCmd) Run(ctx context.Context, out Streams) error {
+	code := Main(ctx, append(append([]string{}, c.Command...), "--help"), out.Stdout, out.Stderr)
 	if code != ExitOK {
 		return UsageError{fmt.Errorf("help: no command %q (see openpocket --help)", strings.Join(c.Command, " "))}
 	}

@@ -2,21 +2,23 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/internal/cron"
+	"github.com/openpocket/openpocket/internal/workspace"
 )
 
-// fakeCall is one call of a fake run function.
+// The job runner's own tests (payload dispatch, results, the job's device
+// claimed on the service) are internal/gateway's: `cron run` uses that
+// runner (Deps.JobRunner). These fakes stand in for it in `cron run`'s
+// tests.
+
+// fakeCall is one job run the fake runner was asked for.
 type fakeCall struct {
 	Kind   string // agent, playbook, lua
 	Device string
@@ -28,24 +30,43 @@ type fakeCall struct {
 	ctx    context.Context
 }
 
-// fakeRuns stands in for the App's run functions. result decides each
-// call's outcome; by default it succeeds with "done".
+// fakeRuns is a fake job runner factory. result decides each run's
+// outcome; by default it succeeds with "done". env is the last
+// environment the command built a runner from.
 type fakeRuns struct {
-	mu       sync.Mutex
-	calls    []fakeCall
-	callCh   chan fakeCall
-	cleanups int
-	result   func(c fakeCall) (engine.RunResult, error)
+	mu     sync.Mutex
+	calls  []fakeCall
+	result func(c fakeCall) (engine.RunResult, error)
+	env    JobRunnerEnv
 }
 
-func newFakeRuns() *fakeRuns { return &fakeRuns{callCh: make(chan fakeCall, 100)} }
+func newFakeRuns() *fakeRuns { return &fakeRuns{} }
 
-func (f *fakeRuns) runsFor(ctx context.Context, device string) (jobRuns, func()) {
-	return &fakeDeviceRuns{f: f, device: device}, func() {
-		f.mu.Lock()
-		f.cleanups++
-		f.mu.Unlock()
+// runner is a JobRunnerFactory.
+func (f *fakeRuns) runner(env JobRunnerEnv) cron.Runner {
+	f.mu.Lock()
+	f.env = env
+	f.mu.Unlock()
+	return fakeRunner{f}
+}
+
+type fakeRunner struct{ f *fakeRuns }
+
+func (r fakeRunner) Run(ctx context.Context, job cron.Job) (bool, string, error) {
+	c := fakeCall{Device: cron.DeviceOf(job), ctx: ctx}
+	switch p := job.Payload; p.Kind {
+	case cron.PayloadPlaybook:
+		c.Kind, c.Path, c.Params = "playbook", p.Path, p.Params
+	case cron.PayloadLua:
+		c.Kind, c.Path, c.Args = "lua", p.Path, p.Args
+	default:
+		c.Kind, c.Task = "agent", p.Task
+		if job.Model != nil {
+			c.Model = *job.Model
+		}
 	}
+	res, err := r.f.call(c)
+	return res.Success, res.Message, err
 }
 
 func (f *fakeRuns) call(c fakeCall) (engine.RunResult, error) {
@@ -53,7 +74,6 @@ func (f *fakeRuns) call(c fakeCall) (engine.RunResult, error) {
 	f.calls = append(f.calls, c)
 	res := f.result
 	f.mu.Unlock()
-	f.callCh <- c
 	if res != nil {
 		return res(c)
 	}
@@ -66,100 +86,17 @@ func (f *fakeRuns) recorded() []fakeCall {
 	return slices.Clone(f.calls)
 }
 
-type fakeDeviceRuns struct {
-	f      *fakeRuns
-	device string
-}
-
-func (d *fakeDeviceRuns) runAgent(ctx context.Context, task string, o agentRunOptions) (engine.RunResult, error) {
-	return d.f.call(fakeCall{Kind: "agent", Device: d.device, Task: task, Model: o.Model, ctx: ctx})
-}
-
-func (d *fakeDeviceRuns) runPlaybook(ctx context.Context, path string, params map[string]string) (engine.RunResult, error) {
-	return d.f.call(fakeCall{Kind: "playbook", Device: d.device, Path: path, Params: params, ctx: ctx})
-}
-
-func (d *fakeDeviceRuns) runLuaFile(ctx context.Context, path string, args []string) (engine.RunResult, error) {
-	return d.f.call(fakeCall{Kind: "lua", Device: d.device, Path: path, Args: args, ctx: ctx})
-}
-
-func TestJobRunnerDispatchesPayloads(t *testing.T) {
-	base := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(base, "flow.yaml"), []byte("x"), 0o644))
-	f := newFakeRuns()
-	r := newJobRunner(f.runsFor, base)
-	model := "fast"
-	ctx := context.Background()
-
-	ok, msg, err := r.Run(ctx, cron.Job{ID: "a", Device: "emu-1", Model: &model, Payload: cron.Payload{Kind: cron.PayloadAgentTurn, Task: "open settings"}})
-	require.NoError(t, err)
-	assert.True(t, ok)
-	assert.Equal(t, "done", msg)
-
-	_, _, err = r.Run(ctx, cron.Job{ID: "b", Payload: cron.Payload{Kind: cron.PayloadPlaybook, Path: "flow.yaml", Params: map[string]string{"k": "v"}}})
-	require.NoError(t, err)
-	_, _, err = r.Run(ctx, cron.Job{ID: "c", Payload: cron.Payload{Kind: cron.PayloadLua, Path: "/abs/x.lua", Args: []string{"1", "two"}}})
-	require.NoError(t, err)
-	_, _, err = r.Run(ctx, cron.Job{ID: "d", Payload: cron.Payload{Kind: cron.PayloadLua, Path: "missing.lua"}})
-	require.NoError(t, err)
-
-	calls := f.recorded()
-	require.Len(t, calls, 4)
-	assert.Equal(t, fakeCall{Kind: "agent", Device: "emu-1", Task: "open settings", Model: "fast"}, stripCtx(calls[0]))
-	assert.Equal(t, fakeCall{Kind: "playbook", Path: filepath.Join(base, "flow.yaml"), Params: map[string]string{"k": "v"}}, stripCtx(calls[1]),
-		"relative paths found in the workspace are resolved there")
-	assert.Equal(t, fakeCall{Kind: "lua", Path: "/abs/x.lua", Args: []string{"1", "two"}}, stripCtx(calls[2]))
-	assert.Equal(t, "missing.lua", calls[3].Path, "unknown relative paths are passed through")
-	assert.Equal(t, 4, f.cleanups, "every run's App copy is cleaned up")
-}
-
 func stripCtx(c fakeCall) fakeCall { c.ctx = nil; return c }
 
-func TestJobRunnerResults(t *testing.T) {
-	f := newFakeRuns()
-	r := newJobRunner(f.runsFor, "")
-	job := cron.Job{ID: "j", Payload: cron.Payload{Kind: cron.PayloadAgentTurn, Task: "t"}}
-
-	f.result = func(fakeCall) (engine.RunResult, error) {
-		return engine.RunResult{Success: false, Message: "button not found"}, nil
-	}
-	ok, msg, err := r.Run(context.Background(), job)
-	assert.NoError(t, err)
-	assert.False(t, ok)
-	assert.Equal(t, "button not found", msg)
-
-	f.result = func(fakeCall) (engine.RunResult, error) { return engine.RunResult{}, nil }
-	ok, msg, _ = r.Run(context.Background(), job)
-	assert.False(t, ok)
-	assert.Equal(t, "run failed (no message)", msg)
-
-	boom := errors.New("device offline")
-	f.result = func(fakeCall) (engine.RunResult, error) { return engine.RunResult{Message: "step 3"}, boom }
-	ok, msg, err = r.Run(context.Background(), job)
-	assert.ErrorIs(t, err, boom)
-	assert.False(t, ok)
-	assert.Equal(t, "step 3", msg)
-
-	_, _, err = r.Run(context.Background(), cron.Job{ID: "odd", Payload: cron.Payload{Kind: "shell"}})
-	assert.EqualError(t, err, `job odd: payload.kind: unknown kind "shell"; expected agent_turn, playbook or lua`)
-	assert.Len(t, f.recorded(), 3)
-}
-
-func TestJobAppCopiesSelectDevice(t *testing.T) {
+// TestDefaultTarget: a run's "" target is the global flags' device, else
+// the config's target.
+func TestDefaultTarget(t *testing.T) {
 	app := &App{Globals: Globals{Device: "emu-default", Target: "10.0.0.2:5555"}}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	c := app.jobApp(ctx, "emu-2")
-	assert.Equal(t, "emu-2", c.Device)
-	assert.Empty(t, c.Target)
-	assert.Equal(t, ctx, c.Ctx)
-	assert.Equal(t, "emu-default", app.Device, "the gateway's own App is not changed")
-	c2 := app.jobApp(ctx, "")
-	assert.Equal(t, "emu-default", c2.Device)
-	assert.Equal(t, "10.0.0.2:5555", c2.Target)
-}
-
-func TestAppImplementsJobRuns(t *testing.T) {
-	_, ok := any(&App{}).(jobRuns)
-	assert.True(t, ok, "*App must have runAgent, runPlaybook and runLuaFile with the jobRuns signatures")
+	serial, endpoint := app.commandSpec(nil, workspace.Config{}, leasesHeld).defaultTarget()
+	assert.Equal(t, "emu-default", serial)
+	assert.Equal(t, "10.0.0.2:5555", endpoint)
+	var cfg workspace.Config
+	cfg.Target.Device = "emu-config"
+	serial, _ = (&App{}).commandSpec(nil, cfg, leasesHeld).defaultTarget()
+	assert.Equal(t, "emu-config", serial, "without device flags the config's target")
 }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/internal/adb"
+	"github.com/openpocket/openpocket/internal/cron"
+	"github.com/openpocket/openpocket/internal/gateway"
 	"github.com/openpocket/openpocket/internal/skills"
 )
 
@@ -70,9 +72,13 @@ func TestAgentRunBecomesAReplayableSkill(t *testing.T) {
 	// A cron job's lua payload may name the skill file.
 	_, err = phone.Shell(ctx, "settings put global wifi_on 1")
 	require.NoError(t, err)
-	jr, err := app.runLuaFile(ctx, res.SkillPath, nil)
+	// The job runner cmd/openpocket binds for the gateway and cron run.
+	svc, err := app.runService()
 	require.NoError(t, err)
-	assert.True(t, jr.Success, jr.Message)
+	ok, msg, err := gateway.NewJobRunner(gateway.JobRunnerOptions{Service: svc}).Run(ctx,
+		cron.Job{ID: "replay", Payload: cron.Payload{Kind: cron.PayloadLua, Path: res.SkillPath}})
+	require.NoError(t, err)
+	assert.True(t, ok, msg)
 	assert.False(t, s.Phone().WifiOn(), "the scheduled replay turned Wi-Fi off")
 	assert.Equal(t, modelCalls, len(srv.Requests()), "replays make no model calls")
 }

@@ -12,7 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/openpocket/openpocket/internal/cron"
+	"github.com/openpocket/openpocket/internal/gateway"
 	"github.com/openpocket/openpocket/internal/lease"
+	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/sim/simtest"
 )
 
@@ -32,7 +34,7 @@ func runDriver(t *testing.T, serial, script string, wait time.Duration) error {
 	app, _, stderr := luaApp(t, t.Context(), serial)
 	app.command, app.WaitDevice = "openpocket run", wait
 	defer app.runCleanups()
-	err := (&RunCmd{Script: script}).Run(deps(t, app))
+	err := (&RunCmd{Script: script}).Run(runDeps(t, app))
 	if err != nil {
 		return fmt.Errorf("%w (stderr: %s)", err, stderr.String())
 	}
@@ -89,7 +91,7 @@ func TestSecondDriverIsRefusedNamingTheHolder(t *testing.T) {
 	// A command that opens the device itself fails with exit 3.
 	app, _, _ := luaApp(t, t.Context(), s.Serial())
 	app.command = "openpocket act"
-	err = (&ActCmd{Action: `{"type":"shell","command":"echo B >> /sdcard/drivers.log"}`}).Run(app)
+	err = (&ActCmd{Action: `{"type":"shell","command":"echo B >> /sdcard/drivers.log"}`}).Run(app.Ctx, Streams{Stdout: app.Stdout, Stderr: app.Stderr}, app.devices())
 	app.runCleanups()
 	require.Error(t, err)
 	assert.Equal(t, ExitDevice, ExitCode(err))
@@ -114,9 +116,11 @@ func TestGatewayJobHoldsTheLeaseForItsRun(t *testing.T) {
 	s := simtest.Start(t)
 	app, _, _ := luaApp(t, t.Context(), "")
 	app.command = "openpocket gateway"
-	runs, done := app.jobRunsFor(t.Context(), s.Serial())
-	job := runs.(*App)
-	_, err := job.openDevice(t.Context())
+	h, err := app.home()
+	require.NoError(t, err)
+	svc, closeSvc := app.gatewayServices(h)(app.cfg)
+	defer closeSvc()
+	claim, err := svc.Claim(t.Context(), run.Target{Device: s.Serial()})
 	require.NoError(t, err)
 
 	_, err = lease.Acquire(t.Context(), s.Serial(), lease.Options{})
@@ -124,7 +128,7 @@ func TestGatewayJobHoldsTheLeaseForItsRun(t *testing.T) {
 	require.ErrorAs(t, err, &busy, "the job's run holds the lease")
 	assert.Equal(t, "openpocket gateway", busy.Holder.Command)
 
-	done()
+	claim.Release()
 	l, err := lease.Acquire(t.Context(), s.Serial(), lease.Options{})
 	require.NoError(t, err, "the lease is free once the run ended")
 	require.NoError(t, l.Release())
@@ -142,7 +146,11 @@ func TestJobOnADeviceInUseIsBusyNotFailed(t *testing.T) {
 
 	app, _, _ := luaApp(t, t.Context(), "")
 	script := appendScript(t, "J", 1)
-	runner := newJobRunner(app.jobRunsFor, "")
+	svc, err := app.runService()
+	require.NoError(t, err)
+	// The job runner cmd/openpocket binds (Deps.JobRunner) over this
+	// command's service, as `cron run` builds it.
+	runner := gateway.NewJobRunner(gateway.JobRunnerOptions{Service: svc})
 	_, _, err = runner.Run(t.Context(), cron.Job{ID: "j1", Device: s.Serial(), Payload: cron.Payload{Kind: cron.PayloadLua, Path: script}})
 	require.ErrorIs(t, err, cron.ErrBusy)
 	assert.Contains(t, err.Error(), "(openpocket agent)")

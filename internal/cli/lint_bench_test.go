@@ -60,7 +60,7 @@ func BenchmarkLintWithLuaCheck(b *testing.B) {
 		write(i)
 		b.StartTimer()
 		t0 := time.Now()
-		if _, err := compilePlaybook(app, file, playbookParams{lint: true}); err != nil {
+		if _, err := compilePlaybook(app.Stderr, file, playbookParams{lint: true}); err != nil {
 			b.Fatal(err)
 		}
 		total += time.Since(t0)

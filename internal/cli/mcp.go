@@ -58,7 +58,7 @@ func (c *MCPCmd) Run(app *App) error {
 		return err
 	}
 	if app.UseSim {
-		if _, err := app.startSim(); err != nil {
+		if _, err := app.devices().startSim(); err != nil {
 			return err
 		}
 	}
@@ -83,10 +83,12 @@ func NewMCPBackend(app *App) *MCPBackend {
 	return &MCPBackend{app: app, devices: map[string]chan struct{}{}}
 }
 
-// call returns a per-call copy of the App bound to device ("" = the
-// configured target), after the previous call on that device ended.
-// release ends the call: its lease and cleanups.
-func (b *MCPBackend) call(ctx context.Context, device string) (*App, func(), error) {
+// call builds the run service of one call on device ("" = the configured
+// target), after the previous call on that device ended: the command's
+// factory (newService) with its leases held for the call. errs keeps the
+// call's first device failure. release ends the call: its lease and
+// service.
+func (b *MCPBackend) call(ctx context.Context, device string) (svc *run.Service, errs *deviceErrs, release func(), err error) {
 	key := device
 	if key == "" {
 		key = b.defaultDevice()
@@ -101,18 +103,27 @@ func (b *MCPBackend) call(ctx context.Context, device string) (*App, func(), err
 	select {
 	case slot <- struct{}{}:
 	case <-ctx.Done():
-		return nil, nil, ctx.Err()
+		return nil, nil, nil, ctx.Err()
 	}
-	c := *b.app
-	// The copy gets its own run service, leases and cleanups: each call
-	// is one run whose device lease ends with it.
-	c.cleanups, c.leases, c.deviceErr, c.svc = nil, nil, nil, nil
-	c.Ctx = ctx
+	a := b.app
+	h, err := a.home()
+	if err != nil {
+		<-slot
+		return nil, nil, nil, err
+	}
+	set, err := a.executorSet()
+	if err != nil {
+		<-slot
+		return nil, nil, nil, err
+	}
+	sp := a.commandSpec(h, a.cfg, leasesHeld)
+	sp.executors, sp.errs = set, &deviceErrs{}
 	if device != "" {
-		c.Device, c.Target = device, ""
+		sp.device, sp.endpoint = device, ""
 	}
-	return &c, func() {
-		c.runCleanups()
+	svc = a.newService(sp)
+	return svc, sp.errs, func() {
+		svc.Close()
 		<-slot
 	}, nil
 }
@@ -129,7 +140,7 @@ func (b *MCPBackend) defaultDevice() string {
 
 // Devices lists the attached devices (serial, state, model, product).
 func (b *MCPBackend) Devices(ctx context.Context) (any, error) {
-	client := b.app.adbClient()
+	client := b.app.devices().adbClient()
 	if err := client.EnsureServer(ctx); err != nil {
 		return nil, err
 	}
@@ -147,16 +158,11 @@ func (b *MCPBackend) Devices(ctx context.Context) (any, error) {
 // Phone opens device ("" = the configured target) for direct use through
 // the run service, its lease held until release.
 func (b *MCPBackend) Phone(ctx context.Context, device string) (*enginedevice.Phone, func(), error) {
-	app, release, err := b.call(ctx, device)
+	svc, _, release, err := b.call(ctx, device)
 	if err != nil {
 		return nil, nil, err
 	}
-	svc, err := app.runService()
-	if err != nil {
-		release()
-		return nil, nil, err
-	}
-	// The copy already targets device, so the service's default target.
+	// The call's service targets device, so the service's default target.
 	phone, releasePhone, err := svc.Phone(ctx, run.Target{}, 0)
 	if err != nil {
 		release()
@@ -174,15 +180,11 @@ func (b *MCPBackend) Phone(ctx context.Context, device string) (*enginedevice.Ph
 // bound to a fresh session on device, args as arg[1..n], stopped after
 // timeout (0 = only ctx). output holds what the script printed.
 func (b *MCPBackend) RunLua(ctx context.Context, device, chunk string, src []byte, args []string, timeout time.Duration) (string, error) {
-	app, release, err := b.call(ctx, device)
+	svc, _, release, err := b.call(ctx, device)
 	if err != nil {
 		return "", err
 	}
 	defer release()
-	svc, err := app.runService()
-	if err != nil {
-		return "", err
-	}
 	var mu sync.Mutex
 	var out strings.Builder
 	_, runErr := svc.Script(ctx, run.ScriptOptions{Name: chunk, Source: src, Args: args, Timeout: timeout,
@@ -201,11 +203,12 @@ func (b *MCPBackend) RunLua(ctx context.Context, device, chunk string, src []byt
 // HOME/state/mcp first — with params, and returns its report (status,
 // steps, output directory with log.txt and steps.json, artifacts).
 func (b *MCPBackend) Play(ctx context.Context, device, file string, yaml []byte, params map[string]string, timeout time.Duration) (any, error) {
-	app, release, err := b.call(ctx, device)
+	svc, _, release, err := b.call(ctx, device)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
+	app := b.app
 	h, err := app.home()
 	if err != nil {
 		return nil, err
@@ -220,11 +223,11 @@ func (b *MCPBackend) Play(ctx context.Context, device, file string, yaml []byte,
 			return nil, err
 		}
 	}
-	res, err := compilePlaybook(app, file, playbookParams{values: params})
+	res, err := compilePlaybook(app.Stderr, file, playbookParams{values: params})
 	if err != nil {
 		return nil, err
 	}
-	fr := app.playCompiled(ctx, file, res, filepath.Join(h.State(), "runs"), timeout, nil)
+	fr := playCompiled(ctx, svc, file, res, filepath.Join(h.State(), "runs"), timeout, playOptions{}, nil)
 	return fr, nil
 }
 
@@ -247,7 +250,7 @@ func (b *MCPBackend) Skills(ctx context.Context) (any, error) {
 
 // RunSkill replays a skill (name or path) on device without a model.
 func (b *MCPBackend) RunSkill(ctx context.Context, device, name string, params map[string]string) (engine.RunResult, error) {
-	app, release, err := b.call(ctx, device)
+	svc, errs, release, err := b.call(ctx, device)
 	if err != nil {
 		return engine.RunResult{}, err
 	}
@@ -257,9 +260,9 @@ func (b *MCPBackend) RunSkill(ctx context.Context, device, name string, params m
 		args = append(args, k+"="+v)
 	}
 	sort.Strings(args)
-	res, err := app.runSkill(ctx, name, args)
-	if err == nil && !res.Success && app.deviceErr != nil {
-		err = app.deviceErr
+	res, err := skillOn(ctx, svc, run.Target{}, name, args)
+	if first := errs.first(); err == nil && !res.Success && first != nil {
+		err = first
 	}
 	return res, err
 }
@@ -267,12 +270,12 @@ func (b *MCPBackend) RunSkill(ctx context.Context, device, name string, params m
 // Agent runs a task with OpenPocket's agent on device; onEvent sees its
 // events (agent steps) as they happen. The session is persisted.
 func (b *MCPBackend) Agent(ctx context.Context, device, task, model string, maxSteps int, onEvent func(engine.Event)) (engine.RunResult, error) {
-	app, release, err := b.call(ctx, device)
+	svc, _, release, err := b.call(ctx, device)
 	if err != nil {
 		return engine.RunResult{}, err
 	}
 	defer release()
-	return app.runAgent(ctx, task, agentRunOptions{Model: model, MaxSteps: maxSteps, OnEvent: onEvent})
+	return b.app.agentWith(ctx, svc, task, agentRunOptions{Model: model, MaxSteps: maxSteps, OnEvent: onEvent})
 }
 
 // SessionsList lists recorded sessions, newest first (limit 0 = all).

@@ -139,7 +139,6 @@ func (c *ModelSetCmd) Run(app *App) error {
 	if err := h.SaveConfig(cfg); err != nil {
 		return err
 	}
-	app.cfg = cfg
 	if prev == c.Profile {
 		fmt.Fprintf(app.Stdout, "defaultModel is already %s\n", c.Profile)
 	} else {

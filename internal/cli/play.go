@@ -47,18 +47,17 @@ type playOptions struct {
 
 // Run compiles, filters and runs each playbook, prints a summary and
 // exits 0 only if all passed.
-func (c *PlayCmd) Run(app *App) error {
+func (c *PlayCmd) Run(ctx context.Context, app *App) error {
 	files, err := expandPlaybooks(c.Paths)
 	if err != nil {
 		return UsageError{err}
 	}
 	if c.DryRun {
-		return dryRun(app, files, c)
+		return dryRun(Streams{Stdout: app.Stdout, Stderr: app.Stderr}, files, c)
 	}
-	app.play = playOptions{shots: c.ReportHTML != "", record: c.Record, recordAll: c.RecordKeep == "always", recordLimit: c.RecordLimit}
 	for {
-		err := c.runOnce(app, files)
-		if !c.Watch || !waitForChange(app.Ctx, files) {
+		err := c.runOnce(ctx, app, files)
+		if !c.Watch || !waitForChange(ctx, files) {
 			return err
 		}
 		if err != nil {
@@ -68,8 +67,13 @@ func (c *PlayCmd) Run(app *App) error {
 	}
 }
 
+// options are the extras playCompiled honours for this invocation.
+func (c *PlayCmd) options() playOptions {
+	return playOptions{shots: c.ReportHTML != "", record: c.Record, recordAll: c.RecordKeep == "always", recordLimit: c.RecordLimit}
+}
+
 // runOnce runs every selected playbook once and writes the reports.
-func (c *PlayCmd) runOnce(app *App, files []string) error {
+func (c *PlayCmd) runOnce(ctx context.Context, app *App, files []string) error {
 	var html *htmlReport
 	if c.ReportHTML != "" {
 		html = &htmlReport{dir: c.ReportHTML}
@@ -86,14 +90,14 @@ func (c *PlayCmd) runOnce(app *App, files []string) error {
 		return UsageError{fmt.Errorf("--output %s: run output cannot be written there: %w", outRoot, err)}
 	}
 	if c.sharded() {
-		return c.runSharded(app, files, outRoot)
+		return c.runSharded(ctx, app, files, outRoot)
 	}
 	var flows []FlowReport
 	for i, f := range files {
 		if !fileSelected(f, c.IncludeTags, c.ExcludeTags) {
 			continue
 		}
-		res, err := compilePlaybook(app, f, playbookParams{values: c.Env, shared: len(files) > 1})
+		res, err := compilePlaybook(app.Stderr, f, playbookParams{values: c.Env, shared: len(files) > 1})
 		if err != nil {
 			fmt.Fprintln(app.Stderr, strings.TrimSpace(err.Error()))
 			flows = append(flows, FlowReport{Name: f, File: f, Status: "failed", Error: err.Error(), Steps: []StepReport{}})
@@ -101,21 +105,26 @@ func (c *PlayCmd) runOnce(app *App, files []string) error {
 		}
 		fmt.Fprintf(app.Stdout, "[%d/%d] %s (%s)\n", i+1, len(files), res.Meta.Name, f)
 		started := time.Now()
-		fr := app.playCompiled(app.Ctx, f, res, outRoot, c.Timeout, app.Stdout)
+		fr := FlowReport{Name: f, File: f, Status: "failed", Steps: []StepReport{}}
+		if svc, err := app.runService(); err != nil {
+			fr.Error = err.Error()
+		} else {
+			fr = playCompiled(ctx, svc, f, res, outRoot, c.Timeout, c.options(), app.Stdout)
+		}
 		flows = append(flows, fr)
 		if html != nil {
 			if err := html.add(fr, started); err != nil {
 				fmt.Fprintf(app.Stderr, "html report: %v\n", err)
 			}
 		}
-		if errors.Is(app.Ctx.Err(), context.Canceled) {
+		if errors.Is(ctx.Err(), context.Canceled) {
 			break
 		}
 	}
 	if err := c.writeReports(flows); err != nil {
 		return err
 	}
-	err := app.playSummary(flows)
+	err := app.playSummary(ctx, flows)
 	if html != nil && len(html.runs) > 0 {
 		fmt.Fprintf(app.Stdout, "html report: %s\n", filepath.Join(c.ReportHTML, "index.html"))
 	}
@@ -140,7 +149,7 @@ func (c *PlayCmd) writeReports(flows []FlowReport) error {
 // playSummary prints the totals and where each run's files are, and
 // returns the verdict: 0 all passed, 2 none compiled, 3 a device problem
 // failed the runs, 1 otherwise, 130 interrupted.
-func (a *App) playSummary(flows []FlowReport) error {
+func (a *App) playSummary(ctx context.Context, flows []FlowReport) error {
 	passed, failed := 0, 0
 	for _, f := range flows {
 		if f.Status == "passed" {
@@ -159,15 +168,15 @@ func (a *App) playSummary(flows []FlowReport) error {
 		}
 	}
 	switch {
-	case a.Ctx.Err() != nil:
-		return a.Ctx.Err()
+	case ctx.Err() != nil:
+		return ctx.Err()
 	case len(flows) == 0:
 		fmt.Fprintln(a.Stdout, "no playbook matched the tag filters")
 		return nil
 	case failed > 0 && passed == 0 && failed == countCompileFailures(flows):
 		return UsageError{fmt.Errorf("%d playbook(s) did not compile", failed)}
 	case failed > 0:
-		return a.failedRun(fmt.Sprintf("%d of %d playbooks failed", failed, passed+failed))
+		return a.devices().failedRun(fmt.Sprintf("%d of %d playbooks failed", failed, passed+failed))
 	}
 	return nil
 }
@@ -182,29 +191,10 @@ func countCompileFailures(flows []FlowReport) int {
 	return n
 }
 
-// runPlaybook runs one playbook file without terminal progress (scheduler).
-func (a *App) runPlaybook(ctx context.Context, path string, params map[string]string) (engine.RunResult, error) {
-	res, err := compilePlaybook(a, path, playbookParams{values: params})
-	if err != nil {
-		return engine.RunResult{Message: err.Error()}, err
-	}
-	fr := a.playCompiled(ctx, path, res, "", 0, nil)
-	r := engine.RunResult{Success: fr.Status == "passed", Message: "playbook " + fr.Status, Steps: len(fr.Steps)}
-	if fr.Error != "" {
-		r.Message = fr.Error
-	}
-	return r, nil
-}
-
-// playCompiled runs one compiled playbook through the run service (outRoot
-// "" = HOME/state/runs) with this invocation's extras (step screenshots,
-// screen recording), drawing step progress on progress when not nil.
-func (a *App) playCompiled(ctx context.Context, file string, res *playbooks.Result, outRoot string, timeout time.Duration, progress io.Writer) FlowReport {
-	svc, err := a.runService()
-	if err != nil {
-		return FlowReport{Name: file, File: file, Status: "failed", Error: err.Error(), Steps: []StepReport{}}
-	}
-	opts := a.play
+// playCompiled runs one compiled playbook on svc (outRoot "" =
+// HOME/state/runs) with the extras opts asks for (step screenshots, screen
+// recording), drawing step progress on progress when not nil.
+func playCompiled(ctx context.Context, svc *run.Service, file string, res *playbooks.Result, outRoot string, timeout time.Duration, opts playOptions, progress io.Writer) FlowReport {
 	o := run.PlaybookOptions{File: file, Compiled: res, OutputDir: outRoot, Timeout: timeout, StepScreenshots: opts.shots}
 	if opts.record {
 		o.Around = func(sess *engine.Session, logf func(string, ...any)) func(FlowReport) []string {

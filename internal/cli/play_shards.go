@@ -32,7 +32,7 @@ func (c *PlayCmd) sharded() bool { return len(c.Devices) > 0 || c.Shards > 0 }
 
 // runSharded runs the selected files across the devices and writes one
 // report with a suite per device.
-func (c *PlayCmd) runSharded(app *App, files []string, outRoot string) error {
+func (c *PlayCmd) runSharded(ctx context.Context, app *App, files []string, outRoot string) error {
 	if c.ReportHTML != "" || c.Record || c.Watch {
 		return UsageError{errors.New("--report-html, --record and --watch do not work with --devices/--shards yet")}
 	}
@@ -57,7 +57,7 @@ func (c *PlayCmd) runSharded(app *App, files []string, outRoot string) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.flows = c.runShard(app, s, outRoot, out)
+			s.flows = c.runShard(ctx, app, s, outRoot, out)
 		}()
 	}
 	wg.Wait()
@@ -77,24 +77,24 @@ func (c *PlayCmd) runSharded(app *App, files []string, outRoot string) error {
 			return err
 		}
 	}
-	return app.playSummary(all)
+	return app.playSummary(ctx, all)
 }
 
 // runShard runs one device's playbooks in order.
-func (c *PlayCmd) runShard(app *App, s *shard, outRoot string, out io.Writer) []FlowReport {
+func (c *PlayCmd) runShard(ctx context.Context, app *App, s *shard, outRoot string, out io.Writer) []FlowReport {
 	svc, _ := app.runService()
 	var flows []FlowReport
 	for i, f := range s.files {
-		if app.Ctx.Err() != nil {
+		if ctx.Err() != nil {
 			break
 		}
-		res, err := compilePlaybook(app, f, playbookParams{values: c.Env, shared: true})
+		res, err := compilePlaybook(app.Stderr, f, playbookParams{values: c.Env, shared: true})
 		if err != nil {
 			fmt.Fprintf(out, "[%s] %s\n", s.device, strings.TrimSpace(err.Error()))
 			flows = append(flows, FlowReport{Name: f, File: f, Status: "failed", Error: err.Error(), Steps: []StepReport{}})
 			continue
 		}
-		fr, _ := svc.Playbook(app.Ctx, run.PlaybookOptions{Target: run.Target{Device: s.device}, File: f, Compiled: res, OutputDir: outRoot, Timeout: c.Timeout})
+		fr, _ := svc.Playbook(ctx, run.PlaybookOptions{Target: run.Target{Device: s.device}, File: f, Compiled: res, OutputDir: outRoot, Timeout: c.Timeout})
 		line := fmt.Sprintf("[%s] [%d/%d] %s: %s", s.device, i+1, len(s.files), fr.Name, fr.Status)
 		if fr.Status != "passed" && fr.Error != "" {
 			line += ": " + oneLine(fr.Error)
@@ -144,7 +144,7 @@ func (c *PlayCmd) shardDevices(app *App) ([]string, error) {
 
 // freeDevices lists n online devices that no other agent has bound.
 func (a *App) freeDevices(ctx context.Context, n int) ([]string, error) {
-	devs, err := a.adbClient().Devices(ctx)
+	devs, err := a.devices().adbClient().Devices(ctx)
 	if err != nil {
 		return nil, err
 	}

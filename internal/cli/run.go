@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -25,7 +26,7 @@ type RunCmd struct {
 // without one. Registered modules resolve as globals on first use (a
 // script may still require them). Script errors are printed as
 // file:line: message.
-func (c *RunCmd) Run(ctx context.Context, app *App, svc *run.Service) error {
+func (c *RunCmd) Run(ctx context.Context, out Streams, g Globals, phones *Phones, svc *run.Service) error {
 	src, err := os.ReadFile(c.Script)
 	if err != nil {
 		return UsageError{fmt.Errorf("run: %w", err)}
@@ -40,42 +41,18 @@ func (c *RunCmd) Run(ctx context.Context, app *App, svc *run.Service) error {
 		args = args[1:]
 	}
 	_, runErr := svc.Script(ctx, run.ScriptOptions{Name: c.Script, Source: src, Args: args, Timeout: c.Timeout,
-		Print: func(line string) { fmt.Fprintln(app.Stdout, line) }})
+		Print: func(line string) { fmt.Fprintln(out.Stdout, line) }})
 	if runErr == nil {
 		return nil
 	}
-	return app.scriptError(runErr)
-}
-
-// runLuaFile runs a Lua script for the scheduler: no terminal output, the
-// result as a RunResult. A path that is not a .lua file names a skill (its
-// .md file or its name); the skill's replay runs with args as KEY=VALUE
-// parameters.
-func (a *App) runLuaFile(ctx context.Context, path string, args []string) (engine.RunResult, error) {
-	if !strings.HasSuffix(path, ".lua") {
-		return a.runSkill(ctx, path, args)
-	}
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return engine.RunResult{Message: err.Error()}, UsageError{fmt.Errorf("lua job: %w", err)}
-	}
-	svc, err := a.runService()
-	if err != nil {
-		return engine.RunResult{Message: err.Error()}, err
-	}
-	res, err := svc.Script(ctx, run.ScriptOptions{Name: path, Source: src, Args: args})
-	var se *lua.ScriptError
-	if err != nil && res.Message == "" && !errors.As(err, &se) {
-		return engine.RunResult{Message: err.Error()}, err // nothing ran
-	}
-	return res.RunResult, nil
+	return scriptError(out.Stderr, g.Verbose, phones, runErr)
 }
 
 // scriptError reports a failed script: syntax errors are bad input
 // (exit 2), cancellation and device failures keep their own exit codes,
 // any other runtime error is printed as file:line: message (with the Lua
 // traceback under --verbose) and fails the run (exit 1).
-func (a *App) scriptError(err error) error {
+func scriptError(stderr io.Writer, verbose bool, phones *Phones, err error) error {
 	var se *lua.ScriptError
 	if !errors.As(err, &se) {
 		return err
@@ -88,20 +65,17 @@ func (a *App) scriptError(err error) error {
 	case se.Cause != nil && ExitCode(se.Cause) != ExitFailed:
 		return se // device lost, no device…: Main prints it and maps the code
 	}
-	fmt.Fprintln(a.Stderr, se.Error())
-	if a.Verbose && se.Traceback != "" {
-		fmt.Fprintln(a.Stderr, se.Traceback)
+	fmt.Fprintln(stderr, se.Error())
+	if verbose && se.Traceback != "" {
+		fmt.Fprintln(stderr, se.Traceback)
 	}
-	return a.failedRun(se.Error())
+	return phones.failedRun(se.Error())
 }
 
-// runSkill replays a skill for the scheduler.
-func (a *App) runSkill(ctx context.Context, name string, args []string) (engine.RunResult, error) {
-	l, err := a.skillsLoader()
-	if err != nil {
-		return engine.RunResult{}, err
-	}
-	skillName, _, src, from, err := (&SkillsRunCmd{Name: name}).resolve(l)
+// skillOn replays a skill on svc's target for a chat or an MCP client:
+// args are its KEY=VALUE parameters.
+func skillOn(ctx context.Context, svc *run.Service, t run.Target, name string, args []string) (engine.RunResult, error) {
+	skillName, _, src, from, err := (&SkillsRunCmd{Name: name}).resolve(svc.Config().Skills)
 	if err != nil {
 		return engine.RunResult{Message: err.Error()}, err
 	}
@@ -113,11 +87,7 @@ func (a *App) runSkill(ctx context.Context, name string, args []string) (engine.
 		}
 		params[k] = v
 	}
-	svc, err := a.runService()
-	if err != nil {
-		return engine.RunResult{Message: err.Error()}, err
-	}
-	res, err := svc.Replay(ctx, run.ReplayOptions{Name: skillName, Skill: from, Source: src, Params: params})
+	res, err := svc.Replay(ctx, run.ReplayOptions{Target: t, Name: skillName, Skill: from, Source: src, Params: params})
 	if err != nil && res.Message == "" {
 		return engine.RunResult{Message: err.Error()}, err // nothing ran
 	}

@@ -48,7 +48,7 @@ assert(ui.wait("Wi-Fi"))
 ui.tap("Wi-Fi")
 print(app.current())
 `)
-	err := (&RunCmd{Script: script, Args: []string{"ada", "--flag"}}).Run(deps(t, app))
+	err := (&RunCmd{Script: script, Args: []string{"ada", "--flag"}}).Run(runDeps(t, app))
 	require.NoError(t, err, stderr.String())
 	assert.Equal(t, "hello ada --flag n=2\ncom.android.settings\n", stdout.String())
 	assert.False(t, s.Phone().WifiOn())
@@ -59,7 +59,7 @@ func TestRunScriptErrors(t *testing.T) {
 
 	// a runtime error: file:line: message on stderr, exit 1.
 	script := writeScript(t, "local x = 1\nerror(\"boom\")\n")
-	err := (&RunCmd{Script: script}).Run(deps(t, app))
+	err := (&RunCmd{Script: script}).Run(runDeps(t, app))
 	require.Error(t, err)
 	assert.Equal(t, ExitFailed, ExitCode(err))
 	assert.True(t, isReported(err))
@@ -68,24 +68,24 @@ func TestRunScriptErrors(t *testing.T) {
 	// an assertion names the selector, no device: an operational failure.
 	stderr.Reset()
 	script = writeScript(t, "require('assert').eq(1, 2, 'numbers')\n")
-	err = (&RunCmd{Script: script}).Run(deps(t, app))
+	err = (&RunCmd{Script: script}).Run(runDeps(t, app))
 	assert.Equal(t, ExitFailed, ExitCode(err))
 	assert.Contains(t, stderr.String(), script+":1: numbers: assert.eq: expected 2, got 1")
 
 	// a syntax error is bad input.
 	script = writeScript(t, "x = = 1\n")
-	err = (&RunCmd{Script: script}).Run(deps(t, app))
+	err = (&RunCmd{Script: script}).Run(runDeps(t, app))
 	assert.Equal(t, ExitUsage, ExitCode(err))
 	assert.Contains(t, err.Error(), script+":1:")
 
 	// a missing file is bad input.
-	err = (&RunCmd{Script: filepath.Join(t.TempDir(), "nope.lua")}).Run(deps(t, app))
+	err = (&RunCmd{Script: filepath.Join(t.TempDir(), "nope.lua")}).Run(runDeps(t, app))
 	assert.Equal(t, ExitUsage, ExitCode(err))
 
 	// --timeout stops the run.
 	script = writeScript(t, "while true do end\n")
 	start := time.Now()
-	err = (&RunCmd{Script: script, Timeout: 200 * time.Millisecond}).Run(deps(t, app))
+	err = (&RunCmd{Script: script, Timeout: 200 * time.Millisecond}).Run(runDeps(t, app))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "timeout")
 	assert.Less(t, time.Since(start), 5*time.Second)
@@ -94,12 +94,19 @@ func TestRunScriptErrors(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	app2, _, _ := luaApp(t, ctx, "")
 	time.AfterFunc(200*time.Millisecond, cancel)
-	err = (&RunCmd{Script: writeScript(t, "wait.ms(60000)\n")}).Run(deps(t, app2))
+	err = (&RunCmd{Script: writeScript(t, "wait.ms(60000)\n")}).Run(runDeps(t, app2))
 	assert.Equal(t, ExitCanceled, ExitCode(err), "%v", err)
 }
 
 // deps are what kong binds for a command's Run: the context, the App and
 // the run service built once from them.
+// runDeps are what RunCmd.Run declares, from app as MainWith binds them.
+func runDeps(t testing.TB, app *App) (context.Context, Streams, Globals, *Phones, *run.Service) {
+	t.Helper()
+	ctx, _, svc := deps(t, app)
+	return ctx, Streams{Stdout: app.Stdout, Stderr: app.Stderr}, app.Globals, app.devices(), svc
+}
+
 func deps(t testing.TB, app *App) (context.Context, *App, *run.Service) {
 	t.Helper()
 	svc, err := app.runService()

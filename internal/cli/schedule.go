@@ -13,10 +13,19 @@ import (
 // the jobs file. A job added from a chat gets that chat as its delivery
 // (replyTo is "channel:chat", "" for none). The result is told to the
 // model (and, from the chat assistant, to the person).
-func (a *App) scheduleAction(_ context.Context, act action.Action, replyTo string) (string, error) {
+func (a *App) scheduleAction(ctx context.Context, act action.Action, replyTo string) (string, error) {
+	jobsPath, _, err := a.cronPaths()
+	if err != nil {
+		return "", err
+	}
+	return scheduleAt(ctx, jobsPath, act, replyTo)
+}
+
+// scheduleAt is scheduleAction on the jobs file at jobsPath.
+func scheduleAt(_ context.Context, jobsPath string, act action.Action, replyTo string) (string, error) {
 	switch act.Type {
 	case "cron_list":
-		f, _, _, err := a.loadCronJobs()
+		f, _, _, err := loadJobsAt(jobsPath)
 		if err != nil {
 			return "", err
 		}
@@ -35,18 +44,18 @@ func (a *App) scheduleAction(_ context.Context, act action.Action, replyTo strin
 		return b.String(), nil
 	case "cron_remove":
 		id := strings.TrimSpace(act.Str("id"))
-		err := a.updateCronJobs(func(f *cron.JobsFile, _ string) error { return f.RemoveJob(id) })
+		err := updateJobsAt(jobsPath, func(f *cron.JobsFile, _ string) error { return f.RemoveJob(id) })
 		if err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("Removed job %s.", id), nil
 	case "cron_add":
-		return a.cronAddAction(act, replyTo)
+		return cronAddAction(jobsPath, act, replyTo)
 	}
 	return "", fmt.Errorf("%s is not a schedule action", act.Type)
 }
 
-func (a *App) cronAddAction(act action.Action, replyTo string) (string, error) {
+func cronAddAction(jobsPath string, act action.Action, replyTo string) (string, error) {
 	task := strings.TrimSpace(act.Str("task"))
 	if task == "" {
 		return "", fmt.Errorf("cron_add: task is empty; say what to do each time")
@@ -63,7 +72,7 @@ func (a *App) cronAddAction(act action.Action, replyTo string) (string, error) {
 		j.SetDelivery(cron.Delivery{Channel: ch, To: to})
 	}
 	var added cron.Job
-	err := a.updateCronJobs(func(f *cron.JobsFile, _ string) error {
+	err := updateJobsAt(jobsPath, func(f *cron.JobsFile, _ string) error {
 		var err error
 		added, err = f.AddJob(j)
 		return err

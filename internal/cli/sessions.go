@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -39,11 +40,7 @@ type SessionsListCmd struct {
 }
 
 // Run prints the sessions newest first.
-func (c *SessionsListCmd) Run(app *App) error {
-	h, err := app.home()
-	if err != nil {
-		return err
-	}
+func (c *SessionsListCmd) Run(streams Streams, h *workspace.Home) error {
 	files, err := workspace.SessionFiles(h.SessionsDir())
 	if err != nil {
 		return err
@@ -55,21 +52,21 @@ func (c *SessionsListCmd) Run(app *App) error {
 	for _, f := range files {
 		s, err := readSessionSummary(f)
 		if err != nil {
-			fmt.Fprintf(app.Stderr, "warning: %s: %v\n", f, err)
+			fmt.Fprintf(streams.Stderr, "warning: %s: %v\n", f, err)
 			continue
 		}
 		out = append(out, s)
 	}
 	if c.JSON {
-		enc := json.NewEncoder(app.Stdout)
+		enc := json.NewEncoder(streams.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
 	if len(out) == 0 {
-		fmt.Fprintf(app.Stdout, "no sessions in %s (an agent run records one: openpocket agent \"…\")\n", h.SessionsDir())
+		fmt.Fprintf(streams.Stdout, "no sessions in %s (an agent run records one: openpocket agent \"…\")\n", h.SessionsDir())
 		return nil
 	}
-	tw := tabwriter.NewWriter(app.Stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(streams.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTATUS\tSTEPS\tMODEL\tTASK")
 	for _, s := range out {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", s.ID, s.Status, s.Steps, dash(s.Model), agentShort(oneLine(s.Task), 60))
@@ -137,11 +134,7 @@ type SessionsShowCmd struct {
 }
 
 // Run renders the session and lists its step screenshots.
-func (c *SessionsShowCmd) Run(app *App) error {
-	h, err := app.home()
-	if err != nil {
-		return err
-	}
+func (c *SessionsShowCmd) Run(out Streams, h *workspace.Home, cfg workspace.Config) error {
 	path, err := c.resolve(h.SessionsDir())
 	if err != nil {
 		return UsageError{err}
@@ -151,18 +144,18 @@ func (c *SessionsShowCmd) Run(app *App) error {
 		return UsageError{err}
 	}
 	if c.Raw {
-		_, err = app.Stdout.Write(data)
+		_, err = out.Stdout.Write(data)
 		return err
 	}
-	renderMarkdown(app, data)
+	renderMarkdown(out.Stdout, data)
 	id := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(path), "session-"), ".md")
-	shots, _ := filepath.Glob(filepath.Join(h.Resolve(app.cfg.Screenshots.Directory), "*-session-"+id+"-step-*.png"))
+	shots, _ := filepath.Glob(filepath.Join(h.Resolve(cfg.Screenshots.Directory), "*-session-"+id+"-step-*.png"))
 	sort.Strings(shots)
-	fmt.Fprintf(app.Stdout, "\nscreenshots (%d):\n", len(shots))
+	fmt.Fprintf(out.Stdout, "\nscreenshots (%d):\n", len(shots))
 	for _, s := range shots {
-		fmt.Fprintf(app.Stdout, "  %s\n", s)
+		fmt.Fprintf(out.Stdout, "  %s\n", s)
 	}
-	fmt.Fprintf(app.Stdout, "file: %s\n", path)
+	fmt.Fprintf(out.Stdout, "file: %s\n", path)
 	return nil
 }
 
@@ -188,8 +181,8 @@ func (c *SessionsShowCmd) resolve(dir string) (string, error) {
 // renderMarkdown prints session markdown for a terminal: headings bold,
 // code fences dropped and their content indented; piped output gets the
 // same layout without escape codes.
-func renderMarkdown(app *App, data []byte) {
-	tty := isTTY(app.Stdout)
+func renderMarkdown(w io.Writer, data []byte) {
+	tty := isTTY(w)
 	bold := func(s string) string {
 		if tty {
 			return "\x1b[1m" + s + "\x1b[0m"
@@ -205,15 +198,15 @@ func renderMarkdown(app *App, data []byte) {
 		case strings.HasPrefix(line, "```"):
 			inFence = !inFence
 		case inFence:
-			fmt.Fprintf(app.Stdout, "    %s\n", line)
+			fmt.Fprintf(w, "    %s\n", line)
 		case strings.HasPrefix(line, "#"):
 			title := strings.TrimSpace(strings.TrimLeft(line, "#"))
 			if strings.HasPrefix(line, "# ") || strings.HasPrefix(line, "## ") {
 				title = strings.ToUpper(title)
 			}
-			fmt.Fprintln(app.Stdout, bold(title))
+			fmt.Fprintln(w, bold(title))
 		default:
-			fmt.Fprintln(app.Stdout, line)
+			fmt.Fprintln(w, line)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -18,26 +19,26 @@ type SimCmd struct {
 
 // Run starts the virtual phone, attaches it, prints the serial and serves
 // until Ctrl-C or SIGTERM, then disconnects cleanly.
-func (c *SimCmd) Run(app *App) error {
+func (c *SimCmd) Run(ctx context.Context, out Streams, phones *Phones) error {
 	w, h, err := parseSize(c.Size)
 	if err != nil {
 		return UsageError{fmt.Errorf("--size: %w", err)}
 	}
-	o := sim.Options{Port: c.Port, Width: w, Height: h, Density: c.Density, ADBServer: app.adbAddr(), Attach: true}
+	o := sim.Options{Port: c.Port, Width: w, Height: h, Density: c.Density, ADBServer: phones.adbAddr(), Attach: true}
 	if c.TV {
 		sim.TV(&o)
 		w, h, c.Density = o.Width, o.Height, o.Density
 	}
-	s, err := sim.Start(app.Ctx, o)
+	s, err := sim.Start(ctx, o)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	fmt.Fprintln(app.Stdout, s.Serial())
-	if isTTY(app.Stderr) {
-		fmt.Fprintf(app.Stderr, "virtual phone %dx%d@%ddpi attached as %s; Ctrl-C to stop\n", w, h, c.Density, s.Serial())
+	fmt.Fprintln(out.Stdout, s.Serial())
+	if isTTY(out.Stderr) {
+		fmt.Fprintf(out.Stderr, "virtual phone %dx%d@%ddpi attached as %s; Ctrl-C to stop\n", w, h, c.Density, s.Serial())
 	}
-	<-app.Ctx.Done()
+	<-ctx.Done()
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,10 +26,11 @@ type SkillsCmd struct {
 
 // skillsLoader is the loader over OPENPOCKET_HOME and its workspace.
 func (a *App) skillsLoader() (*skills.Loader, error) {
-	if _, err := a.home(); err != nil {
+	h, err := a.home()
+	if err != nil {
 		return nil, err
 	}
-	return a.skillLoader(), nil
+	return &skills.Loader{HomeDir: h.Dir(), WorkspaceDir: h.Workspace()}, nil
 }
 
 // SkillsListCmd lists skills.
@@ -261,18 +263,10 @@ func (c *SkillsRunCmd) Run(ctx context.Context, app *App, svc *run.Service) erro
 		return nil
 	}
 	var se *run.StepError
-	report := runErr.Error()
-	if errors.As(runErr, &se) {
-		report = fmt.Sprintf("step %d (%s) failed\n  expected: %s\n  screen:   %s", se.Step, se.Label, orText(se.Expected, se.Message), orText(strings.TrimPrefix(se.Saw, "app "), "-"))
-	}
-	// The final block says why in full (a dialog's name, what the screen
-	// showed); the terminal gets the structured report below.
-	fmt.Fprintf(app.Stderr, "✗ %s\n", report)
-	if res.SessionPath != "" {
-		fmt.Fprintf(app.Stderr, "session: %s\n", res.SessionPath)
-	}
+	errors.As(runErr, &se)
+	reportReplayFailure(app.Stderr, runErr, res.SessionPath)
 	if !c.FallbackAgent || errors.Is(runErr, context.Canceled) {
-		return app.failedRun("replay failed")
+		return app.devices().failedRun("replay failed")
 	}
 	if se == nil {
 		// Not a failed check (a bundled skill's script raised, the device
@@ -299,6 +293,21 @@ func (c *SkillsRunCmd) Run(ctx context.Context, app *App, svc *run.Service) erro
 	}
 	fmt.Fprintf(app.Stdout, "✓ finished by the model: %s\n", ares.Message)
 	return nil
+}
+
+// reportReplayFailure says on w why a replay failed: the step, what was
+// expected and what the screen showed. The session's final block says why
+// in full (a dialog's name, what the screen showed).
+func reportReplayFailure(w io.Writer, runErr error, sessionPath string) {
+	report := runErr.Error()
+	var se *run.StepError
+	if errors.As(runErr, &se) {
+		report = fmt.Sprintf("step %d (%s) failed\n  expected: %s\n  screen:   %s", se.Step, se.Label, orText(se.Expected, se.Message), orText(strings.TrimPrefix(se.Saw, "app "), "-"))
+	}
+	fmt.Fprintf(w, "✗ %s\n", report)
+	if sessionPath != "" {
+		fmt.Fprintf(w, "session: %s\n", sessionPath)
+	}
 }
 
 // resolve finds the script: a .lua path, a .md path or a skill name.

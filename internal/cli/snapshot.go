@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -29,21 +31,21 @@ type SnapshotCmd struct {
 }
 
 // Run captures one snapshot and prints it.
-func (c *SnapshotCmd) Run(app *App) error {
+func (c *SnapshotCmd) Run(ctx context.Context, out Streams, phones *Phones) error {
 	if c.FromDump != "" {
-		return c.fromDump(app)
+		return c.fromDump(out.Stdout)
 	}
 	if c.Size != "" {
 		return UsageError{errors.New("--size applies to --from-dump only (a device reports its own size)")}
 	}
-	opts := app.phoneOptions()
-	opts.ElementBudget = c.Budget
-	t, err := app.openDevice(app.Ctx)
+	// snapshot reads no config (it works without a home): the device
+	// layer's own defaults.
+	opts := device.Options{ElementBudget: c.Budget}
+	phone, err := phones.openPhone(ctx, opts)
 	if err != nil {
 		return err
 	}
-	phone := device.NewPhone(t, opts)
-	snap, err := phone.Capture(app.Ctx, device.CaptureOptions{Scaled: true, SOM: c.SOM != "", Installed: true, KeyboardKeys: c.Keys})
+	snap, err := phone.Capture(ctx, device.CaptureOptions{Scaled: true, SOM: c.SOM != "", Installed: true, KeyboardKeys: c.Keys})
 	if err != nil {
 		return err
 	}
@@ -68,26 +70,25 @@ func (c *SnapshotCmd) Run(app *App) error {
 		}
 	}
 	if c.JSON {
-		out := *snap
+		shown := *snap
 		if !c.WithImages {
-			out.Screenshot, out.SOMScreenshot = nil, nil
+			shown.Screenshot, shown.SOMScreenshot = nil, nil
 		}
-		enc := json.NewEncoder(app.Stdout)
+		enc := json.NewEncoder(out.Stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return enc.Encode(shown)
 	}
-	printSnapshot(app, snap)
+	printSnapshot(out.Stdout, snap)
 	return nil
 }
 
-func printSnapshot(app *App, s *screen.Snapshot) {
-	w := app.Stdout
+func printSnapshot(w io.Writer, s *screen.Snapshot) {
 	fmt.Fprintf(w, "device: %s\ncurrent app: %s\nsize: %dx%d (scaled %dx%d)\n", s.DeviceID, s.CurrentApp, s.Width, s.Height, s.ScaledWidth, s.ScaledHeight)
 	if s.SecureSurface {
 		fmt.Fprintln(w, "secure surface: the app blocks screenshots (FLAG_SECURE)")
 	}
 	fmt.Fprintf(w, "elements (%d, as the model reads them, in scaled pixels):\n", len(s.UIElements))
-	printBlock(app, s.UIElements, s.UINotes)
+	printBlock(w, s.UIElements, s.UINotes)
 	if m := s.CaptureMetrics; m != nil {
 		dist := "n/a"
 		if m.VisualHashHammingDistance != nil {
@@ -103,14 +104,14 @@ func printSnapshot(app *App, s *screen.Snapshot) {
 
 // printBlock prints the element block exactly as the agent's prompt holds
 // it, indented.
-func printBlock(app *App, els []screen.UIElement, notes []string) {
+func printBlock(w io.Writer, els []screen.UIElement, notes []string) {
 	block := strings.TrimSuffix(screen.ElementBlock(els, notes), "\n")
 	if block == "" {
-		fmt.Fprintln(app.Stdout, "  (none)")
+		fmt.Fprintln(w, "  (none)")
 		return
 	}
 	for _, l := range strings.Split(block, "\n") {
-		fmt.Fprintf(app.Stdout, "  %s\n", l)
+		fmt.Fprintf(w, "  %s\n", l)
 	}
 }
 
@@ -126,7 +127,7 @@ type dumpView struct {
 }
 
 // fromDump selects the elements of a saved dump the way a capture would.
-func (c *SnapshotCmd) fromDump(app *App) error {
+func (c *SnapshotCmd) fromDump(stdout io.Writer) error {
 	if c.SOM != "" || c.PNG != "" || c.WithImages {
 		return UsageError{errors.New("--som, --png and --with-images need a device; --from-dump has no screenshot")}
 	}
@@ -142,20 +143,20 @@ func (c *SnapshotCmd) fromDump(app *App) error {
 	if err != nil {
 		return err
 	}
-	sw, sh := screen.ScaledSize(w, h, app.phoneOptions().ModelStyle)
+	sw, sh := screen.ScaledSize(w, h, device.Options{}.ModelStyle)
 	sel := screen.Select(root, screen.ElementOptions{Width: w, Height: h,
 		ScaleX: float64(w) / float64(sw), ScaleY: float64(h) / float64(sh), Budget: c.Budget, KeyboardKeys: c.Keys})
 	if sel.Elements == nil {
 		sel.Elements = []screen.UIElement{}
 	}
 	if c.JSON {
-		enc := json.NewEncoder(app.Stdout)
+		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(dumpView{Width: w, Height: h, ScaledWidth: sw, ScaledHeight: sh, UIElements: sel.Elements, UINotes: sel.Notes})
 	}
-	fmt.Fprintf(app.Stdout, "dump: %s\nsize: %dx%d (scaled %dx%d)\n", c.FromDump, w, h, sw, sh)
-	fmt.Fprintf(app.Stdout, "elements (%d, as the model reads them, in scaled pixels):\n", len(sel.Elements))
-	printBlock(app, sel.Elements, sel.Notes)
+	fmt.Fprintf(stdout, "dump: %s\nsize: %dx%d (scaled %dx%d)\n", c.FromDump, w, h, sw, sh)
+	fmt.Fprintf(stdout, "elements (%d, as the model reads them, in scaled pixels):\n", len(sel.Elements))
+	printBlock(stdout, sel.Elements, sel.Notes)
 	return nil
 }
 

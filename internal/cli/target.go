@@ -1,13 +1,11 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
-	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/internal/cron"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
@@ -163,34 +161,4 @@ func (a *App) changeableTarget() (*workspace.Home, *workspace.Install, error) {
 		return nil, nil, UsageError{fmt.Errorf("agent %s: its gateway runs (pid %d, started %s); stop it before changing its target", a.agentID(), l.PID, l.StartedAt)}
 	}
 	return h, in, nil
-}
-
-// honourBindings refuses a device another agent has bound, however this
-// command reached it (--device, the config, the only attached device),
-// and records the phone's ro.serialno in this agent's own binding once
-// seen.
-func (a *App) honourBindings(ctx context.Context, t device.Transport) error {
-	in, err := a.install()
-	if err != nil {
-		return err
-	}
-	names := []string{t.Serial(), a.Target}
-	if holder, found, err := in.HolderOf(a.agentID(), names...); err != nil {
-		return err
-	} else if found {
-		return &workspace.BoundError{Target: t.Serial(), Holder: holder}
-	}
-	own, ok, err := in.Binding(a.agentID())
-	if err != nil || !ok || own.SerialNo != "" || !own.Names(names...) {
-		return err
-	}
-	res, err := t.Shell(ctx, "getprop ro.serialno")
-	if err != nil || res.ExitCode != 0 {
-		return nil // best effort: the serial it was bound by still holds
-	}
-	serialNo := strings.TrimSpace(string(res.Stdout))
-	if holder, found, err := in.HolderOf(a.agentID(), serialNo); err == nil && found {
-		return &workspace.BoundError{Target: t.Serial() + "/" + serialNo, Holder: holder}
-	}
-	return in.RecordSerialNo(a.agentID(), serialNo)
 }

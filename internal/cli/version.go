@@ -9,8 +9,8 @@ import (
 type VersionCmd struct{}
 
 // Run prints "openpocket VERSION (go, os/arch)", as --version does.
-func (c *VersionCmd) Run(app *App) error {
-	_, err := fmt.Fprintln(app.Stdout, versionLine())
+func (c *VersionCmd) Run(out Streams) error {
+	_, err := fmt.Fprintln(out.Stdout, versionLine())
 	return err
 }
 

@@ -115,7 +115,7 @@ func (s *Service) agent(ctx context.Context, lc *lifecycle, o AgentOptions) (eng
 		maxSteps = o.MaxSteps
 	}
 	res, err := agent.Run(ctx, sess, agent.Options{
-		Registry:           agent.Registry(s.Modules()...),
+		Registry:           agent.Registry(lc.modules()...),
 		Skills:             cfg.Skills.Index(0),
 		MaxSteps:           maxSteps,
 		SystemPromptMode:   cfg.Agent.SystemPromptMode,

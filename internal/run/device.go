@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/action"
 	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/engine/screen"
@@ -63,21 +64,37 @@ func (s *Service) Act(ctx context.Context, o ActOptions) (device.Outcome, error)
 }
 
 // Phone opens the target device for direct use (elementBudget 0 = the
-// configured default); release gives it back.
+// configured default) and takes its lease like a run does; release gives
+// both back.
 func (s *Service) Phone(ctx context.Context, t Target, elementBudget int) (*device.Phone, func(), error) {
-	if s.cfg.OpenDevice == nil {
-		return nil, nil, errors.New("no device: the run service has no device opener")
+	var (
+		d       engine.Device
+		release func()
+	)
+	if c := t.claim; c != nil {
+		if cd, ok := c.device(); ok {
+			d, release = cd, c.Release
+		}
 	}
-	d, release, err := s.cfg.OpenDevice(ctx, t.Device)
-	if err != nil {
-		return nil, nil, err
-	}
-	if release == nil {
-		release = func() {}
+	if d == nil {
+		if s.cfg.OpenDevice == nil {
+			return nil, nil, errNoOpener
+		}
+		od, closeDev, err := s.cfg.OpenDevice(ctx, t.Device)
+		if err != nil {
+			return nil, nil, err
+		}
+		closeDev = onceFunc(closeDev)
+		unlease, err := s.leaseFor(ctx, od.Serial())
+		if err != nil {
+			closeDev()
+			return nil, nil, err
+		}
+		d, release = od, func() { unlease(); closeDev() }
 	}
 	opts := s.cfg.PhoneOptions
 	if elementBudget > 0 {
 		opts.ElementBudget = elementBudget
 	}
-	return device.NewPhone(d, opts), release, nil
+	return device.NewPhone(d, opts), onceFunc(release), nil
 }

@@ -162,7 +162,7 @@ func (s *Service) playCompiled(ctx context.Context, lc *lifecycle, name string, 
 	if o.Around != nil {
 		after = o.Around(sess, logf)
 	}
-	reg, closeRoot, err := s.playRegistry(o.File)
+	reg, closeRoot, err := s.playRegistry(lc, o.File)
 	if err != nil {
 		return fail(err)
 	}
@@ -248,8 +248,8 @@ func (lc *lifecycle) playSession(ctx context.Context, name, dir string, runLog *
 // playRegistry is the run's module set plus the playbook runtime and, when
 // the playbook's directory opens, the visual and assets modules rooted
 // there. closeRoot releases that directory once the run is over.
-func (s *Service) playRegistry(file string) (reg *lua.Registry, closeRoot func(), err error) {
-	reg = s.Registry()
+func (s *Service) playRegistry(lc *lifecycle, file string) (reg *lua.Registry, closeRoot func(), err error) {
+	reg = lc.registry()
 	closeRoot = func() {}
 	if err := reg.RegisterSource(playbooks.RuntimeModule, playbooks.RuntimeSource); err != nil {
 		return nil, closeRoot, err

@@ -44,7 +44,7 @@ func (s *Service) REPL(ctx context.Context, o REPLOptions) (*REPLSession, error)
 	}
 	r := &REPLSession{Session: sess, lc: lc}
 	r.ReadyErr = lc.ready(sess)
-	vm, err := stdlib.NewVMWith(ctx, s.Registry(), sess, lua.Options{Print: o.Print})
+	vm, err := stdlib.NewVMWith(ctx, lc.registry(), sess, lua.Options{Print: o.Print})
 	if err != nil {
 		sess.Finish(false, err.Error())
 		lc.end(false, err.Error(), "")

@@ -55,7 +55,7 @@ func (s *Service) script(ctx context.Context, lc *lifecycle, o ScriptOptions) (e
 	if err != nil {
 		return engine.RunResult{}, err
 	}
-	vm, err := stdlib.NewVMWith(sess.Context(), s.Registry(), sess, lua.Options{
+	vm, err := stdlib.NewVMWith(sess.Context(), lc.registry(), sess, lua.Options{
 		Timeout:     o.Timeout,
 		Args:        o.Args,
 		AutoRequire: true, // ui.tap(...) works without require, as in the REPL
@@ -142,7 +142,7 @@ func (s *Service) replay(ctx context.Context, lc *lifecycle, name, from string, 
 	if err := lc.ready(sess); err != nil {
 		return ReplayResult{RunResult: sess.Finish(false, err.Error())}, err
 	}
-	r, err := skillsmod.Run(sess.Context(), sess, src, skillsmod.RunOptions{Name: from, Params: o.Params, Registry: s.Registry(),
+	r, err := skillsmod.Run(sess.Context(), sess, src, skillsmod.RunOptions{Name: from, Params: o.Params, Registry: lc.registry(),
 		Timeout: o.Timeout, Print: o.Print})
 	out := ReplayResult{Steps: r.Steps, Passed: r.Passed}
 	failMsg, okMsg := err, "skill replayed"

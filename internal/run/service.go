@@ -44,7 +44,16 @@ type AgentDefaults struct {
 // root. Only OpenDevice is required for device runs; a nil Model fails
 // agent runs with engine.ErrNoModel.
 type Config struct {
-	OpenDevice   DeviceOpener
+	OpenDevice DeviceOpener
+	// Lease takes a device's lease when a run first opens it (nil: no
+	// lease, e.g. a service that only looks at screens). By default the
+	// run releases it when it ends, so a long-running front end (the
+	// gateway, a dashboard) drives a phone only while a run of it does.
+	Lease LeaseFunc
+	// HoldLeases keeps each lease from the first run that takes it until
+	// Close instead: a CLI command (play DIR running several files, a
+	// REPL) holds its device for the whole command.
+	HoldLeases   bool
 	PhoneOptions device.Options
 	Model        ModelFactory
 	// ModelImage is how a model profile wants its screenshots; a run with
@@ -53,6 +62,10 @@ type Config struct {
 	// Executors are the workspace's executors (run_script, memory, coding
 	// tools and their Lua modules); nil runs without them.
 	Executors executors.Set
+	// NewExecutors, when set instead, gives each run executors of its own,
+	// closed when the run ends: its background exec sessions end with it
+	// and runs on other phones never see them (the gateway's jobs).
+	NewExecutors func() (set executors.Set, close func())
 	// Store persists agent sessions and memory (the workspace); nil keeps
 	// nothing.
 	Store engine.Workspace
@@ -83,6 +96,9 @@ type Service struct {
 	mu    sync.Mutex
 	subs  map[int64]func(Event)
 	subID int64
+	// held are the leases a HoldLeases service keeps until Close.
+	leaseMu sync.Mutex
+	held    map[string]func()
 }
 
 // New builds the service from its dependencies.
@@ -98,7 +114,7 @@ func New(cfg Config) *Service {
 	if cfg.Skills == nil {
 		cfg.Skills = &skills.Loader{}
 	}
-	return &Service{cfg: cfg, subs: map[int64]func(Event){}}
+	return &Service{cfg: cfg, subs: map[int64]func(Event){}, held: map[string]func(){}}
 }
 
 // Config returns the dependencies the service was built with.
@@ -136,6 +152,9 @@ func (s *Service) publish(ev Event) {
 // default device the composition root configured.
 type Target struct {
 	Device string
+	// claim is the device opened and leased ahead of the run
+	// (Service.Claim); the run adopts it.
+	claim *Claim
 }
 
 // lifecycle is one run in progress: its id, events and device releases.
@@ -148,15 +167,33 @@ type lifecycle struct {
 	start  time.Time
 	events func(Event)
 	// observe sees every event first (the playbook's step recorder).
-	observe  func(Event)
+	observe func(Event)
+	// exec are the run's executors (Config.Executors, or its own from
+	// Config.NewExecutors).
+	exec executors.Set
+	// claim is the device the run adopted (Target.claim); leased are the
+	// serials whose leases the run holds (taken once per run).
+	claim    *Claim
 	mu       sync.Mutex
 	releases []func()
+	leased   map[string]bool
 }
 
 // begin starts a run and emits run_start.
 func (s *Service) begin(kind RunKind, name string, t Target, events func(Event)) *lifecycle {
 	lc := &lifecycle{svc: s, id: fmt.Sprintf("%s-%d", kind, s.runs.Add(1)), kind: kind, name: name, target: t.Device,
-		start: time.Now(), events: events}
+		start: time.Now(), events: events, leased: map[string]bool{}, exec: s.cfg.Executors}
+	if s.cfg.NewExecutors != nil {
+		set, closeSet := s.cfg.NewExecutors()
+		lc.exec = set
+		lc.addRelease(closeSet)
+	}
+	if c := t.claim; c != nil {
+		// The run owns the claimed lease from now on: its end releases it.
+		lc.claim = c
+		lc.leased[c.serial] = true
+		lc.releases = append(lc.releases, c.Release)
+	}
 	lc.emit(Event{Kind: KindRunStart, Run: &RunInfo{Kind: kind, Name: name}})
 	return lc
 }
@@ -194,23 +231,6 @@ func (lc *lifecycle) end(success bool, message, sessionPath string) {
 		End: &RunEnd{Success: success, Message: message, SessionPath: sessionPath, Duration: time.Since(lc.start)}})
 }
 
-// openDevice is the engine's device opener for this run's target.
-func (lc *lifecycle) openDevice(ctx context.Context) (engine.Device, error) {
-	if lc.svc.cfg.OpenDevice == nil {
-		return nil, fmt.Errorf("no device: the run service has no device opener")
-	}
-	d, release, err := lc.svc.cfg.OpenDevice(ctx, lc.target)
-	if err != nil {
-		return nil, err
-	}
-	if release != nil {
-		lc.mu.Lock()
-		lc.releases = append(lc.releases, release)
-		lc.mu.Unlock()
-	}
-	return d, nil
-}
-
 // engineOptions choose what a run's engine gets.
 type engineOptions struct {
 	persist bool
@@ -226,8 +246,8 @@ func (lc *lifecycle) engine(o engineOptions) (*engine.Engine, error) {
 	if o.logger != nil {
 		e.Logger = o.logger
 	}
-	if cfg.Executors != nil {
-		e.Executors = cfg.Executors.Actions(executors.VMRunner(lc.svc.Registry(), func(ctx context.Context) any {
+	if lc.exec != nil {
+		e.Executors = lc.exec.Actions(executors.VMRunner(lc.registry(), func(ctx context.Context) any {
 			if s := engine.SessionFrom(ctx); s != nil {
 				return s
 			}
@@ -281,10 +301,19 @@ func (lc *lifecycle) session(ctx context.Context, e *engine.Engine, opts engine.
 
 // Modules are the modules added to the standard library for every run:
 // the executor modules (script, fs, exec, process, memory) and skills.
-func (s *Service) Modules() []lua.Module {
+// With Config.NewExecutors each run has its own (lifecycle.modules).
+func (s *Service) Modules() []lua.Module { return s.modulesWith(s.cfg.Executors) }
+
+// modules are the run's modules, over its own executors.
+func (lc *lifecycle) modules() []lua.Module { return lc.svc.modulesWith(lc.exec) }
+
+// registry is the module set the run's VMs see.
+func (lc *lifecycle) registry() *lua.Registry { return stdlib.Registry(lc.modules()...) }
+
+func (s *Service) modulesWith(set executors.Set) []lua.Module {
 	var mods []lua.Module
-	if s.cfg.Executors != nil {
-		mods = append(mods, executors.Modules(s.cfg.Executors.Tools())...)
+	if set != nil {
+		mods = append(mods, executors.Modules(set.Tools())...)
 	}
 	return append(mods, skillsmod.New(SkillLibrary(s.cfg.Skills)))
 }

@@ -93,7 +93,9 @@ func cmdScreenrecord(ctx context.Context, p *Phone, c *cmdIO) int {
 	case <-stop:
 	case <-ctx.Done():
 	}
-	elapsed := time.Since(start)
+	// The video holds at most the time limit, however late this goroutine
+	// woke on a loaded machine: Android's encoder stops at the limit.
+	elapsed := min(time.Since(start), time.Duration(limit)*time.Second)
 	var w, h int
 	p.locked(func() { w, h, _ = p.sizeLocked() })
 	if err := p.fs.WriteFile(file, EncodeMP4(w, h, elapsed), 0o644, time.Now()); err != nil {

@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/engine/prompt"
+	"github.com/openpocket/openpocket/engine/screen"
+	"github.com/openpocket/openpocket/internal/adb"
+	"github.com/openpocket/openpocket/internal/executor/execset"
+	"github.com/openpocket/openpocket/internal/run"
+	"github.com/openpocket/openpocket/internal/skills"
+	"github.com/openpocket/openpocket/internal/workspace"
+	"github.com/openpocket/openpocket/stdlib/executors"
+)
+
+// serviceSpec says which run service newService builds. Every run
+// service — a command's, the gateway's, a dashboard's, an MCP call's —
+// comes from newService with one of these: no front end copies the App to
+// get a service of its own, and what differs between them is spelled out
+// here.
+type serviceSpec struct {
+	home *workspace.Home
+	cfg  workspace.Config
+	// agentID is the agent the runs act as: another agent's bound phone is
+	// refused.
+	agentID string
+	// device and endpoint name the default device; both "" mean the
+	// virtual phone's with sim, else cfg's target.
+	device, endpoint string
+	sim              bool
+	mode             leaseMode
+	// plainLease reports a busy phone as the lease says it, with no
+	// --wait-device advice and no wait message (dashboards' actions).
+	plainLease bool
+	// executors is the runs' shared executor set; nil gives each run a set
+	// of cfg's own, closed when it ends (a job's background exec sessions
+	// end with it).
+	executors *execset.Set
+	// errs keeps the first device failure of the runs (nil: not kept).
+	errs *deviceErrs
+}
+
+// commandSpec is the spec of this command's own services: the global
+// flags' device selection, this App's home, config and agent.
+func (a *App) commandSpec(h *workspace.Home, cfg workspace.Config, mode leaseMode) serviceSpec {
+	return serviceSpec{home: h, cfg: cfg, agentID: a.agentID(), device: a.Device, endpoint: a.Target, sim: a.UseSim,
+		mode: mode, errs: &a.devices().errs}
+}
+
+// newService is the one run service factory: sp's home, config, device
+// selection, leases and executors; the wake-up reports of its runs go to
+// stderr. Close it when done.
+func (a *App) newService(sp serviceSpec) *run.Service {
+	rc := a.serviceConfig(sp)
+	svc := run.New(rc)
+	// What the wake-up before a run did is worth a line on the terminal.
+	svc.Subscribe(func(ev run.Event) {
+		if ev.Ready != nil && ev.Ready.Report != "" {
+			fmt.Fprintln(a.Stderr, ev.Ready.Report)
+		}
+	})
+	return svc
+}
+
+// serviceConfig is the run.Config of sp.
+func (a *App) serviceConfig(sp serviceSpec) run.Config {
+	h, cfg := sp.home, sp.cfg
+	rc := run.Config{
+		OpenDevice:   a.deviceOpener(sp),
+		PhoneOptions: phoneOptionsFor(cfg),
+		Model: func(profile string) (engine.Model, error) {
+			m, err := a.modelFor(h, cfg, profile)
+			if err != nil {
+				return nil, err
+			}
+			return m, nil
+		},
+		Store:        h,
+		WorkspaceDir: h.Workspace(),
+		StateDir:     h.State(),
+		ContextFiles: func(budget int) []prompt.ContextFile {
+			var files []prompt.ContextFile
+			for _, f := range h.ContextFiles(budget) {
+				files = append(files, prompt.ContextFile{Name: f.Name, Content: f.Content})
+			}
+			return files
+		},
+		Skills: &skills.Loader{HomeDir: h.Dir(), WorkspaceDir: h.Workspace()},
+		Agent: run.AgentDefaults{
+			MaxSteps:           cfg.Agent.MaxSteps,
+			SystemPromptMode:   cfg.Agent.SystemPromptMode,
+			ReturnHome:         cfg.Agent.ReturnHomeOnTaskEnd,
+			LoopDelay:          time.Duration(cfg.Agent.LoopDelayMs) * time.Millisecond,
+			ContextBudgetChars: cfg.Agent.ContextBudgetChars,
+			AutoArtifacts:      cfg.Agent.AutoArtifactsEnabled,
+		},
+		ModelImage: func(profile string) (screen.ImageEncoding, bool) {
+			if p, ok := cfg.Profile(profile); ok {
+				return imageEncoding(p), true
+			}
+			return screen.ImageEncoding{}, false
+		},
+		PIN:    cfg.Target.Pin,
+		Logger: a.logger(),
+		LogHandler: func(w io.Writer, level slog.Level) slog.Handler {
+			return newHumanHandler(w, level)
+		},
+	}
+	if sp.executors != nil {
+		rc.Executors = sp.executors
+	} else {
+		rc.NewExecutors = func() (executors.Set, func()) {
+			set := execset.New(h.Workspace(), executorConfigFrom(cfg))
+			return set, func() { set.Close() }
+		}
+	}
+	switch {
+	case sp.mode == leasesNone:
+	case sp.plainLease:
+		rc.Lease = a.devices().plainLease(sp.errs)
+	default:
+		rc.Lease, rc.HoldLeases = a.devices().leaseFunc(sp.errs), sp.mode == leasesHeld
+	}
+	return rc
+}
+
+// defaultTarget is the device a run's "" target means: sp's device or
+// endpoint when it names one (or the virtual phone, "" here, started on
+// open), else cfg's target.
+func (sp serviceSpec) defaultTarget() (serial, endpoint string) {
+	if sp.device != "" || sp.endpoint != "" || sp.sim {
+		return sp.device, sp.endpoint
+	}
+	return sp.cfg.Target.Device, sp.cfg.Target.AdbEndpoint
+}
+
+// heldOpenMu serializes the device opens of commands' run services: runs
+// on several devices at once (play --devices) share one virtual phone.
+// Opens are quick.
+var heldOpenMu sync.Mutex
+
+// deviceOpener is a run service's device opener: "" is sp's default
+// device, a serial that device. It takes no lease: the service does
+// (run.Config.Lease).
+func (a *App) deviceOpener(sp serviceSpec) run.DeviceOpener {
+	return func(ctx context.Context, target string) (engine.Device, func(), error) {
+		if sp.mode == leasesHeld {
+			heldOpenMu.Lock()
+			defer heldOpenMu.Unlock()
+		}
+		serial, endpoint := sp.defaultTarget()
+		if sp.sim {
+			s, err := a.devices().startSim()
+			if err != nil {
+				sp.errs.note(err)
+				return nil, nil, err
+			}
+			if serial == "" && endpoint == "" {
+				serial = s.Serial()
+			}
+		}
+		defaultEndpoint := endpoint
+		if target != "" && target != serial {
+			serial, endpoint = target, ""
+		}
+		d, err := a.devices().adbClient().Open(ctx, adb.Target{Serial: serial, Endpoint: endpoint})
+		if err == nil {
+			err = a.devices().honourBindings(ctx, d, sp.agentID, defaultEndpoint)
+		}
+		if err != nil {
+			sp.errs.note(err)
+			return nil, nil, err
+		}
+		return d, nil, nil
+	}
+}

@@ -1,0 +1,293 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/internal/cron"
+	"github.com/openpocket/openpocket/internal/lease"
+	"github.com/openpocket/openpocket/internal/run"
+)
+
+// jobRuns are the run functions a scheduled job dispatches to, one per
+// payload kind. serviceRuns implements them on the run service; tests use
+// fakes.
+type jobRuns interface {
+	runAgent(ctx context.Context, task, model string) (engine.RunResult, error)
+	runPlaybook(ctx context.Context, path string, params map[string]string) (engine.RunResult, error)
+	runLuaFile(ctx context.Context, path string, args []string) (engine.RunResult, error)
+}
+
+// runsFor returns the run functions for one run of a job on device ("" =
+// the default device) and a cleanup to call when the run ends.
+type runsFor func(ctx context.Context, device string) (jobRuns, func())
+
+// deviceClaimer takes a run's device lease before the run starts.
+type deviceClaimer interface {
+	claimDevice(ctx context.Context) error
+}
+
+// jobRunner is the gateway's cron.Runner: it maps a job's payload to a
+// run function and the run's result to the job's status.
+type jobRunner struct {
+	runsFor runsFor
+	// base resolves relative payload paths of hand-written jobs (the
+	// workspace); "" leaves them to the process's working directory.
+	base string
+	// warn receives playbook compile warnings.
+	warn io.Writer
+}
+
+var _ cron.Runner = (*jobRunner)(nil)
+
+func newJobRunner(runsFor runsFor, base string, warn io.Writer) *jobRunner {
+	return &jobRunner{runsFor: runsFor, base: base, warn: warn}
+}
+
+// JobRunnerOptions build a job runner for one job run outside the
+// gateway's scheduler (`openpocket cron run`): the gateway's own payload →
+// run mapping, on the service given.
+type JobRunnerOptions struct {
+	Service *run.Service
+	// Base resolves relative payload paths of hand-written jobs (the
+	// workspace); "" leaves them to the process's working directory.
+	Base string
+	// Warn receives playbook compile warnings.
+	Warn io.Writer
+	// HumanAuth builds an agent run's human-auth answerer (nil: the run's
+	// defaults).
+	HumanAuth HumanAuthFor
+	// Agent is the template of agent runs' options: a foreground run's
+	// terminal (Stdin, Stdout) and progress (Events). Target, Task and
+	// Model come from the job.
+	Agent run.AgentOptions
+	// BadInput wraps the errors of bad input (a playbook that does not
+	// compile, a script that cannot be read, an unknown skill or a
+	// malformed skill parameter), so a command can map them to its exit
+	// code; nil leaves them as they are.
+	BadInput func(error) error
+}
+
+// NewJobRunner is the cron.Runner of o: each job runs on o.Service with
+// its device, claimed for exactly the run, as the gateway runs it.
+func NewJobRunner(o JobRunnerOptions) cron.Runner {
+	return newJobRunner(func(_ context.Context, device string) (jobRuns, func()) {
+		r := &serviceRuns{svc: o.Service, target: run.Target{Device: device}, humanAuth: o.HumanAuth, warn: o.Warn,
+			agent: o.Agent, badInput: o.BadInput}
+		return r, r.release
+	}, o.Base, o.Warn)
+}
+
+// jobRunsFor runs each job on the current service with its device.
+func (g *Gateway) jobRunsFor(_ context.Context, device string) (jobRuns, func()) {
+	svc, cfg, done := g.current()
+	r := &serviceRuns{svc: svc, target: run.Target{Device: device}, warn: g.opts.Stderr}
+	if g.opts.HumanAuth != nil {
+		r.humanAuth = g.opts.HumanAuth(cfg)
+	}
+	return r, func() {
+		r.release()
+		done()
+	}
+}
+
+// Run implements cron.Runner: ok and message are the run result's
+// Success and Message; an error from the run function fails the job.
+func (r *jobRunner) Run(ctx context.Context, job cron.Job) (bool, string, error) {
+	p := job.Payload
+	switch p.Kind {
+	case cron.PayloadAgentTurn, "", cron.PayloadPlaybook, cron.PayloadLua:
+	default:
+		return false, "", fmt.Errorf("job %s: payload.kind: unknown kind %q; expected agent_turn, playbook or lua", job.ID, p.Kind)
+	}
+	runs, done := r.runsFor(ctx, cron.DeviceOf(job))
+	if done != nil {
+		defer done()
+	}
+	if c, ok := runs.(deviceClaimer); ok {
+		if err := c.claimDevice(ctx); err != nil {
+			return false, "", fmt.Errorf("%w: %w", cron.ErrBusy, err)
+		}
+	}
+	var (
+		res engine.RunResult
+		err error
+	)
+	switch p.Kind {
+	case cron.PayloadPlaybook:
+		res, err = runs.runPlaybook(ctx, r.resolve(p.Path), maps.Clone(p.Params))
+	case cron.PayloadLua:
+		res, err = runs.runLuaFile(ctx, r.resolve(p.Path), slices.Clone(p.Args))
+	default:
+		model := ""
+		if job.Model != nil {
+			model = *job.Model
+		}
+		res, err = runs.runAgent(ctx, p.Task, model)
+	}
+	if errors.Is(err, lease.ErrBusy) {
+		// Another process drives the device: the scheduler retries
+		// one-shot jobs instead of losing them.
+		return false, res.Message, fmt.Errorf("%w: %w", cron.ErrBusy, err)
+	}
+	if err != nil {
+		return false, res.Message, err
+	}
+	if !res.Success && res.Message == "" {
+		res.Message = "run failed (no message)"
+	}
+	return res.Success, res.Message, nil
+}
+
+// resolve makes a relative payload path absolute: relative to the
+// workspace when the file is there, else left to the working directory.
+// cron add stores absolute paths; this is for hand-written jobs.json.
+func (r *jobRunner) resolve(p string) string {
+	if p == "" || filepath.IsAbs(p) || r.base == "" {
+		return p
+	}
+	if cand := filepath.Join(r.base, p); fileExists(cand) {
+		return cand
+	}
+	return p
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// serviceRuns are one job's run functions on the run service: the job's
+// device, claimed for exactly that run.
+type serviceRuns struct {
+	svc       *run.Service
+	target    run.Target
+	claim     *run.Claim
+	humanAuth HumanAuthFor
+	warn      io.Writer
+	// agent is the template of agent runs (JobRunnerOptions.Agent).
+	agent run.AgentOptions
+	// badInput wraps bad input's errors (JobRunnerOptions.BadInput).
+	badInput func(error) error
+}
+
+var (
+	_ jobRuns       = (*serviceRuns)(nil)
+	_ deviceClaimer = (*serviceRuns)(nil)
+)
+
+// claimDevice opens the job's device and takes its lease before the run,
+// so a device another process drives skips the run (the scheduler retries
+// a one-shot job) instead of failing it midway. It returns only a busy
+// lease; other device problems are left for the run to report. The run
+// releases the lease when it ends.
+func (r *serviceRuns) claimDevice(ctx context.Context) error {
+	c, err := r.svc.Claim(ctx, r.target)
+	if errors.Is(err, lease.ErrBusy) {
+		return err
+	}
+	if err == nil {
+		r.claim, r.target = c, c.Target()
+	}
+	return nil
+}
+
+// release gives back a claim no run adopted.
+func (r *serviceRuns) release() {
+	if r.claim != nil {
+		r.claim.Release()
+	}
+}
+
+// runAgent runs an agent task unattended: human auth through the relay
+// when humanAuth.enabled, else the model is told no one can answer.
+func (r *serviceRuns) runAgent(ctx context.Context, task, model string) (engine.RunResult, error) {
+	o := r.agent
+	o.Target, o.Task, o.Model = r.target, task, model
+	if r.humanAuth != nil {
+		o.HumanAuthFor = r.humanAuth
+	}
+	res, err := r.svc.Agent(ctx, o)
+	return res.RunResult, err
+}
+
+// bad marks err as bad input (badInput), for the command that runs the job.
+func (r *serviceRuns) bad(err error) error {
+	if r.badInput == nil || err == nil {
+		return err
+	}
+	return r.badInput(err)
+}
+
+// runPlaybook runs one playbook file without terminal progress.
+func (r *serviceRuns) runPlaybook(ctx context.Context, path string, params map[string]string) (engine.RunResult, error) {
+	res, err := run.CompilePlaybook(path, params, false)
+	if res != nil && r.warn != nil {
+		for _, w := range res.Warnings {
+			fmt.Fprintf(r.warn, "warning: %s\n", w)
+		}
+	}
+	if err != nil {
+		return engine.RunResult{Message: err.Error()}, r.bad(err)
+	}
+	fr, _ := r.svc.Playbook(ctx, run.PlaybookOptions{Target: r.target, File: path, Compiled: res})
+	out := engine.RunResult{Success: fr.Status == "passed", Message: "playbook " + fr.Status, Steps: len(fr.Steps)}
+	if fr.Error != "" {
+		out.Message = fr.Error
+	}
+	return out, nil
+}
+
+// runLuaFile runs a Lua script: no terminal output, the result as a
+// RunResult. A path that is not a .lua file names a skill (its .md file
+// or its name); the skill's replay runs with args as KEY=VALUE parameters.
+func (r *serviceRuns) runLuaFile(ctx context.Context, path string, args []string) (engine.RunResult, error) {
+	if !strings.HasSuffix(path, ".lua") {
+		return r.runSkill(ctx, path, args)
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return engine.RunResult{Message: err.Error()}, r.bad(fmt.Errorf("lua job: %w", err))
+	}
+	res, err := r.svc.Script(ctx, run.ScriptOptions{Target: r.target, Name: path, Source: src, Args: args})
+	// A script that ran, failed or not, finished its session with a
+	// message; none means nothing ran.
+	if err != nil && res.Message == "" {
+		return engine.RunResult{Message: err.Error()}, err // nothing ran
+	}
+	return res.RunResult, nil
+}
+
+// runSkill replays a skill by name or .md path without a model.
+func (r *serviceRuns) runSkill(ctx context.Context, name string, args []string) (engine.RunResult, error) {
+	l := r.svc.Config().Skills
+	s, err := l.Find(name)
+	if err != nil {
+		return engine.RunResult{Message: err.Error()}, r.bad(err)
+	}
+	src, from, err := l.Script(s)
+	if err != nil {
+		return engine.RunResult{Message: err.Error()}, r.bad(err)
+	}
+	params := map[string]string{}
+	for _, kv := range args {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return engine.RunResult{}, r.bad(fmt.Errorf("lua job: skill parameter %q: expected KEY=VALUE", kv))
+		}
+		params[k] = v
+	}
+	res, err := r.svc.Replay(ctx, run.ReplayOptions{Target: r.target, Name: s.Name, Skill: from, Source: src, Params: params})
+	if err != nil && res.Message == "" {
+		return engine.RunResult{Message: err.Error()}, err // nothing ran
+	}
+	return res.RunResult, nil
+}
