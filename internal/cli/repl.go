@@ -23,9 +23,12 @@ import (
 type ReplCmd struct {
 	NoHistory bool `help:"Do not read or write the history file (HOME/state/repl_history)."`
 
-	// stdin/stdout replace the terminal in tests.
+	// stdin/stdout replace the terminal in tests (a pipe: no terminal).
 	stdin  io.ReadCloser
 	stdout io.Writer
+	// tty replaces the process's terminal in tests: a pty the REPL reads
+	// keys from and draws on, as it would on fds 0 and 1.
+	tty *os.File
 }
 
 const (
@@ -45,6 +48,9 @@ func (c *ReplCmd) Run(ctx context.Context, app *App, svc *run.Service) error {
 	if out == nil {
 		out = app.Stdout
 	}
+	if c.tty != nil {
+		out = c.tty
+	}
 	printer := out // readline's writer once it exists
 	rs, err := svc.REPL(ctx, run.REPLOptions{Print: func(line string) { fmt.Fprintln(printer, line) }})
 	if err != nil {
@@ -56,9 +62,9 @@ func (c *ReplCmd) Run(ctx context.Context, app *App, svc *run.Service) error {
 		fmt.Fprintf(app.Stderr, "warning: %v\n", rs.ReadyErr)
 	}
 	cfg := c.readlineConfig(app, out)
-	rl, err := readline.NewFromConfig(cfg)
+	rl, err := openLineReader(cfg, c.ttyFd())
 	if err != nil {
-		return fmt.Errorf("repl: %w", err)
+		return err
 	}
 	defer rl.Close()
 	printer = rl.Stdout()
@@ -75,7 +81,7 @@ func (c *ReplCmd) Run(ctx context.Context, app *App, svc *run.Service) error {
 	defer lines.stop()
 	fmt.Fprintf(printer, "OpenPocket %s Lua REPL: modules %s are globals; =expr prints; Ctrl-C cancels, Ctrl-D exits.\n",
 		Version, strings.Join(replGlobals, ", "))
-	return replLoop(ctx, rl, rs.VM, printer, lines)
+	return replLoop(ctx, rl.Instance, rs.VM, printer, lines)
 }
 
 // readlineConfig is the prompt's configuration: history in
@@ -92,6 +98,9 @@ func (c *ReplCmd) readlineConfig(app *App, out io.Writer) *readline.Config {
 	if c.stdin != nil {
 		cfg.Stdin = c.stdin
 		cfg.FuncIsTerminal = func() bool { return false }
+	}
+	if c.tty != nil {
+		ttyConfig(cfg, c.tty)
 	}
 	if !c.NoHistory {
 		if err := os.MkdirAll(app.ws.State(), 0o755); err != nil {
