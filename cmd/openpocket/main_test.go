@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -46,14 +47,14 @@ func TestMain(m *testing.M) {
 
 // start runs the binary with a private home and returns the command and a
 // reader of its stdout.
-func start(t *testing.T, home string, args ...string) (*exec.Cmd, *bufio.Reader, *strings.Builder) {
+func start(t *testing.T, home string, args ...string) (*exec.Cmd, *bufio.Reader, *lockedBuilder) {
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"--home", home}, args...)...)
 	cmd.Env = append(os.Environ(), "OPENAI_API_KEY=")
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	stderr := &lockedBuilder{}
+	cmd.Stderr = stderr
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {
 		if cmd.ProcessState == nil {
@@ -61,7 +62,26 @@ func start(t *testing.T, home string, args ...string) (*exec.Cmd, *bufio.Reader,
 			cmd.Wait()
 		}
 	})
-	return cmd, bufio.NewReader(out), &stderr
+	return cmd, bufio.NewReader(out), stderr
+}
+
+// lockedBuilder is a strings.Builder the process's stderr copier writes
+// while the test reads it.
+type lockedBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuilder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuilder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // exitCode waits for the process, bounded, and returns its exit code.

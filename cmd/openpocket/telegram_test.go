@@ -70,7 +70,7 @@ func newTGRig(t *testing.T, edit func(cfg *workspace.Config, home string)) *tgRi
 
 // gateway starts `openpocket gateway` and stops it (SIGTERM) with the
 // test; the returned func stops it earlier.
-func (r *tgRig) gateway() (*strings.Builder, func()) {
+func (r *tgRig) gateway() (*lockedBuilder, func()) {
 	r.t.Helper()
 	r.t.Setenv("OP_E2E_TG_TOKEN", tgToken)
 	cmd, stdout, stderr := start(r.t, r.home, "-s", r.sim, "gateway", "--stop-timeout", "20s")

@@ -23,7 +23,7 @@ type rule struct {
 var frontEnds = []string{"internal/cli", "internal/gateway", "internal/mcp", "internal/relay", "internal/dashboard", "internal/channel"}
 
 // leaf utilities with no dependencies of their own, usable by adapters.
-var leaves = []string{"internal/atomicfile", "internal/lease"}
+var leaves = []string{"internal/atomicfile", "internal/lease", "internal/termmode"}
 
 var rules = []rule{
 	{prefix: "cmd/openpocket", own: []string{""}},
@@ -49,6 +49,7 @@ var rules = []rule{
 	{prefix: "internal/convert", own: []string{"playbooks", "engine/action", "internal/atomicfile"}, libs: []string{"go.yaml.in/yaml/v3"}},
 	{prefix: "internal/atomicfile"},
 	{prefix: "internal/lease", libs: []string{"golang.org/x/sys"}},
+	{prefix: "internal/termmode", libs: []string{"golang.org/x/sys"}},
 	{prefix: "internal/archtest"},
 	// The dashboards see the install only through their Manager/Agent ports.
 	{prefix: "internal/dashboard"},

@@ -24,9 +24,12 @@ import (
 type ReplCmd struct {
 	NoHistory bool `help:"Do not read or write the history file (HOME/state/repl_history)."`
 
-	// stdin/stdout replace the terminal in tests.
+	// stdin/stdout replace the terminal in tests (a pipe: no terminal).
 	stdin  io.ReadCloser
 	stdout io.Writer
+	// tty replaces the process's terminal in tests: a pty the REPL reads
+	// keys from and draws on, as it would on fds 0 and 1.
+	tty *os.File
 }
 
 const (
@@ -46,6 +49,9 @@ func (c *ReplCmd) Run(ctx context.Context, streams Streams, h *workspace.Home, s
 	if out == nil {
 		out = streams.Stdout
 	}
+	if c.tty != nil {
+		out = c.tty
+	}
 	printer := out // readline's writer once it exists
 	rs, err := svc.REPL(ctx, run.REPLOptions{Print: func(line string) { fmt.Fprintln(printer, line) }})
 	if err != nil {
@@ -57,9 +63,9 @@ func (c *ReplCmd) Run(ctx context.Context, streams Streams, h *workspace.Home, s
 		fmt.Fprintf(streams.Stderr, "warning: %v\n", rs.ReadyErr)
 	}
 	cfg := c.readlineConfig(streams.Stderr, h, out)
-	rl, err := readline.NewFromConfig(cfg)
+	rl, err := openLineReader(cfg, c.ttyFd())
 	if err != nil {
-		return fmt.Errorf("repl: %w", err)
+		return err
 	}
 	defer rl.Close()
 	printer = rl.Stdout()
@@ -76,7 +82,7 @@ func (c *ReplCmd) Run(ctx context.Context, streams Streams, h *workspace.Home, s
 	defer lines.stop()
 	fmt.Fprintf(printer, "OpenPocket %s Lua REPL: modules %s are globals; =expr prints; Ctrl-C cancels, Ctrl-D exits.\n",
 		Version, strings.Join(replGlobals, ", "))
-	return replLoop(ctx, rl, rs.VM, printer, lines)
+	return replLoop(ctx, rl.Instance, rs.VM, printer, lines)
 }
 
 // readlineConfig is the prompt's configuration: history in
@@ -93,6 +99,9 @@ func (c *ReplCmd) readlineConfig(stderr io.Writer, h *workspace.Home, out io.Wri
 	if c.stdin != nil {
 		cfg.Stdin = c.stdin
 		cfg.FuncIsTerminal = func() bool { return false }
+	}
+	if c.tty != nil {
+		ttyConfig(cfg, c.tty)
 	}
 	if !c.NoHistory {
 		if err := os.MkdirAll(h.State(), 0o755); err != nil {

@@ -13,11 +13,14 @@ import (
 )
 
 // outPacket is a packet queued for the connection's writer goroutine. data
-// is read, not copied: its owner keeps it unchanged until the packet is
-// acknowledged or the stream dies.
+// is read, not copied: its owner keeps it unchanged until written is
+// signalled (when set) or the stream dies. The host's OKAY is not enough:
+// it arrives through the socket, which orders nothing between goroutines,
+// and a host that acknowledges early must not see a recycled buffer.
 type outPacket struct {
 	command, arg0, arg1 uint32
 	data                []byte
+	written             chan<- struct{} // capacity ≥ 1; nil: nobody waits
 }
 
 // conn is one transport connection from an adb server.
@@ -98,8 +101,14 @@ func (c *conn) serve() {
 
 // send queues a packet for the writer goroutine.
 func (c *conn) send(command, arg0, arg1 uint32, data []byte) error {
+	return c.sendNotify(command, arg0, arg1, data, nil)
+}
+
+// sendNotify is send that signals written once the writer no longer reads
+// data.
+func (c *conn) sendNotify(command, arg0, arg1 uint32, data []byte, written chan<- struct{}) error {
 	select {
-	case c.out <- outPacket{command, arg0, arg1, data}:
+	case c.out <- outPacket{command, arg0, arg1, data, written}:
 		return nil
 	case <-c.ctx.Done():
 		return errStreamClosed
@@ -121,7 +130,10 @@ func (c *conn) writeLoop() {
 		encodeHeader(&hdr, p.command, p.arg0, p.arg1, p.data)
 		_, err := bw.Write(hdr[:])
 		if err == nil && len(p.data) > 0 {
-			_, err = bw.Write(p.data)
+			_, err = bw.Write(p.data) // copied or written: data is free again
+		}
+		if p.written != nil {
+			p.written <- struct{}{}
 		}
 		if err == nil && len(c.out) == 0 {
 			err = bw.Flush()

@@ -27,6 +27,9 @@ type stream struct {
 	acks  chan struct{} // capacity 1: the host's OKAY for the WRTE in flight
 	wake  chan struct{} // capacity 1: pending gained data or the service finished
 	space chan struct{} // capacity 1: pump took pending, blocked writers may retry
+	// written (capacity 1): the writer goroutine is done reading the WRTE
+	// in flight, so its buffer may be recycled.
+	written chan struct{}
 
 	// inbound consumes one host WRTE payload on the connection's reader
 	// goroutine and reports whether to acknowledge it immediately; a false
@@ -54,6 +57,7 @@ func newStream(c *conn, localID, remoteID uint32) *stream {
 		acks:     make(chan struct{}, 1),
 		wake:     make(chan struct{}, 1),
 		space:    make(chan struct{}, 1),
+		written:  make(chan struct{}, 1),
 		inbound:  func([]byte) bool { return true },
 	}
 }
@@ -158,17 +162,19 @@ func (s *stream) pump() {
 
 		for off := 0; off < len(inflight); {
 			n := min(len(inflight)-off, s.maxData)
-			// The writer goroutine reads inflight[off:off+n] until the
-			// packet is on the wire, which precedes the host's OKAY; on
-			// cancellation the buffer is abandoned rather than recycled,
-			// so nothing writes to it while the writer may still read it.
-			if err := s.conn.send(cmdWRTE, s.localID, s.remoteID, inflight[off:off+n]); err != nil {
+			// The writer goroutine reads inflight[off:off+n] until it
+			// signals written; on cancellation the buffer is abandoned
+			// rather than recycled, so nothing writes to it while the
+			// writer may still read it.
+			if err := s.conn.sendNotify(cmdWRTE, s.localID, s.remoteID, inflight[off:off+n], s.written); err != nil {
 				return
 			}
-			select {
-			case <-s.acks:
-			case <-s.ctx.Done():
-				return
+			for _, ch := range [...]chan struct{}{s.written, s.acks} {
+				select {
+				case <-ch:
+				case <-s.ctx.Done():
+					return
+				}
 			}
 			off += n
 		}
