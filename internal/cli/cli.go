@@ -213,7 +213,7 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 // A command that still needs more takes the *App.
 func bindDeps(kctx *kong.Context, ctx context.Context, app *App) error {
 	kctx.Bind(app, app.devices(), app.humanAuth(), app.Globals, Streams{Stdout: app.Stdout, Stderr: app.Stderr},
-		OnUse{Home: app.home, Service: app.runService})
+		app.onUse())
 	kctx.BindTo(ctx, (*context.Context)(nil))
 	agents := func(auth *HumanAuth, h *workspace.Home, cfg workspace.Config) *Agents { return newAgents(auth, h, cfg) }
 	for _, provider := range []any{app.home, app.config, app.runService, agents} {
@@ -264,8 +264,12 @@ type Streams struct {
 // They are the same home and service the providers bind.
 type OnUse struct {
 	Home    func() (*workspace.Home, error)
+	Config  func() (workspace.Config, error)
 	Service func() (*run.Service, error)
 }
+
+// onUse is the command's OnUse over its providers.
+func (a *App) onUse() OnUse { return OnUse{Home: a.home, Config: a.config, Service: a.runService} }
 
 // devices is the command's Phones (MainWith builds it; an App built in a
 // test gets one over its own fields on first use).

@@ -217,7 +217,7 @@ const (
 func (a *App) executorSet() (*execset.Set, error) { return a.providers().executor() }
 
 func (a *App) openExecutorSet() (*execset.Set, error) {
-	set, err := a.openExecutors()
+	set, err := openExecutors(a.onUse())
 	if err != nil {
 		return nil, err
 	}

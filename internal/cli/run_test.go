@@ -167,4 +167,24 @@ func homeDeps(t testing.TB, app *App) (Streams, *workspace.Home) {
 }
 
 // onUse is app's OnUse, as MainWith binds it.
-func onUse(app *App) OnUse { return OnUse{Home: app.home, Service: app.runService} }
+func onUse(app *App) OnUse { return app.onUse() }
+
+// home is app's home, as the provider MainWith binds opens it.
+func home(t testing.TB, app *App) *workspace.Home {
+	t.Helper()
+	h, err := app.home()
+	if err != nil {
+		t.Fatalf("home: %v", err)
+	}
+	return h
+}
+
+// configDeps are the streams, home and config, as MainWith binds them.
+func configDeps(t testing.TB, app *App) (Streams, *workspace.Home, workspace.Config) {
+	t.Helper()
+	cfg, err := app.config()
+	if err != nil {
+		t.Fatalf("config: %v", err)
+	}
+	return streams(app), home(t, app), cfg
+}
