@@ -53,18 +53,18 @@ func (a *App) openAgentHome() (*workspace.Home, error) {
 
 // agentDir is the selected agent's home directory; a managed agent must
 // exist (the default agent's is the install, made on first use).
-func (a *App) agentDir() (string, error) {
-	in, err := a.install()
+func (g Globals) agentDir() (string, error) {
+	in, err := g.install()
 	if err != nil {
 		return "", err
 	}
-	if ok, err := in.Exists(a.agentID()); err != nil {
+	if ok, err := in.Exists(g.agentID()); err != nil {
 		return "", err
 	} else if !ok {
-		_, err := in.OpenAgent(a.agentID()) // the error names the agents there are
+		_, err := in.OpenAgent(g.agentID()) // the error names the agents there are
 		return "", err
 	}
-	return in.AgentDir(a.agentID())
+	return in.AgentDir(g.agentID())
 }
 
 // AgentsCreateCmd creates a managed agent.
