@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"sync"
@@ -112,18 +113,18 @@ func (a *App) modelFor(h *workspace.Home, cfg workspace.Config, profile string) 
 	if err != nil {
 		return nil, err
 	}
-	return a.modelClient(profile, p, modes)
+	return newModelClient(a.logger(), profile, p, modes)
 }
 
-// modelClient builds the client of one profile; modes nil remembers the
+// newModelClient builds the client of one profile; modes nil remembers the
 // working endpoint in memory only.
-func (a *App) modelClient(name string, p workspace.ModelProfile, modes llm.ModeStore) (*llm.Client, error) {
+func newModelClient(logger *slog.Logger, name string, p workspace.ModelProfile, modes llm.ModeStore) (*llm.Client, error) {
 	if err := checkKeyEnv(name, p); err != nil {
 		return nil, err
 	}
 	c, err := llm.New(llm.Profile{Name: name, BaseURL: p.BaseURL, Model: p.Model, APIKey: p.APIKey, APIKeyEnv: p.APIKeyEnv,
 		MaxTokens: p.MaxTokens, ReasoningEffort: p.ReasoningEffort, Temperature: p.Temperature},
-		llm.Options{Modes: modes, Logger: a.logger()})
+		llm.Options{Modes: modes, Logger: logger})
 	if err != nil {
 		return nil, UsageError{err} // llm names the profile
 	}
