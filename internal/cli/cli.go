@@ -86,7 +86,12 @@ type CLI struct {
 // Help is the top-level help's closing text: the exit codes scripts rely on.
 func (c *CLI) Help() string { return exitCodeHelp }
 
-// App carries what commands need, bound once.
+// App is what MainWith builds for one command: the global flags and
+// streams, the values it binds (Phones, HumanAuth, the providers of the
+// home and config, executors and run service), the cleanups it runs when
+// the command ends, and the composition root's front ends. Most commands
+// declare what they use instead; the front-end commands (gateway,
+// dashboard, mcp, cron run) still take the App.
 type App struct {
 	Globals
 	Stdout io.Writer
