@@ -218,7 +218,7 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 // A command that still needs more takes the *App.
 func bindDeps(kctx *kong.Context, ctx context.Context, app *App) error {
 	kctx.Bind(app, app.devices(), app.humanAuth(), app.Globals, Streams{Stdout: app.Stdout, Stderr: app.Stderr}, app.logger(),
-		app.onUse())
+		app.onUse(), app.newJobRunner)
 	kctx.BindTo(ctx, (*context.Context)(nil))
 	agents := func(auth *HumanAuth, h *workspace.Home, cfg workspace.Config) *Agents { return newAgents(auth, h, cfg) }
 	for _, provider := range []any{app.home, app.config, app.runService, agents} {

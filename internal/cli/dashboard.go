@@ -178,7 +178,7 @@ func (a *App) agentRuntime(id string) (*AgentRuntime, error) {
 	// cron run` and `openpocket skills run` would; the outcome lands in the
 	// agent's sessions and state.
 	rt.RunJob = func(ctx context.Context, job string) error {
-		runner, err := a.jobRunnerWith(nil, func() (JobRunnerEnv, error) { return a.dashboardJobEnv(h, cfg, id, drive), nil })
+		runner, err := jobRunnerWith(a.newJobRunner, nil, func() (JobRunnerEnv, error) { return a.dashboardJobEnv(h, cfg, id, drive), nil })
 		if err != nil {
 			return err
 		}

@@ -93,7 +93,7 @@ func (c *GatewayCmd) Run(ctx context.Context, app *App, h *workspace.Home, cfg w
 // only read from here on (the gateway's runs use their service's config).
 func (a *App) gatewayEnv(h *workspace.Home, cfg workspace.Config, stopTimeout time.Duration) GatewayEnv {
 	env := GatewayEnv{Home: h, ConfigPath: a.Config, Config: cfg, Stderr: a.Stderr, TTY: isTTY(a.Stderr),
-		Verbose: a.Verbose, Logger: a.Logger, StopTimeout: stopTimeout, DefaultDevice: a.defaultDeviceName(cfg),
+		Verbose: a.Verbose, Logger: a.Logger, StopTimeout: stopTimeout, DefaultDevice: defaultDeviceName(a.devices(), cfg),
 		NewService: a.gatewayServices(h),
 		HumanAuth: func(cfg workspace.Config) func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error) {
 			return func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error) {
