@@ -105,7 +105,7 @@ func (r *ChannelRunner) Converse(ctx context.Context, req engine.ModelRequest) (
 	if err != nil {
 		return "", "", "", err
 	}
-	client, err := r.app.modelFor(h, cfg, "")
+	client, err := modelFor(r.app.logger(), h, cfg, "")
 	if err != nil {
 		return "", "", "", err
 	}

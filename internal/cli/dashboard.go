@@ -171,7 +171,7 @@ func (a *App) agentRuntime(id string) (*AgentRuntime, error) {
 	spec := func(mode leaseMode) serviceSpec {
 		return serviceSpec{home: h, cfg: cfg, agentID: id, mode: mode, plainLease: mode != leasesNone}
 	}
-	view, drive := a.newService(spec(leasesNone)), a.newService(spec(leasesPerRun))
+	view, drive := a.services().newService(spec(leasesNone)), a.services().newService(spec(leasesPerRun))
 	rt := &AgentRuntime{ID: id, Home: h, View: view, Drive: drive,
 		Close: func() { view.Close(); drive.Close() }}
 	// Jobs and replays run in the background on the driver, as `openpocket

@@ -96,12 +96,12 @@ func (a *App) model(profile string) (*llm.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.modelFor(hc.home, hc.cfg, profile)
+	return modelFor(a.logger(), hc.home, hc.cfg, profile)
 }
 
 // modelFor builds the model client of a profile of cfg ("" = its
 // defaultModel), remembering the working endpoint in h.
-func (a *App) modelFor(h *workspace.Home, cfg workspace.Config, profile string) (*llm.Client, error) {
+func modelFor(logger *slog.Logger, h *workspace.Home, cfg workspace.Config, profile string) (*llm.Client, error) {
 	if profile == "" {
 		profile = cfg.DefaultModel
 	}
@@ -113,7 +113,7 @@ func (a *App) modelFor(h *workspace.Home, cfg workspace.Config, profile string) 
 	if err != nil {
 		return nil, err
 	}
-	return newModelClient(a.logger(), profile, p, modes)
+	return newModelClient(logger, profile, p, modes)
 }
 
 // newModelClient builds the client of one profile; modes nil remembers the
@@ -194,7 +194,7 @@ func (a *App) openRunService() (*run.Service, error) {
 	}
 	sp := a.commandSpec(hc.home, hc.cfg, leasesHeld)
 	sp.executors = set
-	svc := a.newService(sp)
+	svc := a.services().newService(sp)
 	a.onExit(svc.Close)
 	return svc, nil
 }

@@ -121,7 +121,7 @@ func (b *MCPBackend) call(ctx context.Context, device string) (svc *run.Service,
 	if device != "" {
 		sp.device, sp.endpoint = device, ""
 	}
-	svc = a.newService(sp)
+	svc = a.services().newService(sp)
 	return svc, sp.errs, func() {
 		svc.Close()
 		<-slot
