@@ -91,7 +91,7 @@ func (c *CLI) Help() string { return exitCodeHelp }
 // home and config, executors and run service), the cleanups it runs when
 // the command ends, and the composition root's front ends. Most commands
 // declare what they use instead; the front-end commands (gateway,
-// dashboard, mcp, cron run) still take the App.
+// dashboard, mcp) still take the App.
 type App struct {
 	Globals
 	Stdout io.Writer
@@ -99,12 +99,12 @@ type App struct {
 	Ctx    context.Context
 	Logger *slog.Logger
 
-	// StartRelay starts the human-auth relay (bound by the composition
-	// root); auth, built from it once, starts it when a run first asks.
-	StartRelay RelayStarter
-	auth       *HumanAuth
-	// StartChannels builds the gateway's chat channels (composition root).
-	StartChannels ChannelStarter
+	// deps are the composition root's front ends (the relay, chat
+	// channels, the MCP server, dashboards, the gateway, its job runner).
+	deps Deps
+	// auth, built from deps.StartRelay once, starts the relay when a run
+	// first asks.
+	auth *HumanAuth
 
 	// cleanups run when the command ends; long-running front ends (MCP
 	// calls, dashboard jobs) may register them from several goroutines.
@@ -118,14 +118,6 @@ type App struct {
 	phones *Phones
 	// command names this process in device leases ("openpocket agent").
 	command string
-	// serveMCP is the MCP server the composition root bound (Deps).
-	serveMCP MCPServer
-	// serveDashboard serves the dashboards (Deps).
-	serveDashboard DashboardServe
-	// serveGateway runs the gateway (Deps).
-	serveGateway GatewayServe
-	// newJobRunner is the gateway's job runner (Deps).
-	newJobRunner JobRunnerFactory
 }
 
 // Main parses args, runs the command and returns the process exit code.
@@ -183,8 +175,7 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 		defer stop()
 	}
 	app := &App{Globals: cli.Globals, Stdout: stdout, Stderr: stderr, Ctx: ctx, command: "openpocket " + commandName(kctx.Command()),
-		StartRelay: deps.StartRelay, StartChannels: deps.StartChannels, serveMCP: deps.ServeMCP, serveDashboard: deps.ServeDashboard,
-		serveGateway: deps.ServeGateway, newJobRunner: deps.JobRunner}
+		deps: deps}
 	// Info and above reach the terminal (log.info from Lua included);
 	// --verbose adds debug. Runs with a log.txt get every level there.
 	level := slog.LevelInfo
@@ -218,7 +209,7 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 // A command that still needs more takes the *App.
 func bindDeps(kctx *kong.Context, ctx context.Context, app *App) error {
 	kctx.Bind(app, app.devices(), app.humanAuth(), app.Globals, Streams{Stdout: app.Stdout, Stderr: app.Stderr}, app.logger(),
-		app.onUse(), app.newJobRunner)
+		app.onUse(), app.deps.JobRunner)
 	kctx.BindTo(ctx, (*context.Context)(nil))
 	agents := func(auth *HumanAuth, h *workspace.Home, cfg workspace.Config) *Agents { return newAgents(auth, h, cfg) }
 	for _, provider := range []any{app.home, app.config, app.runService, agents} {

@@ -65,7 +65,7 @@ type AgentRuntime struct {
 }
 
 func (c *DashboardCmd) Run(app *App) error {
-	if app.serveDashboard == nil {
+	if app.deps.ServeDashboard == nil {
 		return errors.New("this build has no dashboard (cmd/openpocket binds Deps.ServeDashboard)")
 	}
 	in, err := app.install()
@@ -81,7 +81,7 @@ func (c *DashboardCmd) Run(app *App) error {
 			return err
 		}
 	}
-	return app.serveDashboard(app.Ctx, DashboardEnv{Addr: c.Addr, Token: token, Install: in, Runtime: app.agentRuntime,
+	return app.deps.ServeDashboard(app.Ctx, DashboardEnv{Addr: c.Addr, Token: token, Install: in, Runtime: app.agentRuntime,
 		Ready: func(url string) {
 			fmt.Fprintf(app.Stdout, "dashboard: %s\n", url)
 			if token != "" {
@@ -96,7 +96,7 @@ func (a *App) startAgentDashboard(addr string) error {
 	if addr == "" {
 		return nil
 	}
-	if a.serveDashboard == nil {
+	if a.deps.ServeDashboard == nil {
 		return errors.New("this build has no dashboard (cmd/openpocket binds Deps.ServeDashboard)")
 	}
 	in, err := a.install()
@@ -112,7 +112,7 @@ func (a *App) startAgentDashboard(addr string) error {
 	ready := make(chan string, 1)
 	failed := make(chan error, 1)
 	go func() {
-		failed <- a.serveDashboard(a.Ctx, DashboardEnv{Addr: addr, Token: token, Install: in, Runtime: a.agentRuntime, Only: a.agentID(),
+		failed <- a.deps.ServeDashboard(a.Ctx, DashboardEnv{Addr: addr, Token: token, Install: in, Runtime: a.agentRuntime, Only: a.agentID(),
 			Ready: func(url string) { ready <- url }})
 	}()
 	select {
@@ -178,7 +178,7 @@ func (a *App) agentRuntime(id string) (*AgentRuntime, error) {
 	// cron run` and `openpocket skills run` would; the outcome lands in the
 	// agent's sessions and state.
 	rt.RunJob = func(ctx context.Context, job string) error {
-		runner, err := jobRunnerWith(a.newJobRunner, nil, func() (JobRunnerEnv, error) { return a.dashboardJobEnv(h, cfg, id, drive), nil })
+		runner, err := jobRunnerWith(a.deps.JobRunner, nil, func() (JobRunnerEnv, error) { return a.dashboardJobEnv(h, cfg, id, drive), nil })
 		if err != nil {
 			return err
 		}

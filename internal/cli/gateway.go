@@ -67,7 +67,7 @@ func (c *GatewayCmd) Run(ctx context.Context, app *App, h *workspace.Home, cfg w
 		return err
 	}
 	defer release()
-	if app.serveGateway == nil {
+	if app.deps.ServeGateway == nil {
 		return errors.New("this build has no gateway (cmd/openpocket binds Deps.ServeGateway)")
 	}
 	if app.UseSim {
@@ -86,7 +86,7 @@ func (c *GatewayCmd) Run(ctx context.Context, app *App, h *workspace.Home, cfg w
 	if err := app.startAgentDashboard(c.Dashboard); err != nil {
 		return err
 	}
-	return app.serveGateway(ctx, app.gatewayEnv(h, cfg, c.StopTimeout))
+	return app.deps.ServeGateway(ctx, app.gatewayEnv(h, cfg, c.StopTimeout))
 }
 
 // gatewayEnv is the gateway's environment over this App, whose state is
@@ -102,9 +102,9 @@ func (a *App) gatewayEnv(h *workspace.Home, cfg workspace.Config, stopTimeout ti
 		},
 		KeepAwake: a.keepAwake,
 	}
-	if a.StartChannels != nil {
+	if a.deps.StartChannels != nil {
 		env.StartChannels = func(cfg workspace.Config, stateDir string, current GatewayCurrent, logger *slog.Logger) ([]ChatChannel, error) {
-			return a.StartChannels(cfg, stateDir, &ChannelRunner{app: a, current: current}, logger)
+			return a.deps.StartChannels(cfg, stateDir, &ChannelRunner{app: a, current: current}, logger)
 		}
 	}
 	return env

@@ -28,7 +28,7 @@ func TestGatewaySecondOneRefused(t *testing.T) {
 	var errOut bytes.Buffer
 	served := false
 	app := &App{Globals: Globals{Home: home}, Stdout: &bytes.Buffer{}, Stderr: &errOut, Ctx: context.Background(),
-		serveGateway: func(context.Context, GatewayEnv) error { served = true; return nil }}
+		deps: Deps{ServeGateway: func(context.Context, GatewayEnv) error { served = true; return nil }}}
 	h, err := app.home()
 	require.NoError(t, err)
 	cfg, err := app.config()

@@ -41,7 +41,7 @@ type HumanAuth struct {
 // a test gets one over its own fields on first use).
 func (a *App) humanAuth() *HumanAuth {
 	if a.auth == nil {
-		a.auth = &HumanAuth{start: a.StartRelay, home: a.home, agentID: a.agentID(), stderr: a.Stderr, logger: a.logger(), onExit: a.onExit}
+		a.auth = &HumanAuth{start: a.deps.StartRelay, home: a.home, agentID: a.agentID(), stderr: a.Stderr, logger: a.logger(), onExit: a.onExit}
 	}
 	return a.auth
 }

@@ -48,7 +48,7 @@ type MCPServer func(ctx context.Context, b *MCPBackend, o MCPServeOptions) error
 // Run prepares what every call shares (home, executors, the virtual phone
 // with --sim) and serves until the client goes away or Ctrl-C.
 func (c *MCPCmd) Run(app *App) error {
-	if app.serveMCP == nil {
+	if app.deps.ServeMCP == nil {
 		return internalError{errors.New("mcp: this build has no MCP server wired in (a bug in openpocket)")}
 	}
 	if _, err := app.home(); err != nil {
@@ -62,7 +62,7 @@ func (c *MCPCmd) Run(app *App) error {
 			return err
 		}
 	}
-	return app.serveMCP(app.Ctx, NewMCPBackend(app), MCPServeOptions{HTTP: c.HTTP, Token: c.Token,
+	return app.deps.ServeMCP(app.Ctx, NewMCPBackend(app), MCPServeOptions{HTTP: c.HTTP, Token: c.Token,
 		Stdin: os.Stdin, Stdout: app.Stdout, Logger: app.logger(), Version: Version})
 }
 
