@@ -44,12 +44,12 @@ func runLua(ctx context.Context, reg *lua.Registry, session any, src string, tim
 		return "", fmt.Errorf("Lua scripts nest too deeply (more than %d levels of script.run)", MaxLuaDepth)
 	}
 	ctx = context.WithValue(ctx, depthKey{}, depth+1)
-	out := newCapWriter(maxLuaPrintChars)
+	out := tools.NewCapWriter(maxLuaPrintChars)
 	vm, err := lua.New(ctx, reg, lua.Options{
 		Timeout:     timeout,
 		Session:     session,
 		AutoRequire: true,
-		Print:       func(line string) { out.WriteString(line + "\n") },
+		Print:       func(line string) { _, _ = out.Write([]byte(line + "\n")) },
 	})
 	if err != nil {
 		return "", err

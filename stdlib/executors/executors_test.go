@@ -3,7 +3,6 @@ package executors
 import (
 	"context"
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
@@ -118,22 +117,4 @@ func TestLuaScriptsNestAtMostMaxLuaDepth(t *testing.T) {
 	require.Len(t, got, 1)
 	assert.Contains(t, got[0], "nest too deeply (more than 4 levels")
 	assert.NotContains(t, got[0], "bottom")
-}
-
-func TestCapWriter(t *testing.T) {
-	w := newCapWriter(5)
-	w.WriteString("héllo")
-	assert.Equal(t, "héllo", w.String(), "what fits is kept whole")
-
-	w = newCapWriter(5)
-	for range 100 {
-		w.WriteString("ab\n")
-	}
-	assert.Equal(t, "ab\nab"+truncatedMarker, w.String())
-	assert.LessOrEqual(t, len(w.buf), 5*4+1, "the rest is dropped, not buffered")
-
-	w = newCapWriter(3)
-	w.WriteString("ééé")
-	w.WriteString(strings.Repeat("x", 20))
-	assert.Equal(t, "ééé"+truncatedMarker, w.String())
 }

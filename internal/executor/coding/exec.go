@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/openpocket/openpocket/engine/tools"
 	"github.com/openpocket/openpocket/internal/executor/policy"
 	"github.com/openpocket/openpocket/internal/sandbox"
 )
@@ -101,7 +102,7 @@ func (e *Executor) Exec(ctx context.Context, req ExecRequest) (ExecResult, error
 	env := sandbox.Environment(os.Environ(), e.workspace)
 
 	if !req.Background && (req.YieldMs <= 0 || !e.cfg.AllowBackground) {
-		out := policy.NewCapWriter(e.cfg.MaxOutputChars)
+		out := tools.NewCapWriter(e.cfg.MaxOutputChars)
 		start := time.Now()
 		p, err := policy.Spawn(policy.SpawnOptions{Args: args, Dir: wd.abs, Env: env, Stdout: out, Sandbox: e.cfg.Sandbox, Workspace: e.workspace, Limits: e.cfg.Limits})
 		if err != nil {
@@ -140,7 +141,7 @@ func (e *Executor) Exec(ctx context.Context, req ExecRequest) (ExecResult, error
 		e.dropSession(s.id)
 		info := s.info()
 		return ExecResult{PID: info.PID, ExitCode: info.ExitCode, TimedOut: info.TimedOut, DurationMs: info.DurationMs,
-			Output: policy.Cap(s.log.String(), e.cfg.MaxOutputChars)}, nil
+			Output: tools.Cap(s.log.String(), e.cfg.MaxOutputChars)}, nil
 	case <-timer.C:
 		out, _ := s.takeNew(e.cfg.MaxOutputChars)
 		return ExecResult{SessionID: s.id, Running: true, YieldMs: req.YieldMs, PID: s.proc.Pid(), Output: out}, nil
@@ -215,7 +216,7 @@ func (s *session) takeNew(maxChars int) (string, bool) {
 	defer s.mu.Unlock()
 	text, next := s.log.Since(s.polled)
 	s.polled = next
-	return policy.Cap(text, maxChars), text != ""
+	return tools.Cap(text, maxChars), text != ""
 }
 
 func newSessionID() string {

@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/openpocket/openpocket/internal/executor/policy"
+	"github.com/openpocket/openpocket/engine/tools"
 )
 
 // ReadResult is a window of a text file.
@@ -80,7 +80,7 @@ func (e *Executor) Read(path string, from, lines int) (ReadResult, error) {
 	if from <= len(all) {
 		end := min(from-1+lines, len(all))
 		r.Lines = end - (from - 1)
-		r.Content = policy.Cap(strings.Join(all[from-1:end], ""), e.cfg.MaxOutputChars)
+		r.Content = tools.Cap(strings.Join(all[from-1:end], ""), e.cfg.MaxOutputChars)
 	}
 	return r, nil
 }

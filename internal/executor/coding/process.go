@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/openpocket/openpocket/internal/executor/policy"
+	"github.com/openpocket/openpocket/engine/tools"
 )
 
 // ProcessRequest is one process action.
@@ -152,7 +152,7 @@ func (e *Executor) Process(ctx context.Context, req ProcessRequest) (ProcessResu
 		to := min(from+limit-1, len(lines))
 		r.FromLine, r.ToLine = from, to
 		if from <= to {
-			r.Output = policy.Cap(strings.Join(lines[from-1:to], ""), e.cfg.MaxOutputChars)
+			r.Output = tools.Cap(strings.Join(lines[from-1:to], ""), e.cfg.MaxOutputChars)
 		}
 	case "write":
 		r.Session = s.info()

@@ -84,15 +84,6 @@ func TestRmRecursiveForce(t *testing.T) {
 	assert.Nil(t, allow.CheckCall([]string{"rm", "--", "-rf"}, 1))
 }
 
-func TestCap(t *testing.T) {
-	assert.Equal(t, "abc", Cap("abc", 3))
-	assert.Equal(t, "ab"+TruncatedMarker, Cap("abc", 2))
-	w := NewCapWriter(4)
-	w.Write([]byte("héllo wörld"))
-	assert.Equal(t, "héll"+TruncatedMarker, w.String())
-	assert.Equal(t, int64(len("héllo wörld")), w.Total())
-}
-
 func TestSpawnKillsGroupAndDrains(t *testing.T) {
 	var out bytes.Buffer
 	p, err := Spawn(SpawnOptions{Args: []string{"sh", "-c", "sleep 30 & echo started; wait"}, Stdout: &out})

@@ -10,7 +10,6 @@ import (
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/action"
 	"github.com/openpocket/openpocket/engine/tools"
-	"github.com/openpocket/openpocket/internal/executor/policy"
 )
 
 // LuaFunc runs Lua source in a sandboxed VM bound to the caller's session
@@ -58,7 +57,7 @@ func (e *Executor) RunLua(ctx context.Context, src string, timeout time.Duration
 	start := time.Now()
 	stdout, runErr := run(runCtx, src, timeout)
 	res.DurationMs = time.Since(start).Milliseconds()
-	res.Stdout = policy.Cap(stdout, e.cfg.MaxOutputChars)
+	res.Stdout = tools.Cap(stdout, e.cfg.MaxOutputChars)
 	var ctxErr error
 	switch {
 	case runErr == nil:
@@ -66,14 +65,14 @@ func (e *Executor) RunLua(ctx context.Context, src string, timeout time.Duration
 	case ctx.Err() != nil:
 		ctxErr = ctx.Err()
 		res.ExitCode = LuaExitError
-		res.Stderr = policy.Cap(runErr.Error(), e.cfg.MaxOutputChars)
+		res.Stderr = tools.Cap(runErr.Error(), e.cfg.MaxOutputChars)
 	case errors.Is(runErr, context.DeadlineExceeded):
 		res.TimedOut = true
 		res.ExitCode = LuaExitTimeout
-		res.Stderr = policy.Cap(fmt.Sprintf("timed out after %s: %v", timeout, runErr), e.cfg.MaxOutputChars)
+		res.Stderr = tools.Cap(fmt.Sprintf("timed out after %s: %v", timeout, runErr), e.cfg.MaxOutputChars)
 	default:
 		res.ExitCode = LuaExitError
-		res.Stderr = policy.Cap(runErr.Error(), e.cfg.MaxOutputChars)
+		res.Stderr = tools.Cap(runErr.Error(), e.cfg.MaxOutputChars)
 	}
 	res.OK = res.ExitCode == 0
 	werr := e.writeArtifacts(res)

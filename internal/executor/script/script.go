@@ -139,8 +139,8 @@ func (e *Executor) Run(ctx context.Context, script string, timeout time.Duration
 	if v := policy.Check(script, e.cfg.MaxScriptChars, e.allow); v != nil {
 		return e.reject(res, v.Rule, v.Reason)
 	}
-	stdout := policy.NewCapWriter(e.cfg.MaxOutputChars)
-	stderr := policy.NewCapWriter(e.cfg.MaxOutputChars)
+	stdout := tools.NewCapWriter(e.cfg.MaxOutputChars)
+	stderr := tools.NewCapWriter(e.cfg.MaxOutputChars)
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
