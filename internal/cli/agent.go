@@ -63,7 +63,7 @@ type agentResult struct {
 
 // Run runs the task, shows progress and maps the verdict to the exit code:
 // 0 on SUCCESS, 1 otherwise (130 when cancelled).
-func (c *AgentCmd) Run(ctx context.Context, app *App, svc *run.Service) error {
+func (c *AgentCmd) Run(ctx context.Context, out Streams, svc *run.Service, agents *Agents) error {
 	task := strings.TrimSpace(c.Task)
 	if task == "" {
 		return UsageError{errors.New("agent: the task is empty; say what the agent should do, e.g. openpocket agent \"Turn Wi-Fi off\"")}
@@ -72,11 +72,11 @@ func (c *AgentCmd) Run(ctx context.Context, app *App, svc *run.Service) error {
 		return UsageError{fmt.Errorf("agent: --max-steps must be positive, got %d", c.MaxSteps)}
 	}
 	// Human-auth prompts go to stderr so --json output stays clean.
-	o := agentRunOptions{Model: c.Model, MaxSteps: c.MaxSteps, Stdin: os.Stdin, Stdout: app.Stderr}
+	o := agentRunOptions{Model: c.Model, MaxSteps: c.MaxSteps, Stdin: os.Stdin, Stdout: out.Stderr}
 	if !c.JSON {
-		o.OnEvent = newAgentProgress(app.Stdout, isTTY(app.Stdout)).event
+		o.OnEvent = newAgentProgress(out.Stdout, isTTY(out.Stdout)).event
 	}
-	res, err := app.agentWith(ctx, svc, task, o)
+	res, err := agents.run(ctx, svc, task, o)
 	if res.SessionPath == "" && res.Message == "" && err != nil {
 		return modelFailure(err) // nothing ran: config, model profile, workspace, device
 	}
@@ -85,19 +85,19 @@ func (c *AgentCmd) Run(ctx context.Context, app *App, svc *run.Service) error {
 		status = "FAILED"
 	}
 	if c.JSON {
-		enc := json.NewEncoder(app.Stdout)
+		enc := json.NewEncoder(out.Stdout)
 		enc.SetIndent("", "  ")
 		if jerr := enc.Encode(agentResult{Status: status, Message: res.Message, SessionPath: res.SessionPath, Steps: res.Steps, Tokens: res.Usage,
 			SkillPath: res.SkillPath, ScriptPath: res.ScriptPath}); jerr != nil {
 			return jerr
 		}
 	} else {
-		fmt.Fprintf(app.Stdout, "%s: %s\n", status, res.Message)
+		fmt.Fprintf(out.Stdout, "%s: %s\n", status, res.Message)
 		if res.SessionPath != "" {
-			fmt.Fprintf(app.Stdout, "session: %s\n", res.SessionPath)
+			fmt.Fprintf(out.Stdout, "session: %s\n", res.SessionPath)
 		}
 		if res.ScriptPath != "" {
-			fmt.Fprintf(app.Stdout, "learned skill: %s (replay: openpocket skills run %s)\n", res.SkillPath, res.SkillPath)
+			fmt.Fprintf(out.Stdout, "learned skill: %s (replay: openpocket skills run %s)\n", res.SkillPath, res.SkillPath)
 		}
 	}
 	switch {
@@ -109,20 +109,56 @@ func (c *AgentCmd) Run(ctx context.Context, app *App, svc *run.Service) error {
 	return FailedError{Msg: fmt.Sprintf("agent: %s: %s", status, res.Message), Cause: modelFailure(err)}
 }
 
-// runAgent runs one agent task on this command's run service (the MCP
-// server's). A non-nil error with an empty result means nothing ran.
+// Agents runs this command's agent tasks: on a run service, with the
+// humanAuth settings of the command's config, its HumanAuth (the relay,
+// the terminal) and the model's cron_* actions on its jobs file. MainWith
+// binds one (built from the home and config) for the commands that run
+// agents (agent, skills run --fallback-agent).
+type Agents struct {
+	auth      *HumanAuth
+	humanAuth workspace.HumanAuthConfig
+	schedule  func(ctx context.Context, act action.Action, replyTo string) (string, error)
+}
+
+// newAgents is the Agents of home h and config cfg.
+func newAgents(auth *HumanAuth, h *workspace.Home, cfg workspace.Config) *Agents {
+	jobsPath, _ := cronFiles(h, cfg)
+	return &Agents{auth: auth, humanAuth: cfg.HumanAuth,
+		schedule: func(ctx context.Context, act action.Action, replyTo string) (string, error) {
+			return scheduleAt(ctx, jobsPath, act, replyTo)
+		}}
+}
+
+// agents is the Agents of this command's home and config.
+func (a *App) agents() (*Agents, error) {
+	h, err := a.home()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := a.config()
+	if err != nil {
+		return nil, err
+	}
+	return newAgents(a.humanAuth(), h, cfg), nil
+}
+
+// runAgent runs one agent task on this command's run service (tests). A
+// non-nil error with an empty result means nothing ran.
 func (a *App) runAgent(ctx context.Context, task string, o agentRunOptions) (engine.RunResult, error) {
 	svc, err := a.runService()
 	if err != nil {
 		return engine.RunResult{}, err
 	}
-	return a.agentWith(ctx, svc, task, o)
+	ag, err := a.agents()
+	if err != nil {
+		return engine.RunResult{}, err
+	}
+	return ag.run(ctx, svc, task, o)
 }
 
-// agentWith runs one agent task of this command on svc (its default
-// device, this App's config).
-func (a *App) agentWith(ctx context.Context, svc *run.Service, task string, o agentRunOptions) (engine.RunResult, error) {
-	return a.agentOn(ctx, agentEnv{svc: svc, humanAuth: a.cfg.HumanAuth, schedule: a.scheduleAction}, task, o)
+// run runs one agent task on svc (its default device).
+func (ag *Agents) run(ctx context.Context, svc *run.Service, task string, o agentRunOptions) (engine.RunResult, error) {
+	return agentOn(ctx, ag.auth, agentEnv{svc: svc, humanAuth: ag.humanAuth, schedule: ag.schedule}, task, o)
 }
 
 // agentEnv is where an agent run happens: the run service and target,
@@ -135,12 +171,13 @@ type agentEnv struct {
 	schedule  func(ctx context.Context, act action.Action, replyTo string) (string, error)
 }
 
-// agentOn runs one agent task in env. A non-nil error with an empty
-// result means nothing ran (bad config, unknown model profile).
-func (a *App) agentOn(ctx context.Context, env agentEnv, task string, o agentRunOptions) (engine.RunResult, error) {
+// agentOn runs one agent task in env, asking people through auth. A
+// non-nil error with an empty result means nothing ran (bad config,
+// unknown model profile).
+func agentOn(ctx context.Context, auth *HumanAuth, env agentEnv, task string, o agentRunOptions) (engine.RunResult, error) {
 	ro := run.AgentOptions{Target: env.target, Task: task, Model: o.Model, MaxSteps: o.MaxSteps, Stdin: o.Stdin, Stdout: o.Stdout, HumanAuth: o.HumanAuth,
 		HumanAuthFor: func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error) {
-			return a.humanAuthWith(ctx, env.humanAuth, sess, o)
+			return auth.forRun(ctx, env.humanAuth, sess, o)
 		}}
 	if o.OnEvent != nil {
 		ro.Events = func(ev run.Event) { o.OnEvent(engine.Event{Kind: string(ev.Kind), Fields: ev.Fields}) }

@@ -21,8 +21,8 @@ type AgentsCmd struct {
 
 // install is the install the command works on (--home, $OPENPOCKET_HOME,
 // ~/.openpocket): the default agent's home, the managed agents below it.
-func (a *App) install() (*workspace.Install, error) {
-	in, err := workspace.OpenInstall(a.Home)
+func (g Globals) install() (*workspace.Install, error) {
+	in, err := workspace.OpenInstall(g.Home)
 	if err != nil {
 		return nil, UsageError{err}
 	}
@@ -31,11 +31,11 @@ func (a *App) install() (*workspace.Install, error) {
 
 // agentID is the selected agent (--agent, $OPENPOCKET_AGENT), "default"
 // when none is.
-func (a *App) agentID() string {
-	if a.AgentID == "" {
+func (g Globals) agentID() string {
+	if g.AgentID == "" {
 		return workspace.DefaultAgent
 	}
-	return a.AgentID
+	return g.AgentID
 }
 
 // openAgentHome opens the selected agent's home; a managed agent must
@@ -53,18 +53,18 @@ func (a *App) openAgentHome() (*workspace.Home, error) {
 
 // agentDir is the selected agent's home directory; a managed agent must
 // exist (the default agent's is the install, made on first use).
-func (a *App) agentDir() (string, error) {
-	in, err := a.install()
+func (g Globals) agentDir() (string, error) {
+	in, err := g.install()
 	if err != nil {
 		return "", err
 	}
-	if ok, err := in.Exists(a.agentID()); err != nil {
+	if ok, err := in.Exists(g.agentID()); err != nil {
 		return "", err
 	} else if !ok {
-		_, err := in.OpenAgent(a.agentID()) // the error names the agents there are
+		_, err := in.OpenAgent(g.agentID()) // the error names the agents there are
 		return "", err
 	}
-	return in.AgentDir(a.agentID())
+	return in.AgentDir(g.agentID())
 }
 
 // AgentsCreateCmd creates a managed agent.
@@ -74,8 +74,8 @@ type AgentsCreateCmd struct {
 	WithKeys bool   `help:"Copy the profiles' apiKey values too (by default only apiKeyEnv names come along)."`
 }
 
-func (c *AgentsCreateCmd) Run(app *App) error {
-	in, err := app.install()
+func (c *AgentsCreateCmd) Run(out Streams, g Globals) error {
+	in, err := g.install()
 	if err != nil {
 		return err
 	}
@@ -90,7 +90,7 @@ func (c *AgentsCreateCmd) Run(app *App) error {
 	if c.WithKeys {
 		keys = "with API keys"
 	}
-	fmt.Fprintf(app.Stdout, "created agent %s in %s\nmodel profiles copied from %s %s: %d\nnext: openpocket --agent %s target set --type emulator --device SERIAL\n",
+	fmt.Fprintf(out.Stdout, "created agent %s in %s\nmodel profiles copied from %s %s: %d\nnext: openpocket --agent %s target set --type emulator --device SERIAL\n",
 		c.ID, h.Dir(), c.From, keys, len(h.Config().Models), c.ID)
 	return nil
 }
@@ -98,8 +98,8 @@ func (c *AgentsCreateCmd) Run(app *App) error {
 // AgentsListCmd lists the agents.
 type AgentsListCmd struct{}
 
-func (c *AgentsListCmd) Run(app *App) error {
-	in, err := app.install()
+func (c *AgentsListCmd) Run(out Streams, g Globals) error {
+	in, err := g.install()
 	if err != nil {
 		return err
 	}
@@ -107,7 +107,7 @@ func (c *AgentsListCmd) Run(app *App) error {
 	if err != nil {
 		return err
 	}
-	tw := tabwriter.NewWriter(app.Stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(out.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "AGENT\tTARGET\tGATEWAY\tDIR")
 	for _, ag := range list {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", ag.ID, bindingText(in, ag), gatewayText(ag.Dir), ag.Dir)
@@ -144,12 +144,12 @@ type AgentsShowCmd struct {
 	ID string `arg:"" help:"Agent id (default: the selected agent)." optional:""`
 }
 
-func (c *AgentsShowCmd) Run(app *App) error {
+func (c *AgentsShowCmd) Run(out Streams, g Globals) error {
 	id := c.ID
 	if id == "" {
-		id = app.agentID()
+		id = g.agentID()
 	}
-	in, err := app.install()
+	in, err := g.install()
 	if err != nil {
 		return err
 	}
@@ -162,7 +162,7 @@ func (c *AgentsShowCmd) Run(app *App) error {
 		return UsageError{err}
 	}
 	cfg := h.Config()
-	w := app.Stdout
+	w := out.Stdout
 	fmt.Fprintf(w, "agent:    %s\ndir:      %s\n", info.ID, info.Dir)
 	if info.CreatedAt != "" {
 		fmt.Fprintf(w, "created:  %s from %s (keys copied: %t)\n", info.CreatedAt, info.CreatedFrom, info.KeysCopied)
@@ -178,8 +178,8 @@ type AgentsRemoveCmd struct {
 	ID string `arg:"" help:"Agent id."`
 }
 
-func (c *AgentsRemoveCmd) Run(app *App) error {
-	in, err := app.install()
+func (c *AgentsRemoveCmd) Run(out Streams, g Globals) error {
+	in, err := g.install()
 	if err != nil {
 		return err
 	}
@@ -193,7 +193,7 @@ func (c *AgentsRemoveCmd) Run(app *App) error {
 	if err := in.RemoveAgent(c.ID); err != nil {
 		return UsageError{err}
 	}
-	fmt.Fprintf(app.Stdout, "removed agent %s (%s); its target is free\n", c.ID, info.Dir)
+	fmt.Fprintf(out.Stdout, "removed agent %s (%s); its target is free\n", c.ID, info.Dir)
 	return nil
 }
 

@@ -67,7 +67,7 @@ func humanAuthApp(t *testing.T, timeoutSec int) (*App, *android.Phone, func(stri
 	cfg := h.Config()
 	cfg.HumanAuth.Enabled, cfg.HumanAuth.RelayPort, cfg.HumanAuth.RequestTimeoutSec = true, 0, timeoutSec
 	require.NoError(t, h.SaveConfig(cfg))
-	app.StartRelay = func(ctx context.Context, st *humanauth.Store, addr string) (string, func(), error) {
+	app.deps.StartRelay = func(ctx context.Context, st *humanauth.Store, addr string) (string, func(), error) {
 		return relay.Start(ctx, st, relay.Options{Addr: addr})
 	}
 	links := make(chan string, 1)
@@ -242,11 +242,11 @@ func TestAuthCommandAnswersFromTheMachine(t *testing.T) {
 		var err error
 		switch args[0] {
 		case "list":
-			err = (&AuthListCmd{}).Run(a)
+			err = (&AuthListCmd{}).Run(homeDeps(t, a))
 		case "approve":
-			err = (&AuthApproveCmd{ID: args[1], Text: args[2]}).Run(a)
+			err = (&AuthApproveCmd{ID: args[1], Text: args[2]}).Run(homeDeps(t, a))
 		case "reject":
-			err = (&AuthRejectCmd{ID: args[1]}).Run(a)
+			err = (&AuthRejectCmd{ID: args[1]}).Run(homeDeps(t, a))
 		}
 		return out.String(), err
 	}

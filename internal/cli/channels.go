@@ -65,7 +65,7 @@ func (r *ChannelRunner) RunTask(ctx context.Context, task, replyTo string, onEve
 		schedule: func(ctx context.Context, act action.Action, replyTo string) (string, error) {
 			return scheduleAt(ctx, jobsPath, act, replyTo)
 		}}
-	return r.app.agentOn(ctx, env, task, agentRunOptions{OnEvent: onEvent, Ask: auth, ReplyTo: replyTo, UserInput: ask,
+	return agentOn(ctx, r.app.humanAuth(), env, task, agentRunOptions{OnEvent: onEvent, Ask: auth, ReplyTo: replyTo, UserInput: ask,
 		OnAuthLink: func(id, url string) { r.links.Store(id, url) }})
 }
 
@@ -105,7 +105,7 @@ func (r *ChannelRunner) Converse(ctx context.Context, req engine.ModelRequest) (
 	if err != nil {
 		return "", "", "", err
 	}
-	client, err := r.app.modelFor(h, cfg, "")
+	client, err := modelFor(r.app.logger(), h, cfg, "")
 	if err != nil {
 		return "", "", "", err
 	}

@@ -1,8 +1,9 @@
 // Package cli is the kong grammar of the openpocket command: one file per
 // command, each Run delegating to the packages that do the work. Commands
 // declare what they need — Run(ctx, Streams, Globals, *Phones, home,
-// config, *run.Service, …) — and MainWith binds each once (Phones: the
-// devices; home, config and the run service: singleton providers). Every
+// config, *run.Service, *Agents, …) — and MainWith binds each once
+// (Phones: the devices; HumanAuth: the relay and brokers; home, config,
+// the run service and Agents: singleton providers). Every
 // run service comes from one factory (newService); errors are mapped to
 // exit codes in one place (exit.go).
 package cli
@@ -23,7 +24,6 @@ import (
 
 	"github.com/alecthomas/kong"
 
-	"github.com/openpocket/openpocket/internal/executor/execset"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
@@ -86,7 +86,12 @@ type CLI struct {
 // Help is the top-level help's closing text: the exit codes scripts rely on.
 func (c *CLI) Help() string { return exitCodeHelp }
 
-// App carries what commands need, bound once.
+// App is what MainWith builds for one command: the global flags and
+// streams, the values it binds (Phones, HumanAuth, the providers of the
+// home and config, executors and run service), the cleanups it runs when
+// the command ends, and the composition root's front ends. Most commands
+// declare what they use instead; the front-end commands (gateway,
+// dashboard, mcp) still take the App.
 type App struct {
 	Globals
 	Stdout io.Writer
@@ -94,33 +99,25 @@ type App struct {
 	Ctx    context.Context
 	Logger *slog.Logger
 
-	// StartRelay starts the human-auth relay (bound by the composition
-	// root); relayBase is set once one runs in this process.
-	StartRelay RelayStarter
-	relayBase  string
-	// StartChannels builds the gateway's chat channels (composition root).
-	StartChannels ChannelStarter
+	// deps are the composition root's front ends (the relay, chat
+	// channels, the MCP server, dashboards, the gateway, its job runner).
+	deps Deps
+	// auth, built from deps.StartRelay once, starts the relay when a run
+	// first asks.
+	auth *HumanAuth
 
 	// cleanups run when the command ends; long-running front ends (MCP
 	// calls, dashboard jobs) may register them from several goroutines.
 	cleanupMu sync.Mutex
 	cleanups  []func()
-	ws        *workspace.Home
-	execSet   *execset.Set
-	svc       *run.Service
-	cfg       workspace.Config
+	// built are the providers of the home and config, executor set and
+	// run service (engine.go), each built once.
+	builtOnce sync.Once
+	built     *built
 	// phones is the command's access to devices (built in MainWith).
 	phones *Phones
 	// command names this process in device leases ("openpocket agent").
 	command string
-	// serveMCP is the MCP server the composition root bound (Deps).
-	serveMCP MCPServer
-	// serveDashboard serves the dashboards (Deps).
-	serveDashboard DashboardServe
-	// serveGateway runs the gateway (Deps).
-	serveGateway GatewayServe
-	// newJobRunner is the gateway's job runner (Deps).
-	newJobRunner JobRunnerFactory
 }
 
 // Main parses args, runs the command and returns the process exit code.
@@ -178,8 +175,7 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 		defer stop()
 	}
 	app := &App{Globals: cli.Globals, Stdout: stdout, Stderr: stderr, Ctx: ctx, command: "openpocket " + commandName(kctx.Command()),
-		StartRelay: deps.StartRelay, StartChannels: deps.StartChannels, serveMCP: deps.ServeMCP, serveDashboard: deps.ServeDashboard,
-		serveGateway: deps.ServeGateway, newJobRunner: deps.JobRunner}
+		deps: deps}
 	// Info and above reach the terminal (log.info from Lua included);
 	// --verbose adds debug. Runs with a log.txt get every level there.
 	level := slog.LevelInfo
@@ -188,6 +184,7 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 	}
 	app.Logger = slog.New(newHumanHandler(stderr, level))
 	app.phones = newPhones(ctx, cli.Globals, app.command, stderr, app.onExit)
+	app.providers()
 	defer app.runCleanups()
 	if err := bindDeps(kctx, ctx, app); err != nil {
 		fmt.Fprintln(stderr, "openpocket:", err)
@@ -205,13 +202,17 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 
 // bindDeps binds what commands declare in their Run, each built once:
 // the context, the output streams, the global flags, the devices
-// (*Phones), and — on first use, from the global flags — the home
-// (*workspace.Home), the effective config (workspace.Config) and the run
-// service. A command that still needs more takes the *App.
+// (*Phones), the human-auth helper (*HumanAuth), and — on first use, from
+// the global flags — the home (*workspace.Home), the effective config
+// (workspace.Config), the run service and the agent runner (*Agents);
+// OnUse opens the same home and service only when a command gets there.
+// A command that still needs more takes the *App.
 func bindDeps(kctx *kong.Context, ctx context.Context, app *App) error {
-	kctx.Bind(app, app.devices(), app.Globals, Streams{Stdout: app.Stdout, Stderr: app.Stderr})
+	kctx.Bind(app, app.devices(), app.humanAuth(), app.Globals, Streams{Stdout: app.Stdout, Stderr: app.Stderr}, app.logger(),
+		app.onUse(), app.deps.JobRunner)
 	kctx.BindTo(ctx, (*context.Context)(nil))
-	for _, provider := range []any{app.home, app.config, app.runService} {
+	agents := func(auth *HumanAuth, h *workspace.Home, cfg workspace.Config) *Agents { return newAgents(auth, h, cfg) }
+	for _, provider := range []any{app.home, app.config, app.runService, agents} {
 		if err := kctx.BindSingletonProvider(provider); err != nil {
 			return err
 		}
@@ -252,6 +253,19 @@ type Streams struct {
 	Stdout io.Writer
 	Stderr io.Writer
 }
+
+// OnUse opens the command's home and run service on first use, for
+// commands that need them on some paths only (play: not for --dry-run,
+// and a home it cannot open fails each playbook instead of the command).
+// They are the same home and service the providers bind.
+type OnUse struct {
+	Home    func() (*workspace.Home, error)
+	Config  func() (workspace.Config, error)
+	Service func() (*run.Service, error)
+}
+
+// onUse is the command's OnUse over its providers.
+func (a *App) onUse() OnUse { return OnUse{Home: a.home, Config: a.config, Service: a.runService} }
 
 // devices is the command's Phones (MainWith builds it; an App built in a
 // test gets one over its own fields on first use).

@@ -70,20 +70,20 @@ type CompleteCmd struct {
 }
 
 // Run prints one candidate per line.
-func (c *CompleteCmd) Run(app *App, k *kong.Context) error {
+func (c *CompleteCmd) Run(out Streams, g Globals, k *kong.Context) error {
 	words := c.Words
 	if len(words) > 0 && words[0] == "--" {
 		words = words[1:]
 	}
-	for _, s := range completeWords(app, k.Model.Node, words) {
-		fmt.Fprintln(app.Stdout, s)
+	for _, s := range completeWords(&g, k.Model.Node, words) {
+		fmt.Fprintln(out.Stdout, s)
 	}
 	return nil
 }
 
 // completeWords walks the typed words down the command tree and returns
 // the candidates for the last one.
-func completeWords(app *App, root *kong.Node, words []string) []string {
+func completeWords(g *Globals, root *kong.Node, words []string) []string {
 	cur := ""
 	if len(words) > 0 {
 		cur, words = words[len(words)-1], words[:len(words)-1]
@@ -92,7 +92,7 @@ func completeWords(app *App, root *kong.Node, words []string) []string {
 	var pendingFlag *kong.Flag
 	for _, w := range words {
 		if pendingFlag != nil {
-			noteGlobal(app, pendingFlag.Name, w)
+			noteGlobal(g, pendingFlag.Name, w)
 			pendingFlag = nil
 			continue
 		}
@@ -109,7 +109,7 @@ func completeWords(app *App, root *kong.Node, words []string) []string {
 	var out []string
 	switch {
 	case pendingFlag != nil:
-		out = flagValues(app, pendingFlag, cur)
+		out = flagValues(g, pendingFlag, cur)
 	case strings.HasPrefix(cur, "-"):
 		for _, group := range node.AllFlags(true) {
 			for _, f := range group {
@@ -123,7 +123,7 @@ func completeWords(app *App, root *kong.Node, words []string) []string {
 			}
 		}
 		if len(out) == 0 {
-			out = argValues(app, node.Path(), cur)
+			out = argValues(g, node.Path(), cur)
 		}
 	}
 	return withPrefix(out, cur)
@@ -131,12 +131,12 @@ func completeWords(app *App, root *kong.Node, words []string) []string {
 
 // noteGlobal applies --home and --adb-server typed on the line, so names
 // come from the home the command will use.
-func noteGlobal(app *App, flag, value string) {
+func noteGlobal(g *Globals, flag, value string) {
 	switch flag {
 	case "home":
-		app.Home = value
+		g.Home = value
 	case "adb-server":
-		app.ADBServer = value
+		g.ADBServer = value
 	}
 }
 
@@ -171,12 +171,12 @@ func contains(list []string, s string) bool {
 }
 
 // flagValues are the candidates for a flag's value.
-func flagValues(app *App, f *kong.Flag, cur string) []string {
+func flagValues(g *Globals, f *kong.Flag, cur string) []string {
 	switch f.Name {
 	case "device":
-		return deviceSerials(app)
+		return deviceSerials(g)
 	case "model":
-		return modelNames(app)
+		return modelNames(g)
 	case "home", "output":
 		return pathCandidates(cur, func(string) bool { return false })
 	}
@@ -187,23 +187,23 @@ func flagValues(app *App, f *kong.Flag, cur string) []string {
 }
 
 // argValues are the candidates for a command's positional argument.
-func argValues(app *App, command, cur string) []string {
+func argValues(g *Globals, command, cur string) []string {
 	switch command {
 	case "play", "lint", "compile":
 		return pathCandidates(cur, hasExt(".yaml", ".yml"))
 	case "run":
 		return pathCandidates(cur, hasExt(".lua"))
 	case "skills show", "skills run":
-		return append(skillNames(app), pathCandidates(cur, hasExt(".md", ".lua"))...)
+		return append(skillNames(g), pathCandidates(cur, hasExt(".md", ".lua"))...)
 	case "model show", "model set":
-		return modelNames(app)
+		return modelNames(g)
 	case "completion":
 		return []string{"bash", "zsh", "fish"}
 	case "help":
 		return []string{"version", "help", "completion", "doctor", "init", "sim", "devices", "snapshot", "act", "play", "compile",
 			"lint", "run", "repl", "agent", "model", "script", "memory", "cron", "skills", "sessions", "gateway"}
 	case "sessions show":
-		return sessionIDs(app)
+		return sessionIDs(g)
 	}
 	return nil
 }
@@ -260,10 +260,10 @@ func withPrefix(list []string, prefix string) []string {
 }
 
 // deviceSerials asks the adb server, briefly; no server means none.
-func deviceSerials(app *App) []string {
+func deviceSerials(g *Globals) []string {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	devs, err := adb.NewClient(app.ADBServer).Devices(ctx)
+	devs, err := adb.NewClient(g.ADBServer).Devices(ctx)
 	if err != nil {
 		return nil
 	}
@@ -276,16 +276,16 @@ func deviceSerials(app *App) []string {
 
 // completionHome is the home's directory without creating it (completion
 // must not write anything).
-func completionHome(app *App) string {
-	dir, err := workspace.ResolveHome(app.Home)
+func completionHome(g *Globals) string {
+	dir, err := workspace.ResolveHome(g.Home)
 	if err != nil {
 		return ""
 	}
 	return dir
 }
 
-func modelNames(app *App) []string {
-	dir := completionHome(app)
+func modelNames(g *Globals) []string {
+	dir := completionHome(g)
 	if dir == "" {
 		return nil
 	}
@@ -296,8 +296,8 @@ func modelNames(app *App) []string {
 	return modelProfileNames(cfg)
 }
 
-func skillNames(app *App) []string {
-	dir := completionHome(app)
+func skillNames(g *Globals) []string {
+	dir := completionHome(g)
 	l := &skills.Loader{}
 	if dir != "" {
 		l.HomeDir, l.WorkspaceDir = dir, filepath.Join(dir, "workspace")
@@ -310,8 +310,8 @@ func skillNames(app *App) []string {
 	return out
 }
 
-func sessionIDs(app *App) []string {
-	dir := completionHome(app)
+func sessionIDs(g *Globals) []string {
+	dir := completionHome(g)
 	if dir == "" {
 		return nil
 	}

@@ -32,16 +32,6 @@ type CronCmd struct {
 	Run     CronRunCmd     `cmd:"" help:"Run a job once now in the foreground; exit 0 if it succeeded, 1 if not."`
 }
 
-// cronPaths returns the jobs file and the state file of the home.
-func (a *App) cronPaths() (jobsPath, statePath string, err error) {
-	h, err := a.home()
-	if err != nil {
-		return "", "", err
-	}
-	jobsPath, statePath = cronFiles(h, a.cfg)
-	return jobsPath, statePath, nil
-}
-
 // cronFiles are h's jobs file (cfg's cron.jobsFile) and state file.
 func cronFiles(h *workspace.Home, cfg workspace.Config) (jobsPath, statePath string) {
 	return h.Resolve(cfg.Cron.JobsFile), filepath.Join(h.State(), "cron-state.json")
@@ -326,11 +316,9 @@ type CronRunCmd struct {
 // Run runs the job in the foreground with the same runner and state
 // recording as the gateway. It refuses while a gateway runs: the gateway
 // owns the state file and the devices.
-func (c *CronRunCmd) Run(app *App) error {
-	jobsPath, _, err := app.cronPaths()
-	if err != nil {
-		return err
-	}
+func (c *CronRunCmd) Run(ctx context.Context, out Streams, phones *Phones, h *workspace.Home, cfg workspace.Config, later OnUse, auth *HumanAuth,
+	jobs JobRunnerFactory) error {
+	jobsPath, _ := cronFiles(h, cfg)
 	f, _, err := cron.LoadJobs(jobsPath)
 	if err != nil {
 		return UsageError{err}
@@ -338,16 +326,15 @@ func (c *CronRunCmd) Run(app *App) error {
 	if _, ok := f.Find(c.ID); !ok {
 		return cronUsagef("cron run: no job with id %q in %s", c.ID, jobsPath)
 	}
-	h, _ := app.home()
 	if err := gatewayNotRunning(h, c.ID); err != nil {
 		return err
 	}
-	runner, err := app.jobRunnerWith(c.runner, app.foregroundJobEnv)
+	runner, err := jobRunnerWith(jobs, c.runner, func() (JobRunnerEnv, error) { return foregroundJobEnv(out, h, cfg, later, auth) })
 	if err != nil {
 		return err
 	}
-	st, took, err := runJobNow(app.Ctx, h, app.cfg, c.ID, app.defaultDeviceName(app.cfg), runner)
-	return reportJob(app.Stderr, c.ID, st, took, err)
+	st, took, err := runJobNow(ctx, h, cfg, c.ID, defaultDeviceName(phones, cfg), runner)
+	return reportJob(out.Stderr, c.ID, st, took, err)
 }
 
 // gatewayNotRunning refuses a job run while h's gateway runs. Only a
@@ -391,10 +378,9 @@ func reportJob(w io.Writer, id string, st cron.JobState, took time.Duration, run
 	return nil
 }
 
-// jobRunnerWith is the gateway's job runner (Deps.JobRunner; override, for
-// tests, wins) over the environment env builds.
-func (a *App) jobRunnerWith(override JobRunnerFactory, env func() (JobRunnerEnv, error)) (cron.Runner, error) {
-	factory := a.newJobRunner
+// jobRunnerWith is the gateway's job runner (factory: Deps.JobRunner;
+// override, for tests, wins) over the environment env builds.
+func jobRunnerWith(factory, override JobRunnerFactory, env func() (JobRunnerEnv, error)) (cron.Runner, error) {
 	if override != nil {
 		factory = override
 	}
@@ -408,21 +394,21 @@ func (a *App) jobRunnerWith(override JobRunnerFactory, env func() (JobRunnerEnv,
 	return factory(e), nil
 }
 
-// foregroundJobEnv runs a job on this command's run service. In the
-// foreground an agent job shows its progress and can ask for human auth
-// on the terminal, like `openpocket agent`; bad input (a playbook that
-// does not compile, a missing script) exits 2.
-func (a *App) foregroundJobEnv() (JobRunnerEnv, error) {
-	svc, err := a.runService()
+// foregroundJobEnv runs a job on this command's run service (later's:
+// a service that cannot be built fails the job, recorded in its state).
+// In the foreground an agent job shows its progress and can ask for human
+// auth on the terminal, like `openpocket agent`; bad input (a playbook
+// that does not compile, a missing script) exits 2.
+func foregroundJobEnv(out Streams, h *workspace.Home, cfg workspace.Config, later OnUse, auth *HumanAuth) (JobRunnerEnv, error) {
+	svc, err := later.Service()
 	if err != nil {
 		return JobRunnerEnv{}, err
 	}
-	h, _ := a.home()
-	o := agentRunOptions{Stdin: os.Stdin, Stdout: a.Stdout}
-	progress := newAgentProgress(a.Stdout, isTTY(a.Stdout))
-	return JobRunnerEnv{Service: svc, Base: h.Workspace(), Warn: a.Stderr,
+	o := agentRunOptions{Stdin: os.Stdin, Stdout: out.Stdout}
+	progress := newAgentProgress(out.Stdout, isTTY(out.Stdout))
+	return JobRunnerEnv{Service: svc, Base: h.Workspace(), Warn: out.Stderr,
 		HumanAuth: func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error) {
-			return a.humanAuthWith(ctx, a.cfg.HumanAuth, sess, o)
+			return auth.forRun(ctx, cfg.HumanAuth, sess, o)
 		},
 		Agent: run.AgentOptions{Stdin: o.Stdin, Stdout: o.Stdout,
 			Events: func(ev run.Event) { progress.event(engine.Event{Kind: string(ev.Kind), Fields: ev.Fields}) }},
@@ -433,8 +419,8 @@ func (a *App) foregroundJobEnv() (JobRunnerEnv, error) {
 // defaultDeviceName names the device of jobs without one, for per-device
 // exclusion and messages: --device (or the virtual phone's), else cfg's
 // target.
-func (a *App) defaultDeviceName(cfg workspace.Config) string {
-	if s := a.devices().serial(); s != "" {
+func defaultDeviceName(phones *Phones, cfg workspace.Config) string {
+	if s := phones.serial(); s != "" {
 		return s
 	}
 	return cfg.Target.Device

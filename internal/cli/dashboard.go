@@ -65,7 +65,7 @@ type AgentRuntime struct {
 }
 
 func (c *DashboardCmd) Run(app *App) error {
-	if app.serveDashboard == nil {
+	if app.deps.ServeDashboard == nil {
 		return errors.New("this build has no dashboard (cmd/openpocket binds Deps.ServeDashboard)")
 	}
 	in, err := app.install()
@@ -81,7 +81,7 @@ func (c *DashboardCmd) Run(app *App) error {
 			return err
 		}
 	}
-	return app.serveDashboard(app.Ctx, DashboardEnv{Addr: c.Addr, Token: token, Install: in, Runtime: app.agentRuntime,
+	return app.deps.ServeDashboard(app.Ctx, DashboardEnv{Addr: c.Addr, Token: token, Install: in, Runtime: app.agentRuntime,
 		Ready: func(url string) {
 			fmt.Fprintf(app.Stdout, "dashboard: %s\n", url)
 			if token != "" {
@@ -96,7 +96,7 @@ func (a *App) startAgentDashboard(addr string) error {
 	if addr == "" {
 		return nil
 	}
-	if a.serveDashboard == nil {
+	if a.deps.ServeDashboard == nil {
 		return errors.New("this build has no dashboard (cmd/openpocket binds Deps.ServeDashboard)")
 	}
 	in, err := a.install()
@@ -112,7 +112,7 @@ func (a *App) startAgentDashboard(addr string) error {
 	ready := make(chan string, 1)
 	failed := make(chan error, 1)
 	go func() {
-		failed <- a.serveDashboard(a.Ctx, DashboardEnv{Addr: addr, Token: token, Install: in, Runtime: a.agentRuntime, Only: a.agentID(),
+		failed <- a.deps.ServeDashboard(a.Ctx, DashboardEnv{Addr: addr, Token: token, Install: in, Runtime: a.agentRuntime, Only: a.agentID(),
 			Ready: func(url string) { ready <- url }})
 	}()
 	select {
@@ -171,14 +171,14 @@ func (a *App) agentRuntime(id string) (*AgentRuntime, error) {
 	spec := func(mode leaseMode) serviceSpec {
 		return serviceSpec{home: h, cfg: cfg, agentID: id, mode: mode, plainLease: mode != leasesNone}
 	}
-	view, drive := a.newService(spec(leasesNone)), a.newService(spec(leasesPerRun))
+	view, drive := a.services().newService(spec(leasesNone)), a.services().newService(spec(leasesPerRun))
 	rt := &AgentRuntime{ID: id, Home: h, View: view, Drive: drive,
 		Close: func() { view.Close(); drive.Close() }}
 	// Jobs and replays run in the background on the driver, as `openpocket
 	// cron run` and `openpocket skills run` would; the outcome lands in the
 	// agent's sessions and state.
 	rt.RunJob = func(ctx context.Context, job string) error {
-		runner, err := a.jobRunnerWith(nil, func() (JobRunnerEnv, error) { return a.dashboardJobEnv(h, cfg, id, drive), nil })
+		runner, err := jobRunnerWith(a.deps.JobRunner, nil, func() (JobRunnerEnv, error) { return a.dashboardJobEnv(h, cfg, id, drive), nil })
 		if err != nil {
 			return err
 		}
@@ -227,7 +227,7 @@ func (a *App) dashboardJobEnv(h *workspace.Home, cfg workspace.Config, id string
 	o := agentRunOptions{Stdin: os.Stdin, Stdout: io.Discard}
 	return JobRunnerEnv{Service: svc, Base: h.Workspace(), Warn: a.Stderr,
 		HumanAuth: func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error) {
-			return a.humanAuthIn(ctx, authHome{home: h, agentID: id}, cfg.HumanAuth, sess, o)
+			return a.humanAuth().forRunIn(ctx, authHome{home: h, agentID: id}, cfg.HumanAuth, sess, o)
 		},
 		Agent:    run.AgentOptions{Stdin: o.Stdin, Stdout: o.Stdout},
 		BadInput: func(err error) error { return UsageError{err} },

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -32,7 +33,10 @@ type check struct {
 
 // doctor collects the checks in order.
 type doctor struct {
-	app    *App
+	ctx    context.Context
+	g      Globals
+	phones *Phones
+	logger *slog.Logger
 	checks []check
 }
 
@@ -43,11 +47,11 @@ func (d *doctor) add(ok, needed bool, what, fix string) {
 // Run prints ✓/✗ lines and exits 0 only when everything the default run
 // needs is there (1 otherwise). It never starts an adb server or changes
 // a file; --sim attaches the virtual phone first, like other commands.
-func (c *DoctorCmd) Run(app *App) error {
-	d := &doctor{app: app}
+func (c *DoctorCmd) Run(ctx context.Context, out Streams, g Globals, phones *Phones, logger *slog.Logger) error {
+	d := &doctor{ctx: ctx, g: g, phones: phones, logger: logger}
 	cfg, cfgOK := d.config()
-	if app.UseSim {
-		if _, err := app.devices().startSim(); err != nil {
+	if g.UseSim {
+		if _, err := phones.startSim(); err != nil {
 			d.add(false, true, "virtual phone: "+err.Error(), "check the adb server line below")
 		}
 	}
@@ -71,20 +75,20 @@ func (c *DoctorCmd) Run(app *App) error {
 		if !ch.ok && ch.fix != "" {
 			line += " — fix: " + ch.fix
 		}
-		fmt.Fprintln(app.Stdout, line)
+		fmt.Fprintln(out.Stdout, line)
 	}
 	if failed > 0 {
 		return FailedError{Msg: fmt.Sprintf("doctor: %d problem(s) stop the default run", failed)}
 	}
-	fmt.Fprintln(app.Stdout, "ready: the default run has what it needs")
+	fmt.Fprintln(out.Stdout, "ready: the default run has what it needs")
 	return nil
 }
 
 // config validates the config file, each problem with line and column.
 func (d *doctor) config() (workspace.Config, bool) {
-	path := d.app.Config
+	path := d.g.Config
 	if path == "" {
-		dir, err := d.app.agentDir() // the selected agent's (--agent)
+		dir, err := d.g.agentDir() // the selected agent's (--agent)
 		if err != nil {
 			d.add(false, true, "home: "+err.Error(), "set OPENPOCKET_HOME or pass --home DIR (and --agent an existing agent)")
 			return workspace.Config{}, false
@@ -109,7 +113,7 @@ func (d *doctor) config() (workspace.Config, bool) {
 
 // adb checks the binary and that the server answers (without starting it).
 func (d *doctor) adb() bool {
-	addr := d.app.devices().adbAddr()
+	addr := d.phones.adbAddr()
 	bin, lookErr := exec.LookPath("adb")
 	conn, dialErr := net.DialTimeout("tcp", addr, 2*time.Second)
 	if dialErr == nil {
@@ -132,20 +136,20 @@ func (d *doctor) adb() bool {
 // devices lists the attached devices and checks the one a run would use:
 // authorized, screen on, not locked.
 func (d *doctor) devices(cfg workspace.Config) {
-	ctx, cancel := context.WithTimeout(d.app.Ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(d.ctx, 10*time.Second)
 	defer cancel()
-	client := d.app.devices().adbClient()
+	client := d.phones.adbClient()
 	devs, err := client.Devices(ctx)
 	if err != nil {
 		d.add(false, true, "devices: "+err.Error(), "adb kill-server && adb start-server, if the server is wedged")
 		return
 	}
-	want := d.app.devices().serial()
-	if want == "" && d.app.Target == "" {
+	want := d.phones.serial()
+	if want == "" && d.g.Target == "" {
 		want = cfg.Target.Device
 	}
-	if d.app.Target != "" {
-		want = d.app.Target
+	if d.g.Target != "" {
+		want = d.g.Target
 	}
 	if len(devs) == 0 {
 		d.add(false, true, "devices: none attached", "connect a phone with USB debugging on, or use the virtual phone: openpocket --sim doctor")
@@ -239,12 +243,12 @@ func (d *doctor) models(cfg workspace.Config, only string) {
 		needed := name == cfg.DefaultModel || name == only
 		p := cfg.Models[name]
 		label := fmt.Sprintf("model %q (%s at %s)", name, p.Model, modelBaseURL(p))
-		m, err := d.app.modelClient(name, p, nil)
+		m, err := newModelClient(d.logger, name, p, nil)
 		if err != nil {
 			d.add(false, needed, label+": "+oneLine(err.Error()), "fix the profile in config.json, or export its key variable")
 			continue
 		}
-		ctx, cancel := context.WithTimeout(d.app.Ctx, 30*time.Second)
+		ctx, cancel := context.WithTimeout(d.ctx, 30*time.Second)
 		_, err = m.Decide(ctx, engine.ModelRequest{System: "Health check by openpocket doctor.", Text: "Reply with the word ok."})
 		cancel()
 		var me ModelError

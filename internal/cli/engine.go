@@ -3,8 +3,10 @@ package cli
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/openpocket/openpocket/engine/device"
@@ -15,28 +17,65 @@ import (
 	"github.com/openpocket/openpocket/internal/workspace"
 )
 
-// home opens OPENPOCKET_HOME once per command (created on first use) and
-// applies --config when given.
+// built is what the command's providers build, each once, on first use:
+// the home and effective config (opened together), the workspace's
+// executor set and the run service. Only these hold them, so no helper
+// works only if another ran first, and concurrent callers (MCP calls,
+// dashboard jobs) share one of each. A failure is the command's: later
+// calls get the same error.
+type built struct {
+	home     func() (homeConfig, error)
+	executor func() (*execset.Set, error)
+	service  func() (*run.Service, error)
+}
+
+// homeConfig is the command's home and the config in effect (--config's
+// when given, else the home's).
+type homeConfig struct {
+	home *workspace.Home
+	cfg  workspace.Config
+}
+
+// providers are the command's (MainWith builds them before the command
+// runs; an App built in a test gets them on first use).
+func (a *App) providers() *built {
+	a.builtOnce.Do(func() {
+		a.built = &built{home: sync.OnceValues(a.openHome), executor: sync.OnceValues(a.openExecutorSet),
+			service: sync.OnceValues(a.openRunService)}
+	})
+	return a.built
+}
+
+// home is the selected agent's home (OPENPOCKET_HOME's by default,
+// created on first use).
 func (a *App) home() (*workspace.Home, error) {
-	if a.ws != nil {
-		return a.ws, nil
-	}
+	hc, err := a.providers().home()
+	return hc.home, err
+}
+
+// config returns the effective configuration.
+func (a *App) config() (workspace.Config, error) {
+	hc, err := a.providers().home()
+	return hc.cfg, err
+}
+
+// openHome opens the home and applies --config when given; it prints
+// the config's findings.
+func (a *App) openHome() (homeConfig, error) {
 	h, err := a.openAgentHome()
 	if err != nil {
-		return nil, UsageError{err}
+		return homeConfig{}, UsageError{err}
 	}
-	a.ws = h
-	a.cfg = h.Config()
 	printConfigWarnings(a.Stderr, h.Warnings())
-	if a.Config != "" {
-		cfg, warns, err := workspace.LoadConfigWarnings(a.Config)
-		if err != nil {
-			return nil, UsageError{err}
-		}
-		printConfigWarnings(a.Stderr, warns)
-		a.cfg = cfg
+	if a.Config == "" {
+		return homeConfig{home: h, cfg: h.Config()}, nil
 	}
-	return h, nil
+	cfg, warns, err := workspace.LoadConfigWarnings(a.Config)
+	if err != nil {
+		return homeConfig{}, UsageError{err}
+	}
+	printConfigWarnings(a.Stderr, warns)
+	return homeConfig{home: h, cfg: cfg}, nil
 }
 
 // printConfigWarnings prints config findings: a migrated upstream key is a
@@ -51,26 +90,18 @@ func printConfigWarnings(w io.Writer, warns []workspace.Warning) {
 	}
 }
 
-// config returns the effective configuration.
-func (a *App) config() (workspace.Config, error) {
-	if _, err := a.home(); err != nil {
-		return workspace.Config{}, err
-	}
-	return a.cfg, nil
-}
-
 // model builds the model client for a profile ("" = defaultModel).
 func (a *App) model(profile string) (*llm.Client, error) {
-	h, err := a.home()
+	hc, err := a.providers().home()
 	if err != nil {
 		return nil, err
 	}
-	return a.modelFor(h, a.cfg, profile)
+	return modelFor(a.logger(), hc.home, hc.cfg, profile)
 }
 
 // modelFor builds the model client of a profile of cfg ("" = its
 // defaultModel), remembering the working endpoint in h.
-func (a *App) modelFor(h *workspace.Home, cfg workspace.Config, profile string) (*llm.Client, error) {
+func modelFor(logger *slog.Logger, h *workspace.Home, cfg workspace.Config, profile string) (*llm.Client, error) {
 	if profile == "" {
 		profile = cfg.DefaultModel
 	}
@@ -82,18 +113,18 @@ func (a *App) modelFor(h *workspace.Home, cfg workspace.Config, profile string) 
 	if err != nil {
 		return nil, err
 	}
-	return a.modelClient(profile, p, modes)
+	return newModelClient(logger, profile, p, modes)
 }
 
-// modelClient builds the client of one profile; modes nil remembers the
+// newModelClient builds the client of one profile; modes nil remembers the
 // working endpoint in memory only.
-func (a *App) modelClient(name string, p workspace.ModelProfile, modes llm.ModeStore) (*llm.Client, error) {
+func newModelClient(logger *slog.Logger, name string, p workspace.ModelProfile, modes llm.ModeStore) (*llm.Client, error) {
 	if err := checkKeyEnv(name, p); err != nil {
 		return nil, err
 	}
 	c, err := llm.New(llm.Profile{Name: name, BaseURL: p.BaseURL, Model: p.Model, APIKey: p.APIKey, APIKeyEnv: p.APIKeyEnv,
 		MaxTokens: p.MaxTokens, ReasoningEffort: p.ReasoningEffort, Temperature: p.Temperature},
-		llm.Options{Modes: modes, Logger: a.logger()})
+		llm.Options{Modes: modes, Logger: logger})
 	if err != nil {
 		return nil, UsageError{err} // llm names the profile
 	}
@@ -146,15 +177,14 @@ func imageEncoding(p workspace.ModelProfile) screen.ImageEncoding {
 	return screen.ImageEncoding{Format: f, Quality: p.ImageQuality}
 }
 
-// runService builds the run service of this command once (newService):
-// the global flags' device selection (config's target when they name
-// none), device leases held until the command ends, the workspace's
-// executors.
-func (a *App) runService() (*run.Service, error) {
-	if a.svc != nil {
-		return a.svc, nil
-	}
-	h, err := a.home()
+// runService is the run service of this command, built once
+// (newService): the global flags' device selection (config's target when
+// they name none), device leases held until the command ends, the
+// workspace's executors.
+func (a *App) runService() (*run.Service, error) { return a.providers().service() }
+
+func (a *App) openRunService() (*run.Service, error) {
+	hc, err := a.providers().home()
 	if err != nil {
 		return nil, err
 	}
@@ -162,11 +192,11 @@ func (a *App) runService() (*run.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp := a.commandSpec(h, a.cfg, leasesHeld)
+	sp := a.commandSpec(hc.home, hc.cfg, leasesHeld)
 	sp.executors = set
-	a.svc = a.newService(sp)
-	a.onExit(a.svc.Close)
-	return a.svc, nil
+	svc := a.services().newService(sp)
+	a.onExit(svc.Close)
+	return svc, nil
 }
 
 // leaseMode is how a run service takes device leases (run.Config).
@@ -183,17 +213,15 @@ const (
 	leasesNone
 )
 
-// executorSet opens the workspace's executors once per command; background
-// exec sessions end with it.
-func (a *App) executorSet() (*execset.Set, error) {
-	if a.execSet != nil {
-		return a.execSet, nil
-	}
-	set, err := a.openExecutors()
+// executorSet is the workspace's executor set, opened once per command;
+// background exec sessions end with it.
+func (a *App) executorSet() (*execset.Set, error) { return a.providers().executor() }
+
+func (a *App) openExecutorSet() (*execset.Set, error) {
+	set, err := openExecutors(a.onUse())
 	if err != nil {
 		return nil, err
 	}
-	a.execSet = set
 	a.onExit(func() { set.Close() })
 	return set, nil
 }

@@ -62,14 +62,14 @@ func sandboxFrom(se workspace.ScriptExecutorConfig) (*sandbox.Sandbox, sandbox.L
 // openExecutors builds the executors of OPENPOCKET_HOME/workspace (the
 // home from --home, $OPENPOCKET_HOME or ~/.openpocket, created with its
 // workspace/scripts and workspace/memory directories on first use) from
-// the effective configuration (--config when given). The caller closes the
-// set.
-func (a *App) openExecutors() (*execset.Set, error) {
-	h, err := a.home()
+// the effective configuration (--config when given), both from later. The
+// caller closes the set.
+func openExecutors(later OnUse) (*execset.Set, error) {
+	h, err := later.Home()
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := a.config()
+	cfg, err := later.Config()
 	if err != nil {
 		return nil, err
 	}

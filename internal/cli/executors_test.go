@@ -45,7 +45,7 @@ func TestExecutorConfigFromHonoursConfig(t *testing.T) {
 
 func TestScriptRunOK(t *testing.T) {
 	app, out, _ := execTestApp(t)
-	err := (&ScriptRunCmd{Text: "echo hello"}).Run(app)
+	err := (&ScriptRunCmd{Text: "echo hello"}).Run(app.Ctx, streams(app), onUse(app))
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(out.String(), "run_script exitCode=0 timedOut=false\nrunDir="+filepath.Join(app.Home, "workspace", "scripts", "runs", "run-")), out.String())
 	assert.Contains(t, out.String(), "stdout:\nhello\n")
@@ -57,30 +57,30 @@ func TestScriptRunFailureExitCodes(t *testing.T) {
 	app, out, _ := execTestApp(t)
 	file := filepath.Join(t.TempDir(), "fail.sh")
 	require.NoError(t, os.WriteFile(file, []byte("ls /definitely-missing-dir\n"), 0o644))
-	err := (&ScriptRunCmd{File: file}).Run(app)
+	err := (&ScriptRunCmd{File: file}).Run(app.Ctx, streams(app), onUse(app))
 	require.Error(t, err)
 	assert.Equal(t, ExitFailed, ExitCode(err))
 	assert.True(t, isReported(err), "the result text was printed; Main adds nothing")
 	assert.Contains(t, out.String(), "run_script exitCode=2 ")
 
 	out.Reset()
-	err = (&ScriptRunCmd{Text: "sudo reboot"}).Run(app)
+	err = (&ScriptRunCmd{Text: "sudo reboot"}).Run(app.Ctx, streams(app), onUse(app))
 	assert.Equal(t, ExitFailed, ExitCode(err))
 	assert.True(t, strings.HasPrefix(out.String(), "run_script rejected: "), out.String())
 
-	err = (&ScriptRunCmd{File: filepath.Join(t.TempDir(), "missing.sh")}).Run(app)
+	err = (&ScriptRunCmd{File: filepath.Join(t.TempDir(), "missing.sh")}).Run(app.Ctx, streams(app), onUse(app))
 	assert.Equal(t, ExitUsage, ExitCode(err))
 }
 
 func TestScriptRunLua(t *testing.T) {
 	app, out, _ := execTestApp(t)
-	err := (&ScriptRunCmd{Text: "local fs = require 'fs'\nfs.write('x.txt', 'abc')\nprint((fs.read('x.txt')))", Lua: true}).Run(app)
+	err := (&ScriptRunCmd{Text: "local fs = require 'fs'\nfs.write('x.txt', 'abc')\nprint((fs.read('x.txt')))", Lua: true}).Run(app.Ctx, streams(app), onUse(app))
 	require.NoError(t, err)
 	assert.Contains(t, out.String(), "stdout:\nabc\n")
 	assert.FileExists(t, filepath.Join(app.Home, "workspace", "x.txt"))
 
 	out.Reset()
-	err = (&ScriptRunCmd{Text: "-- lua\nerror('bad')"}).Run(app)
+	err = (&ScriptRunCmd{Text: "-- lua\nerror('bad')"}).Run(app.Ctx, streams(app), onUse(app))
 	assert.Equal(t, ExitFailed, ExitCode(err))
 	assert.Contains(t, out.String(), "run_script exitCode=1 ")
 }
@@ -94,7 +94,7 @@ func TestScriptRunHonoursConfigTimeout(t *testing.T) {
 	require.NoError(t, err)
 	app.Config = filepath.Join(t.TempDir(), "config.json")
 	require.NoError(t, os.WriteFile(app.Config, data, 0o644))
-	err = (&ScriptRunCmd{Text: "sleep 30"}).Run(app)
+	err = (&ScriptRunCmd{Text: "sleep 30"}).Run(app.Ctx, streams(app), onUse(app))
 	assert.Equal(t, ExitFailed, ExitCode(err))
 	assert.Contains(t, out.String(), "timedOut=true")
 }
@@ -103,7 +103,7 @@ func TestBadConfigIsUsageError(t *testing.T) {
 	app, _, _ := execTestApp(t)
 	app.Config = filepath.Join(t.TempDir(), "config.json")
 	require.NoError(t, os.WriteFile(app.Config, []byte("{\n  \"scriptExecutor\": {\"timeoutSec\": \"x\"}\n}\n"), 0o644))
-	err := (&ScriptRunCmd{Text: "echo"}).Run(app)
+	err := (&ScriptRunCmd{Text: "echo"}).Run(app.Ctx, streams(app), onUse(app))
 	require.Error(t, err)
 	assert.Equal(t, ExitUsage, ExitCode(err), "%v", err)
 	assert.Contains(t, err.Error(), "config.json:2")
@@ -122,7 +122,7 @@ func TestMemorySearchJSON(t *testing.T) {
 	app, out, _ := execTestApp(t)
 	writeMemoryFixture(t, app)
 	min := 0.1
-	require.NoError(t, (&MemorySearchCmd{Query: "coffee order", MinScore: &min, JSON: true}).Run(app))
+	require.NoError(t, (&MemorySearchCmd{Query: "coffee order", MinScore: &min, JSON: true}).Run(streams(app), onUse(app)))
 	var res memory.SearchResult
 	require.NoError(t, json.Unmarshal(out.Bytes(), &res), out.String())
 	assert.Equal(t, "coffee order", res.Query)
@@ -138,27 +138,27 @@ func TestMemorySearchJSON(t *testing.T) {
 func TestMemorySearchText(t *testing.T) {
 	app, out, _ := execTestApp(t)
 	writeMemoryFixture(t, app)
-	require.NoError(t, (&MemorySearchCmd{Query: "coffee order", MaxResults: 1}).Run(app))
+	require.NoError(t, (&MemorySearchCmd{Query: "coffee order", MaxResults: 1}).Run(streams(app), onUse(app)))
 	assert.Equal(t, "memory/2026-01-02.md#L1-L2 1.000 # Memory 2026-01-02 - [08:00:00] [OK] [default] task: place the coffee order | result: done\n", out.String())
 
 	out.Reset()
-	require.NoError(t, (&MemorySearchCmd{Query: "tea"}).Run(app))
+	require.NoError(t, (&MemorySearchCmd{Query: "tea"}).Run(streams(app), onUse(app)))
 	assert.Equal(t, "no matches for \"tea\" (min score 0.2, 2 files scanned)\n", out.String())
 
 	bad := 1.5
-	assert.Equal(t, ExitUsage, ExitCode((&MemorySearchCmd{Query: "x", MinScore: &bad}).Run(app)))
+	assert.Equal(t, ExitUsage, ExitCode((&MemorySearchCmd{Query: "x", MinScore: &bad}).Run(streams(app), onUse(app))))
 }
 
 func TestMemoryGet(t *testing.T) {
 	app, out, _ := execTestApp(t)
 	writeMemoryFixture(t, app)
-	require.NoError(t, (&MemoryGetCmd{Path: "MEMORY.md", From: 2, Lines: 1}).Run(app))
+	require.NoError(t, (&MemoryGetCmd{Path: "MEMORY.md", From: 2, Lines: 1}).Run(streams(app), onUse(app)))
 	assert.Equal(t, "User likes coffee.\n", out.String())
 
-	err := (&MemoryGetCmd{Path: "config.json", From: 1}).Run(app)
+	err := (&MemoryGetCmd{Path: "config.json", From: 1}).Run(streams(app), onUse(app))
 	assert.Equal(t, ExitUsage, ExitCode(err))
 	assert.ErrorIs(t, err, memory.ErrOutOfScope)
-	err = (&MemoryGetCmd{Path: "memory/missing.md", From: 1}).Run(app)
+	err = (&MemoryGetCmd{Path: "memory/missing.md", From: 1}).Run(streams(app), onUse(app))
 	assert.Equal(t, ExitFailed, ExitCode(err))
 }
 

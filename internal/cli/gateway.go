@@ -67,7 +67,7 @@ func (c *GatewayCmd) Run(ctx context.Context, app *App, h *workspace.Home, cfg w
 		return err
 	}
 	defer release()
-	if app.serveGateway == nil {
+	if app.deps.ServeGateway == nil {
 		return errors.New("this build has no gateway (cmd/openpocket binds Deps.ServeGateway)")
 	}
 	if app.UseSim {
@@ -77,7 +77,7 @@ func (c *GatewayCmd) Run(ctx context.Context, app *App, h *workspace.Home, cfg w
 	}
 	if cfg.HumanAuth.Enabled {
 		// Scheduled runs have no terminal: their human-auth links point here.
-		base, err := app.startRelayWith(ctx, cfg.HumanAuth)
+		base, err := app.humanAuth().startRelay(ctx, cfg.HumanAuth)
 		if err != nil {
 			return err
 		}
@@ -86,25 +86,25 @@ func (c *GatewayCmd) Run(ctx context.Context, app *App, h *workspace.Home, cfg w
 	if err := app.startAgentDashboard(c.Dashboard); err != nil {
 		return err
 	}
-	return app.serveGateway(ctx, app.gatewayEnv(h, cfg, c.StopTimeout))
+	return app.deps.ServeGateway(ctx, app.gatewayEnv(h, cfg, c.StopTimeout))
 }
 
 // gatewayEnv is the gateway's environment over this App, whose state is
 // only read from here on (the gateway's runs use their service's config).
 func (a *App) gatewayEnv(h *workspace.Home, cfg workspace.Config, stopTimeout time.Duration) GatewayEnv {
 	env := GatewayEnv{Home: h, ConfigPath: a.Config, Config: cfg, Stderr: a.Stderr, TTY: isTTY(a.Stderr),
-		Verbose: a.Verbose, Logger: a.Logger, StopTimeout: stopTimeout, DefaultDevice: a.defaultDeviceName(cfg),
+		Verbose: a.Verbose, Logger: a.Logger, StopTimeout: stopTimeout, DefaultDevice: defaultDeviceName(a.devices(), cfg),
 		NewService: a.gatewayServices(h),
 		HumanAuth: func(cfg workspace.Config) func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error) {
 			return func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error) {
-				return a.humanAuthWith(ctx, cfg.HumanAuth, sess, agentRunOptions{})
+				return a.humanAuth().forRun(ctx, cfg.HumanAuth, sess, agentRunOptions{})
 			}
 		},
 		KeepAwake: a.keepAwake,
 	}
-	if a.StartChannels != nil {
+	if a.deps.StartChannels != nil {
 		env.StartChannels = func(cfg workspace.Config, stateDir string, current GatewayCurrent, logger *slog.Logger) ([]ChatChannel, error) {
-			return a.StartChannels(cfg, stateDir, &ChannelRunner{app: a, current: current}, logger)
+			return a.deps.StartChannels(cfg, stateDir, &ChannelRunner{app: a, current: current}, logger)
 		}
 	}
 	return env

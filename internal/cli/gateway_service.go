@@ -12,7 +12,7 @@ import (
 // each job had a command of its own).
 func (a *App) gatewayServices(h *workspace.Home) func(cfg workspace.Config) (*run.Service, func()) {
 	return func(cfg workspace.Config) (*run.Service, func()) {
-		svc := a.newService(a.commandSpec(h, cfg, leasesPerRun))
+		svc := a.services().newService(a.commandSpec(h, cfg, leasesPerRun))
 		return svc, svc.Close
 	}
 }

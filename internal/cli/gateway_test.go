@@ -28,10 +28,12 @@ func TestGatewaySecondOneRefused(t *testing.T) {
 	var errOut bytes.Buffer
 	served := false
 	app := &App{Globals: Globals{Home: home}, Stdout: &bytes.Buffer{}, Stderr: &errOut, Ctx: context.Background(),
-		serveGateway: func(context.Context, GatewayEnv) error { served = true; return nil }}
+		deps: Deps{ServeGateway: func(context.Context, GatewayEnv) error { served = true; return nil }}}
 	h, err := app.home()
 	require.NoError(t, err)
-	err = (&GatewayCmd{}).Run(app.Ctx, app, h, app.cfg)
+	cfg, err := app.config()
+	require.NoError(t, err)
+	err = (&GatewayCmd{}).Run(app.Ctx, app, h, cfg)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), fmt.Sprintf("gateway already running (pid %d, started ", os.Getpid()))
 	assert.Equal(t, ExitFailed, ExitCode(err))

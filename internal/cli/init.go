@@ -36,20 +36,20 @@ var initDefaults = map[string]string{
 // Run asks on a terminal for what the flags did not give (flags only
 // otherwise), refuses to overwrite config.json without --force, writes it
 // atomically and bootstraps the workspace (seed 003).
-func (c *InitCmd) Run(app *App) error {
-	dir, err := app.agentDir()
+func (c *InitCmd) Run(out Streams, g Globals) error {
+	dir, err := g.agentDir()
 	if err != nil {
 		return UsageError{err}
 	}
 	cfgPath := filepath.Join(dir, "config.json")
-	if app.Config != "" {
-		cfgPath = app.Config
+	if g.Config != "" {
+		cfgPath = g.Config
 	}
 	if _, err := os.Stat(cfgPath); err == nil && !c.Force {
 		return UsageError{fmt.Errorf("%s already exists; pass --force to overwrite it (openpocket doctor checks it as it is)", cfgPath)}
 	}
-	if isTTY(app.Stdout) && isTTYReader(os.Stdin) {
-		if err := c.ask(bufio.NewReader(os.Stdin), app.Stdout); err != nil {
+	if isTTY(out.Stdout) && isTTYReader(os.Stdin) {
+		if err := c.ask(bufio.NewReader(os.Stdin), out.Stdout); err != nil {
 			return err
 		}
 	}
@@ -71,7 +71,7 @@ func (c *InitCmd) Run(app *App) error {
 	if err := atomicfile.WriteFile(cfgPath, data, 0o600); err != nil {
 		return err
 	}
-	fmt.Fprintf(app.Stdout, "wrote %s (model profile %q: %s at %s, key from $%s)\n", cfgPath, c.Profile, c.ModelName, c.BaseURL, c.APIKeyEnv)
+	fmt.Fprintf(out.Stdout, "wrote %s (model profile %q: %s at %s, key from $%s)\n", cfgPath, c.Profile, c.ModelName, c.BaseURL, c.APIKeyEnv)
 	h, err := workspace.Open(dir)
 	if err != nil {
 		return UsageError{err}
@@ -81,15 +81,15 @@ func (c *InitCmd) Run(app *App) error {
 		return err
 	}
 	for _, f := range created {
-		fmt.Fprintf(app.Stdout, "created %s\n", f)
+		fmt.Fprintf(out.Stdout, "created %s\n", f)
 	}
 	if err := h.MarkOnboardingCompleted(time.Now()); err != nil {
 		return err
 	}
 	if os.Getenv(c.APIKeyEnv) == "" {
-		fmt.Fprintf(app.Stdout, "note: $%s is not set in this shell; export it before a model run\n", c.APIKeyEnv)
+		fmt.Fprintf(out.Stdout, "note: $%s is not set in this shell; export it before a model run\n", c.APIKeyEnv)
 	}
-	fmt.Fprintln(app.Stdout, "next: openpocket doctor")
+	fmt.Fprintln(out.Stdout, "next: openpocket doctor")
 	return nil
 }
 

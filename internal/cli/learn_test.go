@@ -66,7 +66,7 @@ func TestAgentRunBecomesAReplayableSkill(t *testing.T) {
 		require.True(t, s.Phone().WifiOn())
 
 		out.Reset()
-		require.NoError(t, (&SkillsRunCmd{Name: res.SkillPath}).Run(deps(t, app)), out.String())
+		require.NoError(t, (&SkillsRunCmd{Name: res.SkillPath}).Run(skillsRunDeps(t, app)), out.String())
 		assert.False(t, s.Phone().WifiOn(), "the replay turned Wi-Fi off again (layout shifted by %d)", shift)
 	}
 	// A cron job's lua payload may name the skill file.
@@ -104,7 +104,7 @@ func TestReplayStopsOnUnknownDialog(t *testing.T) {
 	}
 	dialogOverSettings()
 	stderr := app.Stderr.(*bytes.Buffer)
-	err = (&SkillsRunCmd{Name: art.Name}).Run(deps(t, app))
+	err = (&SkillsRunCmd{Name: art.Name}).Run(skillsRunDeps(t, app))
 	require.Error(t, err)
 	assert.Equal(t, ExitFailed, ExitCode(err))
 	msg := stderr.String()
@@ -125,7 +125,7 @@ func TestReplayStopsOnUnknownDialog(t *testing.T) {
 	srv.ReplyTool("keyevent", map[string]any{"keycode": "KEYCODE_BACK"})
 	srv.ReplyTool("finish", map[string]any{"message": "dismissed the dialog"})
 	out.Reset()
-	err = (&SkillsRunCmd{Name: art.Name, FallbackAgent: true, Params: map[string]string{"timeout_ms": "1000"}}).Run(deps(t, app))
+	err = (&SkillsRunCmd{Name: art.Name, FallbackAgent: true, Params: map[string]string{"timeout_ms": "1000"}}).Run(skillsRunDeps(t, app))
 	require.NoError(t, err, out.String())
 	assert.Contains(t, out.String(), "handing the rest of the task to the model")
 	assert.NotEmpty(t, srv.Requests(), "--fallback-agent handed over to the model")
@@ -144,16 +144,16 @@ func TestSkillsListSaysWhyHidden(t *testing.T) {
 		`metadata: {"openclaw":{"requires":{"env":["OP_TEST_PAY_TOKEN"],"bins":["op-test-no-such-binary"]},"triggers":{"any":["parking"]}}}`+"\n---\n# Pay\n"), 0o644))
 	t.Setenv("OP_TEST_PAY_TOKEN", "")
 
-	require.NoError(t, (&SkillsListCmd{}).Run(app))
+	require.NoError(t, (&SkillsListCmd{}).Run(homeDeps(t, app)))
 	assert.Regexp(t, `pay-parking .*hidden from the model: env OP_TEST_PAY_TOKEN not set; binary op-test-no-such-binary not on PATH`, stdout.String())
 	stdout.Reset()
-	require.NoError(t, (&SkillsListCmd{JSON: true}).Run(app))
+	require.NoError(t, (&SkillsListCmd{JSON: true}).Run(homeDeps(t, app)))
 	assert.Contains(t, stdout.String(), `"missing": [`)
 	assert.Contains(t, stdout.String(), `"triggers": [`)
 
 	t.Setenv("OP_TEST_PAY_TOKEN", "set")
 	stdout.Reset()
-	require.NoError(t, (&SkillsListCmd{}).Run(app))
+	require.NoError(t, (&SkillsListCmd{}).Run(homeDeps(t, app)))
 	assert.Contains(t, stdout.String(), "hidden from the model: binary op-test-no-such-binary not on PATH")
 	assert.NotContains(t, stdout.String(), "env OP_TEST_PAY_TOKEN")
 }

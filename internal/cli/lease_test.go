@@ -118,7 +118,9 @@ func TestGatewayJobHoldsTheLeaseForItsRun(t *testing.T) {
 	app.command = "openpocket gateway"
 	h, err := app.home()
 	require.NoError(t, err)
-	svc, closeSvc := app.gatewayServices(h)(app.cfg)
+	cfg, err := app.config()
+	require.NoError(t, err)
+	svc, closeSvc := app.gatewayServices(h)(cfg)
 	defer closeSvc()
 	claim, err := svc.Claim(t.Context(), run.Target{Device: s.Serial()})
 	require.NoError(t, err)

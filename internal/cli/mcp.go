@@ -48,7 +48,7 @@ type MCPServer func(ctx context.Context, b *MCPBackend, o MCPServeOptions) error
 // Run prepares what every call shares (home, executors, the virtual phone
 // with --sim) and serves until the client goes away or Ctrl-C.
 func (c *MCPCmd) Run(app *App) error {
-	if app.serveMCP == nil {
+	if app.deps.ServeMCP == nil {
 		return internalError{errors.New("mcp: this build has no MCP server wired in (a bug in openpocket)")}
 	}
 	if _, err := app.home(); err != nil {
@@ -62,7 +62,7 @@ func (c *MCPCmd) Run(app *App) error {
 			return err
 		}
 	}
-	return app.serveMCP(app.Ctx, NewMCPBackend(app), MCPServeOptions{HTTP: c.HTTP, Token: c.Token,
+	return app.deps.ServeMCP(app.Ctx, NewMCPBackend(app), MCPServeOptions{HTTP: c.HTTP, Token: c.Token,
 		Stdin: os.Stdin, Stdout: app.Stdout, Logger: app.logger(), Version: Version})
 }
 
@@ -106,7 +106,7 @@ func (b *MCPBackend) call(ctx context.Context, device string) (svc *run.Service,
 		return nil, nil, nil, ctx.Err()
 	}
 	a := b.app
-	h, err := a.home()
+	hc, err := a.providers().home()
 	if err != nil {
 		<-slot
 		return nil, nil, nil, err
@@ -116,12 +116,12 @@ func (b *MCPBackend) call(ctx context.Context, device string) (svc *run.Service,
 		<-slot
 		return nil, nil, nil, err
 	}
-	sp := a.commandSpec(h, a.cfg, leasesHeld)
+	sp := a.commandSpec(hc.home, hc.cfg, leasesHeld)
 	sp.executors, sp.errs = set, &deviceErrs{}
 	if device != "" {
 		sp.device, sp.endpoint = device, ""
 	}
-	svc = a.newService(sp)
+	svc = a.services().newService(sp)
 	return svc, sp.errs, func() {
 		svc.Close()
 		<-slot
@@ -134,7 +134,8 @@ func (b *MCPBackend) defaultDevice() string {
 	case a.Device != "" || a.Target != "":
 		return a.Device + "@" + a.Target
 	default:
-		return a.cfg.Target.Device + "@" + a.cfg.Target.AdbEndpoint
+		cfg, _ := a.config() // a home that cannot be opened fails the call itself
+		return cfg.Target.Device + "@" + cfg.Target.AdbEndpoint
 	}
 }
 
@@ -275,7 +276,11 @@ func (b *MCPBackend) Agent(ctx context.Context, device, task, model string, maxS
 		return engine.RunResult{}, err
 	}
 	defer release()
-	return b.app.agentWith(ctx, svc, task, agentRunOptions{Model: model, MaxSteps: maxSteps, OnEvent: onEvent})
+	ag, err := b.app.agents()
+	if err != nil {
+		return engine.RunResult{}, err
+	}
+	return ag.run(ctx, svc, task, agentRunOptions{Model: model, MaxSteps: maxSteps, OnEvent: onEvent})
 }
 
 // SessionsList lists recorded sessions, newest first (limit 0 = all).

@@ -27,7 +27,7 @@ type MemorySearchCmd struct {
 const snippetLineChars = 160
 
 // Run prints one line per hit ("path#Lx-Ly score snippet") or the JSON.
-func (c *MemorySearchCmd) Run(app *App) error {
+func (c *MemorySearchCmd) Run(out Streams, later OnUse) error {
 	if c.MaxResults < 0 || c.MaxResults > 30 {
 		return UsageError{fmt.Errorf("--max-results must be between 1 and 30, got %d", c.MaxResults)}
 	}
@@ -38,7 +38,7 @@ func (c *MemorySearchCmd) Run(app *App) error {
 		}
 		minScore = *c.MinScore
 	}
-	set, err := app.openExecutors()
+	set, err := openExecutors(later)
 	if err != nil {
 		return err
 	}
@@ -48,17 +48,17 @@ func (c *MemorySearchCmd) Run(app *App) error {
 		return err
 	}
 	if c.JSON {
-		enc := json.NewEncoder(app.Stdout)
+		enc := json.NewEncoder(out.Stdout)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
 	}
 	if len(res.Results) == 0 {
-		fmt.Fprintf(app.Stdout, "no matches for %q (min score %g, %d files scanned)\n", res.Query, res.MinScore, res.ScannedFiles)
+		fmt.Fprintf(out.Stdout, "no matches for %q (min score %g, %d files scanned)\n", res.Query, res.MinScore, res.ScannedFiles)
 		return nil
 	}
 	for _, h := range res.Results {
-		fmt.Fprintf(app.Stdout, "%s %.3f %s\n", h.Citation, h.Score, snippetLine(h.Snippet, snippetLineChars))
+		fmt.Fprintf(out.Stdout, "%s %.3f %s\n", h.Citation, h.Score, snippetLine(h.Snippet, snippetLineChars))
 	}
 	return nil
 }
@@ -80,11 +80,11 @@ type MemoryGetCmd struct {
 }
 
 // Run prints the lines.
-func (c *MemoryGetCmd) Run(app *App) error {
+func (c *MemoryGetCmd) Run(out Streams, later OnUse) error {
 	if c.From < 1 || c.Lines < 0 {
 		return UsageError{fmt.Errorf("--from must be at least 1 and --lines at least 0")}
 	}
-	set, err := app.openExecutors()
+	set, err := openExecutors(later)
 	if err != nil {
 		return err
 	}
@@ -99,6 +99,6 @@ func (c *MemoryGetCmd) Run(app *App) error {
 	if text != "" && !strings.HasSuffix(text, "\n") {
 		text += "\n"
 	}
-	_, err = fmt.Fprint(app.Stdout, text)
+	_, err = fmt.Fprint(out.Stdout, text)
 	return err
 }

@@ -36,12 +36,8 @@ type modelListEntry struct {
 
 // Run prints one line per profile: default marker, name, model, base URL,
 // remembered endpoint mode.
-func (c *ModelListCmd) Run(app *App) error {
-	cfg, err := app.config()
-	if err != nil {
-		return err
-	}
-	modes, err := app.modelModes()
+func (c *ModelListCmd) Run(streams Streams, h *workspace.Home, cfg workspace.Config) error {
+	modes, err := h.ModeStore()
 	if err != nil {
 		return err
 	}
@@ -52,15 +48,15 @@ func (c *ModelListCmd) Run(app *App) error {
 			out = append(out, modelListEntry{Profile: name, Default: name == cfg.DefaultModel, Model: p.Model, BaseURL: modelBaseURL(p),
 				APIKey: modelKeyStatus(p), Mode: modes.Get(name), MaxTokens: p.MaxTokens})
 		}
-		enc := json.NewEncoder(app.Stdout)
+		enc := json.NewEncoder(streams.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
 	if len(cfg.Models) == 0 {
-		fmt.Fprintln(app.Stdout, "no model profiles: add one to config.json `models`")
+		fmt.Fprintln(streams.Stdout, "no model profiles: add one to config.json `models`")
 		return nil
 	}
-	tw := tabwriter.NewWriter(app.Stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(streams.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "\tPROFILE\tMODEL\tBASE URL\tMODE")
 	for _, name := range modelProfileNames(cfg) {
 		p := cfg.Models[name]
@@ -79,11 +75,7 @@ type ModelShowCmd struct {
 }
 
 // Run prints the profile's settings; the key is reported as set or not.
-func (c *ModelShowCmd) Run(app *App) error {
-	cfg, err := app.config()
-	if err != nil {
-		return err
-	}
+func (c *ModelShowCmd) Run(out Streams, h *workspace.Home, cfg workspace.Config) error {
 	name := c.Profile
 	if name == "" {
 		name = cfg.DefaultModel
@@ -92,11 +84,11 @@ func (c *ModelShowCmd) Run(app *App) error {
 	if !ok {
 		return UsageError{fmt.Errorf("model profile %q is not in config.json `models` (profiles: %s)", name, strings.Join(modelProfileNames(cfg), ", "))}
 	}
-	modes, err := app.modelModes()
+	modes, err := h.ModeStore()
 	if err != nil {
 		return err
 	}
-	tw := tabwriter.NewWriter(app.Stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(out.Stdout, 0, 0, 2, ' ', 0)
 	row := func(k, v string) { fmt.Fprintf(tw, "%s:\t%s\n", k, v) }
 	row("profile", name)
 	row("default", fmt.Sprint(name == cfg.DefaultModel))
@@ -122,12 +114,8 @@ type ModelSetCmd struct {
 }
 
 // Run updates defaultModel in OPENPOCKET_HOME/config.json atomically.
-func (c *ModelSetCmd) Run(app *App) error {
-	h, err := app.home()
-	if err != nil {
-		return err
-	}
-	if app.Config != "" {
+func (c *ModelSetCmd) Run(out Streams, g Globals, h *workspace.Home) error {
+	if g.Config != "" {
 		return UsageError{fmt.Errorf("model set writes %s; it cannot be combined with --config", h.ConfigPath())}
 	}
 	cfg := h.Config()
@@ -140,19 +128,11 @@ func (c *ModelSetCmd) Run(app *App) error {
 		return err
 	}
 	if prev == c.Profile {
-		fmt.Fprintf(app.Stdout, "defaultModel is already %s\n", c.Profile)
+		fmt.Fprintf(out.Stdout, "defaultModel is already %s\n", c.Profile)
 	} else {
-		fmt.Fprintf(app.Stdout, "defaultModel: %s -> %s\n", modelOrDash(prev), c.Profile)
+		fmt.Fprintf(out.Stdout, "defaultModel: %s -> %s\n", modelOrDash(prev), c.Profile)
 	}
 	return nil
-}
-
-func (a *App) modelModes() (llm.ModeStore, error) {
-	h, err := a.home()
-	if err != nil {
-		return nil, err
-	}
-	return h.ModeStore()
 }
 
 func modelProfileNames(cfg workspace.Config) []string {

@@ -39,7 +39,7 @@ func modelApp(t *testing.T) (*App, *strings.Builder) {
 
 func TestModelList(t *testing.T) {
 	app, out := modelApp(t)
-	require.NoError(t, (&ModelListCmd{}).Run(app))
+	require.NoError(t, (&ModelListCmd{}).Run(configDeps(t, app)))
 	lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
 	require.Len(t, lines, 3, out.String())
 	assert.Regexp(t, `^\s+PROFILE\s+MODEL\s+BASE URL\s+MODE$`, lines[0])
@@ -49,7 +49,7 @@ func TestModelList(t *testing.T) {
 
 func TestModelShow(t *testing.T) {
 	app, out := modelApp(t)
-	require.NoError(t, (&ModelShowCmd{Profile: "other"}).Run(app))
+	require.NoError(t, (&ModelShowCmd{Profile: "other"}).Run(configDeps(t, app)))
 	s := out.String()
 	assert.Regexp(t, `profile:\s+other\n`, s)
 	assert.Regexp(t, `default:\s+false\n`, s)
@@ -58,19 +58,19 @@ func TestModelShow(t *testing.T) {
 	assert.NotContains(t, s, "sk-secret-value", "keys are never printed")
 
 	out.Reset()
-	require.NoError(t, (&ModelShowCmd{}).Run(app))
+	require.NoError(t, (&ModelShowCmd{}).Run(configDeps(t, app)))
 	assert.Regexp(t, `profile:\s+fake\n`, out.String())
 	assert.Regexp(t, `apiKey:\s+from \$FAKE_KEY\n`, out.String())
 	assert.Regexp(t, `mode:\s+responses\n`, out.String())
 
-	err := (&ModelShowCmd{Profile: "nope"}).Run(app)
+	err := (&ModelShowCmd{Profile: "nope"}).Run(configDeps(t, app))
 	assert.Equal(t, ExitUsage, ExitCode(err))
 	assert.Contains(t, err.Error(), "profiles: fake, other")
 }
 
 func TestModelSet(t *testing.T) {
 	app, out := modelApp(t)
-	require.NoError(t, (&ModelSetCmd{Profile: "other"}).Run(app))
+	require.NoError(t, (&ModelSetCmd{Profile: "other"}).Run(streams(app), app.Globals, home(t, app)))
 	assert.Equal(t, "defaultModel: fake -> other\n", out.String())
 	cfg, err := workspace.LoadConfig(app.Home + "/config.json")
 	require.NoError(t, err)
@@ -85,10 +85,10 @@ func TestModelSet(t *testing.T) {
 	// A fresh App sees the new default.
 	app2, out2 := modelApp(t)
 	app2.Home = app.Home
-	require.NoError(t, (&ModelListCmd{}).Run(app2))
+	require.NoError(t, (&ModelListCmd{}).Run(configDeps(t, app2)))
 	assert.Regexp(t, `\*\s+other\s+gpt-other`, out2.String())
 
-	err = (&ModelSetCmd{Profile: "missing"}).Run(app)
+	err = (&ModelSetCmd{Profile: "missing"}).Run(streams(app), app.Globals, home(t, app))
 	assert.Equal(t, ExitUsage, ExitCode(err))
 	assert.Contains(t, err.Error(), `model profile "missing" is not in`)
 }

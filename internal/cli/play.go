@@ -47,24 +47,35 @@ type playOptions struct {
 
 // Run compiles, filters and runs each playbook, prints a summary and
 // exits 0 only if all passed.
-func (c *PlayCmd) Run(ctx context.Context, app *App) error {
+func (c *PlayCmd) Run(ctx context.Context, out Streams, g Globals, phones *Phones, later OnUse) error {
+	env := playEnv{out: out, g: g, phones: phones, later: later}
 	files, err := expandPlaybooks(c.Paths)
 	if err != nil {
 		return UsageError{err}
 	}
 	if c.DryRun {
-		return dryRun(Streams{Stdout: app.Stdout, Stderr: app.Stderr}, files, c)
+		return dryRun(out, files, c)
 	}
 	for {
-		err := c.runOnce(ctx, app, files)
+		err := c.runOnce(ctx, env, files)
 		if !c.Watch || !waitForChange(ctx, files) {
 			return err
 		}
 		if err != nil {
-			fmt.Fprintf(app.Stderr, "%v\n", err)
+			fmt.Fprintf(out.Stderr, "%v\n", err)
 		}
-		fmt.Fprintf(app.Stdout, "\nchange detected: running again\n")
+		fmt.Fprintf(out.Stdout, "\nchange detected: running again\n")
 	}
+}
+
+// playEnv is what play uses, as its Run declares it: the home and run
+// service only once a playbook runs (--dry-run needs neither; a home that
+// cannot be opened fails each playbook).
+type playEnv struct {
+	out    Streams
+	g      Globals
+	phones *Phones
+	later  OnUse
 }
 
 // options are the extras playCompiled honours for this invocation.
@@ -73,14 +84,14 @@ func (c *PlayCmd) options() playOptions {
 }
 
 // runOnce runs every selected playbook once and writes the reports.
-func (c *PlayCmd) runOnce(ctx context.Context, app *App, files []string) error {
+func (c *PlayCmd) runOnce(ctx context.Context, env playEnv, files []string) error {
 	var html *htmlReport
 	if c.ReportHTML != "" {
 		html = &htmlReport{dir: c.ReportHTML}
 	}
 	outRoot := c.Output
 	if outRoot == "" {
-		h, err := app.home()
+		h, err := env.later.Home()
 		if err != nil {
 			return err
 		}
@@ -90,31 +101,31 @@ func (c *PlayCmd) runOnce(ctx context.Context, app *App, files []string) error {
 		return UsageError{fmt.Errorf("--output %s: run output cannot be written there: %w", outRoot, err)}
 	}
 	if c.sharded() {
-		return c.runSharded(ctx, app, files, outRoot)
+		return c.runSharded(ctx, env, files, outRoot)
 	}
 	var flows []FlowReport
 	for i, f := range files {
 		if !fileSelected(f, c.IncludeTags, c.ExcludeTags) {
 			continue
 		}
-		res, err := compilePlaybook(app.Stderr, f, playbookParams{values: c.Env, shared: len(files) > 1})
+		res, err := compilePlaybook(env.out.Stderr, f, playbookParams{values: c.Env, shared: len(files) > 1})
 		if err != nil {
-			fmt.Fprintln(app.Stderr, strings.TrimSpace(err.Error()))
+			fmt.Fprintln(env.out.Stderr, strings.TrimSpace(err.Error()))
 			flows = append(flows, FlowReport{Name: f, File: f, Status: "failed", Error: err.Error(), Steps: []StepReport{}})
 			continue
 		}
-		fmt.Fprintf(app.Stdout, "[%d/%d] %s (%s)\n", i+1, len(files), res.Meta.Name, f)
+		fmt.Fprintf(env.out.Stdout, "[%d/%d] %s (%s)\n", i+1, len(files), res.Meta.Name, f)
 		started := time.Now()
 		fr := FlowReport{Name: f, File: f, Status: "failed", Steps: []StepReport{}}
-		if svc, err := app.runService(); err != nil {
+		if svc, err := env.later.Service(); err != nil {
 			fr.Error = err.Error()
 		} else {
-			fr = playCompiled(ctx, svc, f, res, outRoot, c.Timeout, c.options(), app.Stdout)
+			fr = playCompiled(ctx, svc, f, res, outRoot, c.Timeout, c.options(), env.out.Stdout)
 		}
 		flows = append(flows, fr)
 		if html != nil {
 			if err := html.add(fr, started); err != nil {
-				fmt.Fprintf(app.Stderr, "html report: %v\n", err)
+				fmt.Fprintf(env.out.Stderr, "html report: %v\n", err)
 			}
 		}
 		if errors.Is(ctx.Err(), context.Canceled) {
@@ -124,9 +135,9 @@ func (c *PlayCmd) runOnce(ctx context.Context, app *App, files []string) error {
 	if err := c.writeReports(flows); err != nil {
 		return err
 	}
-	err := app.playSummary(ctx, flows)
+	err := playSummary(ctx, env.out.Stdout, env.phones, flows)
 	if html != nil && len(html.runs) > 0 {
-		fmt.Fprintf(app.Stdout, "html report: %s\n", filepath.Join(c.ReportHTML, "index.html"))
+		fmt.Fprintf(env.out.Stdout, "html report: %s\n", filepath.Join(c.ReportHTML, "index.html"))
 	}
 	return err
 }
@@ -149,7 +160,7 @@ func (c *PlayCmd) writeReports(flows []FlowReport) error {
 // playSummary prints the totals and where each run's files are, and
 // returns the verdict: 0 all passed, 2 none compiled, 3 a device problem
 // failed the runs, 1 otherwise, 130 interrupted.
-func (a *App) playSummary(ctx context.Context, flows []FlowReport) error {
+func playSummary(ctx context.Context, stdout io.Writer, phones *Phones, flows []FlowReport) error {
 	passed, failed := 0, 0
 	for _, f := range flows {
 		if f.Status == "passed" {
@@ -158,25 +169,25 @@ func (a *App) playSummary(ctx context.Context, flows []FlowReport) error {
 			failed++
 		}
 	}
-	fmt.Fprintf(a.Stdout, "\n%d passed, %d failed\n", passed, failed)
+	fmt.Fprintf(stdout, "\n%d passed, %d failed\n", passed, failed)
 	for _, f := range flows {
 		if f.OutputDir == "" {
 			continue
 		}
 		if _, err := os.Stat(f.OutputDir); err == nil {
-			fmt.Fprintf(a.Stdout, "report: %s\n", f.OutputDir)
+			fmt.Fprintf(stdout, "report: %s\n", f.OutputDir)
 		}
 	}
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case len(flows) == 0:
-		fmt.Fprintln(a.Stdout, "no playbook matched the tag filters")
+		fmt.Fprintln(stdout, "no playbook matched the tag filters")
 		return nil
 	case failed > 0 && passed == 0 && failed == countCompileFailures(flows):
 		return UsageError{fmt.Errorf("%d playbook(s) did not compile", failed)}
 	case failed > 0:
-		return a.devices().failedRun(fmt.Sprintf("%d of %d playbooks failed", failed, passed+failed))
+		return phones.failedRun(fmt.Sprintf("%d of %d playbooks failed", failed, passed+failed))
 	}
 	return nil
 }

@@ -32,11 +32,11 @@ func (c *PlayCmd) sharded() bool { return len(c.Devices) > 0 || c.Shards > 0 }
 
 // runSharded runs the selected files across the devices and writes one
 // report with a suite per device.
-func (c *PlayCmd) runSharded(ctx context.Context, app *App, files []string, outRoot string) error {
+func (c *PlayCmd) runSharded(ctx context.Context, env playEnv, files []string, outRoot string) error {
 	if c.ReportHTML != "" || c.Record || c.Watch {
 		return UsageError{errors.New("--report-html, --record and --watch do not work with --devices/--shards yet")}
 	}
-	devices, err := c.shardDevices(app)
+	devices, err := c.shardDevices(ctx, env)
 	if err != nil {
 		return err
 	}
@@ -47,17 +47,18 @@ func (c *PlayCmd) runSharded(ctx context.Context, app *App, files []string, outR
 		}
 	}
 	shards := dealShards(devices, selected)
-	if _, err := app.runService(); err != nil {
+	svc, err := env.later.Service()
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(app.Stdout, "%d playbooks across %d devices: %s\n", len(selected), len(devices), strings.Join(devices, ", "))
-	out := &lockedWriter{w: app.Stdout}
+	fmt.Fprintf(env.out.Stdout, "%d playbooks across %d devices: %s\n", len(selected), len(devices), strings.Join(devices, ", "))
+	out := &lockedWriter{w: env.out.Stdout}
 	var wg sync.WaitGroup
 	for _, s := range shards {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.flows = c.runShard(ctx, app, s, outRoot, out)
+			s.flows = c.runShard(ctx, env.out.Stderr, svc, s, outRoot, out)
 		}()
 	}
 	wg.Wait()
@@ -77,18 +78,17 @@ func (c *PlayCmd) runSharded(ctx context.Context, app *App, files []string, outR
 			return err
 		}
 	}
-	return app.playSummary(ctx, all)
+	return playSummary(ctx, env.out.Stdout, env.phones, all)
 }
 
 // runShard runs one device's playbooks in order.
-func (c *PlayCmd) runShard(ctx context.Context, app *App, s *shard, outRoot string, out io.Writer) []FlowReport {
-	svc, _ := app.runService()
+func (c *PlayCmd) runShard(ctx context.Context, stderr io.Writer, svc *run.Service, s *shard, outRoot string, out io.Writer) []FlowReport {
 	var flows []FlowReport
 	for i, f := range s.files {
 		if ctx.Err() != nil {
 			break
 		}
-		res, err := compilePlaybook(app.Stderr, f, playbookParams{values: c.Env, shared: true})
+		res, err := compilePlaybook(stderr, f, playbookParams{values: c.Env, shared: true})
 		if err != nil {
 			fmt.Fprintf(out, "[%s] %s\n", s.device, strings.TrimSpace(err.Error()))
 			flows = append(flows, FlowReport{Name: f, File: f, Status: "failed", Error: err.Error(), Steps: []StepReport{}})
@@ -121,7 +121,7 @@ func dealShards(devices, files []string) []*shard {
 
 // shardDevices are --devices, or the first --shards attached devices no
 // other agent has bound.
-func (c *PlayCmd) shardDevices(app *App) ([]string, error) {
+func (c *PlayCmd) shardDevices(ctx context.Context, env playEnv) ([]string, error) {
 	if len(c.Devices) > 0 && c.Shards > 0 {
 		return nil, UsageError{errors.New("give --devices a,b,… or --shards N, not both")}
 	}
@@ -139,16 +139,16 @@ func (c *PlayCmd) shardDevices(app *App) ([]string, error) {
 	if c.Shards < 1 {
 		return nil, UsageError{fmt.Errorf("--shards %d: expected 1 or more", c.Shards)}
 	}
-	return app.freeDevices(app.Ctx, c.Shards)
+	return freeDevices(ctx, env.g, env.phones, c.Shards)
 }
 
 // freeDevices lists n online devices that no other agent has bound.
-func (a *App) freeDevices(ctx context.Context, n int) ([]string, error) {
-	devs, err := a.devices().adbClient().Devices(ctx)
+func freeDevices(ctx context.Context, g Globals, phones *Phones, n int) ([]string, error) {
+	devs, err := phones.adbClient().Devices(ctx)
 	if err != nil {
 		return nil, err
 	}
-	in, err := a.install()
+	in, err := g.install()
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +157,7 @@ func (a *App) freeDevices(ctx context.Context, n int) ([]string, error) {
 		if d.State != "device" {
 			continue
 		}
-		if holder, found, err := in.HolderOf(a.agentID(), d.Serial); err != nil {
+		if holder, found, err := in.HolderOf(g.agentID(), d.Serial); err != nil {
 			return nil, err
 		} else if found {
 			bound = append(bound, d.Serial+" (agent "+holder.Agent+")")

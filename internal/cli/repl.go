@@ -16,6 +16,7 @@ import (
 	"github.com/ergochat/readline"
 
 	"github.com/openpocket/openpocket/internal/run"
+	"github.com/openpocket/openpocket/internal/workspace"
 	"github.com/openpocket/openpocket/lua"
 )
 
@@ -43,10 +44,10 @@ var replGlobals = []string{"device", "screen", "ui", "app", "wait", "log", "json
 // Run reads Lua lines until Ctrl-D. A bare expression or =expr prints its
 // values; an incomplete chunk continues on the next line; Ctrl-C cancels
 // the running statement (or clears the pending input) without leaving.
-func (c *ReplCmd) Run(ctx context.Context, app *App, svc *run.Service) error {
+func (c *ReplCmd) Run(ctx context.Context, streams Streams, h *workspace.Home, svc *run.Service) error {
 	out := c.stdout
 	if out == nil {
-		out = app.Stdout
+		out = streams.Stdout
 	}
 	if c.tty != nil {
 		out = c.tty
@@ -59,9 +60,9 @@ func (c *ReplCmd) Run(ctx context.Context, app *App, svc *run.Service) error {
 	defer rs.Close()
 	if rs.ReadyErr != nil {
 		// The prompt still opens, so the user can look and unlock by hand.
-		fmt.Fprintf(app.Stderr, "warning: %v\n", rs.ReadyErr)
+		fmt.Fprintf(streams.Stderr, "warning: %v\n", rs.ReadyErr)
 	}
-	cfg := c.readlineConfig(app, out)
+	cfg := c.readlineConfig(streams.Stderr, h, out)
 	rl, err := openLineReader(cfg, c.ttyFd())
 	if err != nil {
 		return err
@@ -86,14 +87,14 @@ func (c *ReplCmd) Run(ctx context.Context, app *App, svc *run.Service) error {
 
 // readlineConfig is the prompt's configuration: history in
 // HOME/state/repl_history unless --no-history, test streams when set.
-func (c *ReplCmd) readlineConfig(app *App, out io.Writer) *readline.Config {
+func (c *ReplCmd) readlineConfig(stderr io.Writer, h *workspace.Home, out io.Writer) *readline.Config {
 	cfg := &readline.Config{
 		Prompt:          replPrompt,
 		HistoryLimit:    replHistoryMax,
 		InterruptPrompt: "^C",
 		EOFPrompt:       "\n",
 		Stdout:          out,
-		Stderr:          app.Stderr,
+		Stderr:          stderr,
 	}
 	if c.stdin != nil {
 		cfg.Stdin = c.stdin
@@ -103,10 +104,10 @@ func (c *ReplCmd) readlineConfig(app *App, out io.Writer) *readline.Config {
 		ttyConfig(cfg, c.tty)
 	}
 	if !c.NoHistory {
-		if err := os.MkdirAll(app.ws.State(), 0o755); err != nil {
-			fmt.Fprintf(app.Stderr, "repl: no history: %v\n", err)
+		if err := os.MkdirAll(h.State(), 0o755); err != nil {
+			fmt.Fprintf(stderr, "repl: no history: %v\n", err)
 		} else {
-			cfg.HistoryFile = filepath.Join(app.ws.State(), "repl_history")
+			cfg.HistoryFile = filepath.Join(h.State(), "repl_history")
 		}
 	}
 	return cfg

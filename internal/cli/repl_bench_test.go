@@ -35,7 +35,7 @@ func benchPaste(b *testing.B, n int) {
 	floor := floorPerChar(b, ft, slave, text, max(b.N, 50))
 
 	cmd := &ReplCmd{NoHistory: true, tty: slave}
-	rl, err := openLineReader(cmd.readlineConfig(&App{Stderr: io.Discard}, slave), cmd.ttyFd())
+	rl, err := openLineReader(cmd.readlineConfig(io.Discard, nil, slave), cmd.ttyFd())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -232,7 +232,7 @@ func TestReplPasteThroughPTY(t *testing.T) {
 	ft := newFakeTerminal(master, true)
 	cmd := &ReplCmd{NoHistory: true, tty: slave}
 	done := make(chan error, 1)
-	go func() { done <- cmd.Run(deps(t, app)) }()
+	go func() { done <- cmd.Run(replDeps(t, app)) }()
 	ft.waitFor(t, replPrompt, 1, 30*time.Second) // drawn after the cursor query: raw mode
 	require.True(t, ft.isBracketed(), "the REPL asks a terminal for bracketed paste")
 

@@ -36,7 +36,7 @@ func TestReplLines(t *testing.T) {
 		`tostring(ui.sel("Save"):below("Title"))`,
 	}, "\n") + "\n"
 	cmd := &ReplCmd{stdin: io.NopCloser(strings.NewReader(in)), stdout: stdout}
-	require.NoError(t, cmd.Run(deps(t, app)), stderr.String())
+	require.NoError(t, cmd.Run(replDeps(t, app)), stderr.String())
 	out := stdout.String()
 	for _, want := range []string{
 		"com.android.settings\n",

@@ -14,6 +14,7 @@ import (
 
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/sim/simtest"
+	"github.com/openpocket/openpocket/internal/workspace"
 )
 
 // luaApp is an App for calling RunCmd/ReplCmd directly, on the given
@@ -98,20 +99,92 @@ func TestRunScriptErrors(t *testing.T) {
 	assert.Equal(t, ExitCanceled, ExitCode(err), "%v", err)
 }
 
-// deps are what kong binds for a command's Run: the context, the App and
-// the run service built once from them.
 // runDeps are what RunCmd.Run declares, from app as MainWith binds them.
 func runDeps(t testing.TB, app *App) (context.Context, Streams, Globals, *Phones, *run.Service) {
 	t.Helper()
-	ctx, _, svc := deps(t, app)
-	return ctx, Streams{Stdout: app.Stdout, Stderr: app.Stderr}, app.Globals, app.devices(), svc
+	return app.Ctx, streams(app), app.Globals, app.devices(), service(t, app)
 }
 
-func deps(t testing.TB, app *App) (context.Context, *App, *run.Service) {
+// deps are what AgentCmd.Run declares, from app as MainWith binds them.
+func deps(t testing.TB, app *App) (context.Context, Streams, *run.Service, *Agents) {
+	t.Helper()
+	svc := service(t, app)
+	return app.Ctx, streams(app), svc, agents(t, app)
+}
+
+// skillsRunDeps are what SkillsRunCmd.Run declares.
+func skillsRunDeps(t testing.TB, app *App) (context.Context, Streams, *Phones, *workspace.Home, *run.Service, *Agents) {
+	t.Helper()
+	svc := service(t, app)
+	h, err := app.home()
+	if err != nil {
+		t.Fatalf("home: %v", err)
+	}
+	return app.Ctx, streams(app), app.devices(), h, svc, agents(t, app)
+}
+
+func streams(app *App) Streams { return Streams{Stdout: app.Stdout, Stderr: app.Stderr} }
+
+// service is app's run service, as the provider MainWith binds builds it.
+func service(t testing.TB, app *App) *run.Service {
 	t.Helper()
 	svc, err := app.runService()
 	if err != nil {
 		t.Fatalf("run service: %v", err)
 	}
-	return app.Ctx, app, svc
+	return svc
+}
+
+// agents is app's Agents, as the provider MainWith binds builds it.
+func agents(t testing.TB, app *App) *Agents {
+	t.Helper()
+	ag, err := app.agents()
+	if err != nil {
+		t.Fatalf("agents: %v", err)
+	}
+	return ag
+}
+
+// replDeps are what ReplCmd.Run declares.
+func replDeps(t testing.TB, app *App) (context.Context, Streams, *workspace.Home, *run.Service) {
+	t.Helper()
+	svc := service(t, app)
+	h, err := app.home()
+	if err != nil {
+		t.Fatalf("home: %v", err)
+	}
+	return app.Ctx, streams(app), h, svc
+}
+
+// homeDeps are the streams and home, as MainWith binds them.
+func homeDeps(t testing.TB, app *App) (Streams, *workspace.Home) {
+	t.Helper()
+	h, err := app.home()
+	if err != nil {
+		t.Fatalf("home: %v", err)
+	}
+	return streams(app), h
+}
+
+// onUse is app's OnUse, as MainWith binds it.
+func onUse(app *App) OnUse { return app.onUse() }
+
+// home is app's home, as the provider MainWith binds opens it.
+func home(t testing.TB, app *App) *workspace.Home {
+	t.Helper()
+	h, err := app.home()
+	if err != nil {
+		t.Fatalf("home: %v", err)
+	}
+	return h
+}
+
+// configDeps are the streams, home and config, as MainWith binds them.
+func configDeps(t testing.TB, app *App) (Streams, *workspace.Home, workspace.Config) {
+	t.Helper()
+	cfg, err := app.config()
+	if err != nil {
+		t.Fatalf("config: %v", err)
+	}
+	return streams(app), home(t, app), cfg
 }

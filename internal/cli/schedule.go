@@ -9,19 +9,10 @@ import (
 	"github.com/openpocket/openpocket/internal/cron"
 )
 
-// scheduleAction runs the model's cron_add / cron_list / cron_remove on
-// the jobs file. A job added from a chat gets that chat as its delivery
-// (replyTo is "channel:chat", "" for none). The result is told to the
-// model (and, from the chat assistant, to the person).
-func (a *App) scheduleAction(ctx context.Context, act action.Action, replyTo string) (string, error) {
-	jobsPath, _, err := a.cronPaths()
-	if err != nil {
-		return "", err
-	}
-	return scheduleAt(ctx, jobsPath, act, replyTo)
-}
-
-// scheduleAt is scheduleAction on the jobs file at jobsPath.
+// scheduleAt runs the model's cron_add / cron_list / cron_remove on the
+// jobs file at jobsPath. A job added from a chat gets that chat as its
+// delivery (replyTo is "channel:chat", "" for none). The result is told to
+// the model (and, from the chat assistant, to the person).
 func scheduleAt(_ context.Context, jobsPath string, act action.Action, replyTo string) (string, error) {
 	switch act.Type {
 	case "cron_list":

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -26,7 +27,7 @@ type ScriptRunCmd struct {
 // Run checks and runs the script in OPENPOCKET_HOME/workspace/scripts,
 // records it under scripts/runs/, prints the run_script result text and
 // fails (exit 1) unless the script exited 0 within its time limit.
-func (c *ScriptRunCmd) Run(app *App) error {
+func (c *ScriptRunCmd) Run(ctx context.Context, out Streams, later OnUse) error {
 	src := c.Text
 	if c.File != "" {
 		b, err := os.ReadFile(c.File)
@@ -38,7 +39,7 @@ func (c *ScriptRunCmd) Run(app *App) error {
 	if c.Timeout < 0 {
 		return UsageError{fmt.Errorf("--timeout must not be negative, got %s", c.Timeout)}
 	}
-	set, err := app.openExecutors()
+	set, err := openExecutors(later)
 	if err != nil {
 		return err
 	}
@@ -50,12 +51,12 @@ func (c *ScriptRunCmd) Run(app *App) error {
 	var res script.Result
 	if c.Lua || script.IsLua(src) {
 		run := executors.VMRunner(newScriptRegistry(executors.Modules(set.Tools())...), nil)
-		res, err = set.Script.RunLua(app.Ctx, src, c.Timeout, run)
+		res, err = set.Script.RunLua(ctx, src, c.Timeout, run)
 	} else {
-		res, err = set.Script.Run(app.Ctx, src, c.Timeout)
+		res, err = set.Script.Run(ctx, src, c.Timeout)
 	}
 	if res.RunDir != "" {
-		fmt.Fprintln(app.Stdout, strings.TrimRight(script.Format(res), "\n"))
+		fmt.Fprintln(out.Stdout, strings.TrimRight(script.Format(res), "\n"))
 	}
 	if err != nil {
 		return err

@@ -53,29 +53,44 @@ func (a *App) commandSpec(h *workspace.Home, cfg workspace.Config, mode leaseMod
 		mode: mode, errs: &a.devices().errs}
 }
 
-// newService is the one run service factory: sp's home, config, device
+// services is the command's one run service factory: the devices its
+// services open and lease (Phones), the logger of their runs and the
+// stream their wake-up reports go to. It holds nothing else, so any front
+// end of the command (MCP calls, dashboards, the gateway) may build from
+// it at any time.
+type services struct {
+	phones *Phones
+	logger *slog.Logger
+	stderr io.Writer
+}
+
+// services is the command's run service factory.
+func (a *App) services() services {
+	return services{phones: a.devices(), logger: a.logger(), stderr: a.Stderr}
+}
+
+// newService builds the run service of sp: its home, config, device
 // selection, leases and executors; the wake-up reports of its runs go to
 // stderr. Close it when done.
-func (a *App) newService(sp serviceSpec) *run.Service {
-	rc := a.serviceConfig(sp)
-	svc := run.New(rc)
+func (f services) newService(sp serviceSpec) *run.Service {
+	svc := run.New(f.serviceConfig(sp))
 	// What the wake-up before a run did is worth a line on the terminal.
 	svc.Subscribe(func(ev run.Event) {
 		if ev.Ready != nil && ev.Ready.Report != "" {
-			fmt.Fprintln(a.Stderr, ev.Ready.Report)
+			fmt.Fprintln(f.stderr, ev.Ready.Report)
 		}
 	})
 	return svc
 }
 
 // serviceConfig is the run.Config of sp.
-func (a *App) serviceConfig(sp serviceSpec) run.Config {
+func (f services) serviceConfig(sp serviceSpec) run.Config {
 	h, cfg := sp.home, sp.cfg
 	rc := run.Config{
-		OpenDevice:   a.deviceOpener(sp),
+		OpenDevice:   f.deviceOpener(sp),
 		PhoneOptions: phoneOptionsFor(cfg),
 		Model: func(profile string) (engine.Model, error) {
-			m, err := a.modelFor(h, cfg, profile)
+			m, err := modelFor(f.logger, h, cfg, profile)
 			if err != nil {
 				return nil, err
 			}
@@ -107,7 +122,7 @@ func (a *App) serviceConfig(sp serviceSpec) run.Config {
 			return screen.ImageEncoding{}, false
 		},
 		PIN:    cfg.Target.Pin,
-		Logger: a.logger(),
+		Logger: f.logger,
 		LogHandler: func(w io.Writer, level slog.Level) slog.Handler {
 			return newHumanHandler(w, level)
 		},
@@ -123,9 +138,9 @@ func (a *App) serviceConfig(sp serviceSpec) run.Config {
 	switch {
 	case sp.mode == leasesNone:
 	case sp.plainLease:
-		rc.Lease = a.devices().plainLease(sp.errs)
+		rc.Lease = f.phones.plainLease(sp.errs)
 	default:
-		rc.Lease, rc.HoldLeases = a.devices().leaseFunc(sp.errs), sp.mode == leasesHeld
+		rc.Lease, rc.HoldLeases = f.phones.leaseFunc(sp.errs), sp.mode == leasesHeld
 	}
 	return rc
 }
@@ -148,7 +163,7 @@ var heldOpenMu sync.Mutex
 // deviceOpener is a run service's device opener: "" is sp's default
 // device, a serial that device. It takes no lease: the service does
 // (run.Config.Lease).
-func (a *App) deviceOpener(sp serviceSpec) run.DeviceOpener {
+func (f services) deviceOpener(sp serviceSpec) run.DeviceOpener {
 	return func(ctx context.Context, target string) (engine.Device, func(), error) {
 		if sp.mode == leasesHeld {
 			heldOpenMu.Lock()
@@ -156,7 +171,7 @@ func (a *App) deviceOpener(sp serviceSpec) run.DeviceOpener {
 		}
 		serial, endpoint := sp.defaultTarget()
 		if sp.sim {
-			s, err := a.devices().startSim()
+			s, err := f.phones.startSim()
 			if err != nil {
 				sp.errs.note(err)
 				return nil, nil, err
@@ -169,9 +184,9 @@ func (a *App) deviceOpener(sp serviceSpec) run.DeviceOpener {
 		if target != "" && target != serial {
 			serial, endpoint = target, ""
 		}
-		d, err := a.devices().adbClient().Open(ctx, adb.Target{Serial: serial, Endpoint: endpoint})
+		d, err := f.phones.adbClient().Open(ctx, adb.Target{Serial: serial, Endpoint: endpoint})
 		if err == nil {
-			err = a.devices().honourBindings(ctx, d, sp.agentID, defaultEndpoint)
+			err = f.phones.honourBindings(ctx, d, sp.agentID, defaultEndpoint)
 		}
 		if err != nil {
 			sp.errs.note(err)

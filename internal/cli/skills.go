@@ -14,6 +14,7 @@ import (
 
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/skills"
+	"github.com/openpocket/openpocket/internal/workspace"
 )
 
 // SkillsCmd groups the skills commands.
@@ -30,7 +31,13 @@ func (a *App) skillsLoader() (*skills.Loader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &skills.Loader{HomeDir: h.Dir(), WorkspaceDir: h.Workspace()}, nil
+	return skillsLoaderOf(h), nil
+}
+
+// skillsLoaderOf loads the skills of home h: its workspace's, its own and
+// the bundled ones.
+func skillsLoaderOf(h *workspace.Home) *skills.Loader {
+	return &skills.Loader{HomeDir: h.Dir(), WorkspaceDir: h.Workspace()}
 }
 
 // SkillsListCmd lists skills.
@@ -53,11 +60,8 @@ type skillListEntry struct {
 }
 
 // Run prints one line per skill (name, source, runnable, description).
-func (c *SkillsListCmd) Run(app *App) error {
-	l, err := app.skillsLoader()
-	if err != nil {
-		return err
-	}
+func (c *SkillsListCmd) Run(streams Streams, h *workspace.Home) error {
+	l := skillsLoaderOf(h)
 	all, problems := l.Load()
 	var out []skillListEntry
 	for _, s := range all {
@@ -66,10 +70,10 @@ func (c *SkillsListCmd) Run(app *App) error {
 			Auto: s.Auto, Runnable: serr == nil, Shadows: s.Shadows, Missing: skills.Missing(s, l.Env), Triggers: skills.Triggers(s)})
 	}
 	for _, p := range problems {
-		fmt.Fprintf(app.Stderr, "warning: %v\n", p)
+		fmt.Fprintf(streams.Stderr, "warning: %v\n", p)
 	}
 	if c.JSON {
-		enc := json.NewEncoder(app.Stdout)
+		enc := json.NewEncoder(streams.Stdout)
 		enc.SetIndent("", "  ")
 		if out == nil {
 			out = []skillListEntry{}
@@ -77,10 +81,10 @@ func (c *SkillsListCmd) Run(app *App) error {
 		return enc.Encode(out)
 	}
 	if len(out) == 0 {
-		fmt.Fprintln(app.Stdout, "no skills")
+		fmt.Fprintln(streams.Stdout, "no skills")
 		return nil
 	}
-	tw := tabwriter.NewWriter(app.Stdout, 2, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(streams.Stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tSOURCE\tRUN\tDESCRIPTION")
 	for _, e := range out {
 		src := e.Source
@@ -110,11 +114,8 @@ type SkillsShowCmd struct {
 }
 
 // Run prints the skill's origin, then its markdown (or script).
-func (c *SkillsShowCmd) Run(app *App) error {
-	l, err := app.skillsLoader()
-	if err != nil {
-		return err
-	}
+func (c *SkillsShowCmd) Run(out Streams, h *workspace.Home) error {
+	l := skillsLoaderOf(h)
 	s, err := l.Find(c.Name)
 	if err != nil {
 		return UsageError{err}
@@ -124,21 +125,21 @@ func (c *SkillsShowCmd) Run(app *App) error {
 		if serr != nil {
 			return FailedError{Msg: serr.Error()}
 		}
-		_, err := app.Stdout.Write(src)
+		_, err := out.Stdout.Write(src)
 		return err
 	}
-	fmt.Fprintf(app.Stdout, "name:     %s\nsource:   %s\nlocation: %s\n", s.Name, s.Source, s.Location)
+	fmt.Fprintf(out.Stdout, "name:     %s\nsource:   %s\nlocation: %s\n", s.Name, s.Source, s.Location)
 	for _, sh := range s.Shadows {
-		fmt.Fprintf(app.Stdout, "shadows:  %s\n", sh)
+		fmt.Fprintf(out.Stdout, "shadows:  %s\n", sh)
 	}
 	if serr == nil {
-		fmt.Fprintf(app.Stdout, "script:   %s\n", from)
+		fmt.Fprintf(out.Stdout, "script:   %s\n", from)
 	} else {
-		fmt.Fprintf(app.Stdout, "script:   none\n")
+		fmt.Fprintf(out.Stdout, "script:   none\n")
 	}
-	fmt.Fprintf(app.Stdout, "\n%s", s.Body)
+	fmt.Fprintf(out.Stdout, "\n%s", s.Body)
 	if !strings.HasSuffix(s.Body, "\n") {
-		fmt.Fprintln(app.Stdout)
+		fmt.Fprintln(out.Stdout)
 	}
 	return nil
 }
@@ -149,7 +150,7 @@ type SkillsValidateCmd struct {
 }
 
 // Run reports each problem and fails (exit 1) when there is one.
-func (c *SkillsValidateCmd) Run(app *App) error {
+func (c *SkillsValidateCmd) Run(out Streams, later OnUse) error {
 	var problems []error
 	checked := 0
 	check := func(s skills.Skill, l *skills.Loader) {
@@ -167,10 +168,11 @@ func (c *SkillsValidateCmd) Run(app *App) error {
 		}
 	}
 	if len(c.Paths) == 0 {
-		l, err := app.skillsLoader()
+		h, err := later.Home()
 		if err != nil {
 			return err
 		}
+		l := skillsLoaderOf(h)
 		all, p := l.Load()
 		problems = append(problems, p...)
 		for _, s := range all {
@@ -210,12 +212,12 @@ func (c *SkillsValidateCmd) Run(app *App) error {
 		}
 	}
 	for _, p := range problems {
-		fmt.Fprintf(app.Stdout, "✗ %v\n", p)
+		fmt.Fprintf(out.Stdout, "✗ %v\n", p)
 	}
 	if len(problems) > 0 {
 		return FailedError{Msg: fmt.Sprintf("%d problem(s) in %d skill file(s)", len(problems), checked)}
 	}
-	fmt.Fprintf(app.Stdout, "✓ %d skill file(s) valid\n", checked)
+	fmt.Fprintf(out.Stdout, "✓ %d skill file(s) valid\n", checked)
 	return nil
 }
 
@@ -233,40 +235,37 @@ type SkillsRunCmd struct {
 // and writing a session file. A failed check stops with the step, what was
 // expected and what the screen showed — or, with --fallback-agent, the
 // model continues the task.
-func (c *SkillsRunCmd) Run(ctx context.Context, app *App, svc *run.Service) error {
-	l, err := app.skillsLoader()
-	if err != nil {
-		return err
-	}
+func (c *SkillsRunCmd) Run(ctx context.Context, out Streams, phones *Phones, h *workspace.Home, svc *run.Service, agents *Agents) error {
+	l := skillsLoaderOf(h)
 	name, task, src, from, err := c.resolve(l)
 	if err != nil {
 		return err
 	}
 	if c.shadowNote != "" {
-		fmt.Fprintln(app.Stderr, c.shadowNote)
+		fmt.Fprintln(out.Stderr, c.shadowNote)
 	}
 	if err := run.CheckSkill(from, src); err != nil {
 		return UsageError{err}
 	}
 	rres, runErr := svc.Replay(ctx, run.ReplayOptions{Name: name, Skill: from, Source: src, Params: c.Params, Timeout: c.Timeout,
-		Task: "skill " + name + ": " + task, Persist: true, Events: newStepProgress(app.Stdout, isTTY(app.Stdout)).event})
+		Task: "skill " + name + ": " + task, Persist: true, Events: newStepProgress(out.Stdout, isTTY(out.Stdout)).event})
 	var notReady *run.NotReadyError
 	if runErr != nil && (rres.Message == "" || errors.As(runErr, &notReady)) {
 		return runErr // nothing ran: workspace, device not ready
 	}
 	res := rres
 	if runErr == nil {
-		fmt.Fprintf(app.Stdout, "✓ %s: %d step(s) passed\n", name, res.Passed)
+		fmt.Fprintf(out.Stdout, "✓ %s: %d step(s) passed\n", name, res.Passed)
 		if res.SessionPath != "" {
-			fmt.Fprintf(app.Stdout, "session: %s\n", res.SessionPath)
+			fmt.Fprintf(out.Stdout, "session: %s\n", res.SessionPath)
 		}
 		return nil
 	}
 	var se *run.StepError
 	errors.As(runErr, &se)
-	reportReplayFailure(app.Stderr, runErr, res.SessionPath)
+	reportReplayFailure(out.Stderr, runErr, res.SessionPath)
 	if !c.FallbackAgent || errors.Is(runErr, context.Canceled) {
-		return app.devices().failedRun("replay failed")
+		return phones.failedRun("replay failed")
 	}
 	if se == nil {
 		// Not a failed check (a bundled skill's script raised, the device
@@ -282,16 +281,16 @@ func (c *SkillsRunCmd) Run(ctx context.Context, app *App, svc *run.Service) erro
 	}
 	fallback := fmt.Sprintf("%s\n\nProgress so far: steps 1..%d done (%s); step %d (%s) did not work: expected %s. Continue from the current screen.",
 		task, done, strings.Join(labels, "; "), se.Step, se.Label, orText(se.Expected, se.Message))
-	fmt.Fprintf(app.Stdout, "handing the rest of the task to the model…\n")
-	ares, aerr := app.agentWith(ctx, svc, fallback, agentRunOptions{Stdin: os.Stdin, Stdout: app.Stdout,
-		OnEvent: newAgentProgress(app.Stdout, isTTY(app.Stdout)).event})
+	fmt.Fprintf(out.Stdout, "handing the rest of the task to the model…\n")
+	ares, aerr := agents.run(ctx, svc, fallback, agentRunOptions{Stdin: os.Stdin, Stdout: out.Stdout,
+		OnEvent: newAgentProgress(out.Stdout, isTTY(out.Stdout)).event})
 	if aerr != nil && ares.SessionPath == "" {
 		return aerr
 	}
 	if !ares.Success {
 		return FailedError{Msg: "the model could not finish the task either: " + ares.Message}
 	}
-	fmt.Fprintf(app.Stdout, "✓ finished by the model: %s\n", ares.Message)
+	fmt.Fprintf(out.Stdout, "✓ finished by the model: %s\n", ares.Message)
 	return nil
 }
 

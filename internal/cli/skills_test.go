@@ -58,25 +58,25 @@ func TestSkillsListShowValidate(t *testing.T) {
 	_, err = skills.Write(skills.ArtifactOptions{Workspace: h.Workspace(), Task: "Turn off Wi-Fi", Steps: wifiTrace(t, "com.android.settings:id/wifi_switch")})
 	require.NoError(t, err)
 
-	require.NoError(t, (&SkillsListCmd{}).Run(app))
+	require.NoError(t, (&SkillsListCmd{}).Run(homeDeps(t, app)))
 	out := stdout.String()
 	assert.Contains(t, out, "turn-off-wi-fi")
 	assert.Contains(t, out, "workspace (auto)")
 	assert.Contains(t, out, "toggle-wifi")
 
 	stdout.Reset()
-	require.NoError(t, (&SkillsShowCmd{Name: "turn-off-wi-fi"}).Run(app))
+	require.NoError(t, (&SkillsShowCmd{Name: "turn-off-wi-fi"}).Run(homeDeps(t, app)))
 	assert.Contains(t, stdout.String(), "behavior_fingerprint:")
 	assert.Contains(t, stdout.String(), "script:   "+filepath.Join(h.Workspace(), "scripts", "auto"))
 
 	stdout.Reset()
-	require.NoError(t, (&SkillsValidateCmd{}).Run(app))
+	require.NoError(t, (&SkillsValidateCmd{}).Run(streams(app), onUse(app)))
 	assert.Contains(t, stdout.String(), "valid")
 
 	bad := filepath.Join(t.TempDir(), "bad.md")
 	require.NoError(t, os.WriteFile(bad, []byte("# Bad\n\n```lua\nlocal x = = 1\n```\n"), 0o644))
 	stdout.Reset()
-	err = (&SkillsValidateCmd{Paths: []string{bad}}).Run(app)
+	err = (&SkillsValidateCmd{Paths: []string{bad}}).Run(streams(app), onUse(app))
 	require.Error(t, err)
 	assert.Contains(t, stdout.String(), "bad.md")
 }
@@ -90,7 +90,7 @@ func TestSkillsRunReplaysWithoutModel(t *testing.T) {
 	require.NoError(t, err)
 
 	s.Phone().SetLayoutOffset(0, 120)
-	require.NoError(t, (&SkillsRunCmd{Name: "turn-off-wi-fi"}).Run(deps(t, app)), stderr.String())
+	require.NoError(t, (&SkillsRunCmd{Name: "turn-off-wi-fi"}).Run(skillsRunDeps(t, app)), stderr.String())
 	assert.False(t, s.Phone().WifiOn())
 	out := stdout.String()
 	assert.Contains(t, out, "✓ Launch com.android.settings")
@@ -110,7 +110,7 @@ func TestSkillsRunReportsFailedCheck(t *testing.T) {
 	steps[1].Target.Bounds = screen.Rect{}
 	_, err = skills.Write(skills.ArtifactOptions{Workspace: h.Workspace(), Task: "Turn off Wi-Fi", Steps: steps})
 	require.NoError(t, err)
-	err = (&SkillsRunCmd{Name: "turn-off-wi-fi", Params: map[string]string{"timeout_ms": "300"}}).Run(deps(t, app))
+	err = (&SkillsRunCmd{Name: "turn-off-wi-fi", Params: map[string]string{"timeout_ms": "300"}}).Run(skillsRunDeps(t, app))
 	require.Error(t, err)
 	msg := stderr.String()
 	assert.Contains(t, msg, "step 2 (Tap no_such_switch Switch) failed")

@@ -31,18 +31,14 @@ var TVKeys = []string{
 // TargetShowCmd prints the target.
 type TargetShowCmd struct{}
 
-func (c *TargetShowCmd) Run(app *App) error {
-	h, err := app.home()
-	if err != nil {
-		return err
-	}
-	in, err := app.install()
+func (c *TargetShowCmd) Run(out Streams, g Globals, h *workspace.Home) error {
+	in, err := g.install()
 	if err != nil {
 		return err
 	}
 	t := h.Config().Target
-	w := app.Stdout
-	fmt.Fprintf(w, "agent:    %s\ntype:     %s\n", app.agentID(), t.Type)
+	w := out.Stdout
+	fmt.Fprintf(w, "agent:    %s\ntype:     %s\n", g.agentID(), t.Type)
 	switch {
 	case t.Device != "":
 		fmt.Fprintf(w, "device:   %s\n", t.Device)
@@ -54,7 +50,7 @@ func (c *TargetShowCmd) Run(app *App) error {
 	if t.Pin != "" {
 		fmt.Fprintln(w, "pin:      set") // never printed: it unlocks the phone
 	}
-	b, ok, err := in.Binding(app.agentID())
+	b, ok, err := in.Binding(g.agentID())
 	if err != nil {
 		return err
 	}
@@ -79,12 +75,12 @@ type TargetSetCmd struct {
 	Pin      string `help:"Screen-lock PIN the runtime may unlock the device with (stored in config.json, never printed)." placeholder:"PIN"`
 }
 
-func (c *TargetSetCmd) Run(app *App) error {
-	h, in, err := app.changeableTarget()
+func (c *TargetSetCmd) Run(out Streams, g Globals, h *workspace.Home) error {
+	in, err := changeableTarget(g, h)
 	if err != nil {
 		return err
 	}
-	serial := app.Device
+	serial := g.Device
 	if serial != "" && c.Endpoint != "" {
 		return UsageError{errors.New("give --device SERIAL or --endpoint HOST:PORT, not both")}
 	}
@@ -94,17 +90,17 @@ func (c *TargetSetCmd) Run(app *App) error {
 	if c.Endpoint != "" && !strings.Contains(c.Endpoint, ":") {
 		return UsageError{fmt.Errorf("--endpoint %q: expected HOST:PORT", c.Endpoint)}
 	}
-	old, hadOld, err := in.Binding(app.agentID())
+	old, hadOld, err := in.Binding(g.agentID())
 	if err != nil {
 		return err
 	}
 	var b workspace.Binding
 	if serial != "" || c.Endpoint != "" {
-		b, err = in.Bind(workspace.Binding{Agent: app.agentID(), Type: c.Type, Device: serial, Endpoint: c.Endpoint}, time.Now())
+		b, err = in.Bind(workspace.Binding{Agent: g.agentID(), Type: c.Type, Device: serial, Endpoint: c.Endpoint}, time.Now())
 		if err != nil {
 			return err
 		}
-	} else if err := in.Unbind(app.agentID()); err != nil {
+	} else if err := in.Unbind(g.agentID()); err != nil {
 		return err
 	}
 	cfg := h.Config()
@@ -114,27 +110,27 @@ func (c *TargetSetCmd) Run(app *App) error {
 		if hadOld {
 			in.Bind(old, time.Now())
 		} else {
-			in.Unbind(app.agentID())
+			in.Unbind(g.agentID())
 		}
 		return err
 	}
 	if b.Agent == "" {
-		fmt.Fprintf(app.Stdout, "agent %s: target %s, the only attached device (not bound)\n", app.agentID(), c.Type)
+		fmt.Fprintf(out.Stdout, "agent %s: target %s, the only attached device (not bound)\n", g.agentID(), c.Type)
 		return nil
 	}
-	fmt.Fprintf(app.Stdout, "agent %s: target %s %s, bound exclusively\n", app.agentID(), c.Type, b.Fingerprint())
+	fmt.Fprintf(out.Stdout, "agent %s: target %s %s, bound exclusively\n", g.agentID(), c.Type, b.Fingerprint())
 	return nil
 }
 
 // TargetClearCmd releases the binding.
 type TargetClearCmd struct{}
 
-func (c *TargetClearCmd) Run(app *App) error {
-	h, in, err := app.changeableTarget()
+func (c *TargetClearCmd) Run(out Streams, g Globals, h *workspace.Home) error {
+	in, err := changeableTarget(g, h)
 	if err != nil {
 		return err
 	}
-	if err := in.Unbind(app.agentID()); err != nil {
+	if err := in.Unbind(g.agentID()); err != nil {
 		return err
 	}
 	cfg := h.Config()
@@ -142,23 +138,19 @@ func (c *TargetClearCmd) Run(app *App) error {
 	if err := h.SaveConfig(cfg); err != nil {
 		return err
 	}
-	fmt.Fprintf(app.Stdout, "agent %s: target cleared (binding released)\n", app.agentID())
+	fmt.Fprintf(out.Stdout, "agent %s: target cleared (binding released)\n", g.agentID())
 	return nil
 }
 
-// changeableTarget opens the agent whose target is about to change and
+// changeableTarget opens the install of the agent (home h) whose target is about to change and
 // refuses while its gateway runs (seed 002: stop it first).
-func (a *App) changeableTarget() (*workspace.Home, *workspace.Install, error) {
-	h, err := a.home()
+func changeableTarget(g Globals, h *workspace.Home) (*workspace.Install, error) {
+	in, err := g.install()
 	if err != nil {
-		return nil, nil, err
-	}
-	in, err := a.install()
-	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if l, ok := cron.GatewayRunning(h.State()); ok {
-		return nil, nil, UsageError{fmt.Errorf("agent %s: its gateway runs (pid %d, started %s); stop it before changing its target", a.agentID(), l.PID, l.StartedAt)}
+		return nil, UsageError{fmt.Errorf("agent %s: its gateway runs (pid %d, started %s); stop it before changing its target", g.agentID(), l.PID, l.StartedAt)}
 	}
-	return h, in, nil
+	return in, nil
 }
