@@ -121,15 +121,17 @@ type Commands interface {
 	AllowBackground() bool
 }
 
-// ExecRequest is one command to run.
+// ExecRequest is one command to run (the exec action).
 type ExecRequest struct {
 	Command string
-	// Workdir is the working directory ("" = the workspace root).
+	// Workdir is the working directory (default the workspace root),
+	// confined like every other path.
 	Workdir string
-	// TimeoutSec <= 0 means the configured default and maximum.
+	// TimeoutSec <= 0 or above the configured timeout means the configured
+	// timeout. Background sessions are killed after it too.
 	TimeoutSec int
-	// YieldMs > 0 waits at most that long, then leaves the command running
-	// as a background session.
+	// YieldMs > 0 waits at most that long: a command still running then
+	// becomes a background session (needs AllowBackground).
 	YieldMs int
 	// Background starts a session and returns at once.
 	Background bool
@@ -150,17 +152,21 @@ type ExecResult struct {
 	Output string
 }
 
-// ProcessRequest is one operation on background sessions.
+// ProcessRequest is one operation on background sessions (the process
+// action).
 type ProcessRequest struct {
 	// Action is list, poll, log, write or kill ("" means list).
 	Action    string
 	SessionID string
-	// Input is written verbatim to the session's stdin by write.
+	// Input is written verbatim to the session's stdin by write (include
+	// "\n" to end a line).
 	Input string
-	// Offset (1-based, 0 = the last Limit lines) and Limit select log lines.
+	// Offset is the 1-based first line for log; 0 shows the last Limit lines.
 	Offset int
-	Limit  int
-	// TimeoutMs is how long poll waits for the session to exit.
+	// Limit is the number of log lines (default 200, at most 2000).
+	Limit int
+	// TimeoutMs is how long poll waits for the session to exit (at most
+	// 120000; 0 returns at once).
 	TimeoutMs int
 }
 

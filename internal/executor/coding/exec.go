@@ -16,21 +16,9 @@ import (
 	"github.com/openpocket/openpocket/internal/sandbox"
 )
 
-// ExecRequest is one exec action.
-type ExecRequest struct {
-	Command string
-	// Workdir is the working directory (default the workspace root),
-	// confined like every other path.
-	Workdir string
-	// TimeoutSec <= 0 or above Config.TimeoutSec means Config.TimeoutSec.
-	// Background sessions are killed after it too.
-	TimeoutSec int
-	// YieldMs > 0 waits at most that long: a command still running then
-	// becomes a background session (needs AllowBackground).
-	YieldMs int
-	// Background starts a session and returns at once.
-	Background bool
-}
+// ExecRequest is one exec action: the port's request, so the Lua side
+// and this executor share one definition.
+type ExecRequest = tools.ExecRequest
 
 // ExecResult is the outcome of Exec.
 type ExecResult struct {

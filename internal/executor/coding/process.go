@@ -9,22 +9,8 @@ import (
 	"github.com/openpocket/openpocket/engine/tools"
 )
 
-// ProcessRequest is one process action.
-type ProcessRequest struct {
-	// Action is list, poll, log, write or kill ("" means list).
-	Action    string
-	SessionID string
-	// Input is written verbatim to the session's stdin by write (include
-	// "\n" to end a line).
-	Input string
-	// Offset is the 1-based first line for log; 0 shows the last Limit lines.
-	Offset int
-	// Limit is the number of log lines (default 200, at most 2000).
-	Limit int
-	// TimeoutMs is how long poll waits for the session to exit (at most
-	// 120000; 0 returns at once).
-	TimeoutMs int
-}
+// ProcessRequest is one process action (the port's request).
+type ProcessRequest = tools.ProcessRequest
 
 // ProcessResult is the outcome of Process.
 type ProcessResult struct {

@@ -66,7 +66,7 @@ type commands struct{ e *coding.Executor }
 // Exec reports a policy refusal as a *tools.Rejection wrapping the
 // executor's error (same text), so the Lua side can name the rule.
 func (c commands) Exec(ctx context.Context, req tools.ExecRequest) (tools.ExecResult, error) {
-	r, err := c.e.Exec(ctx, coding.ExecRequest(req))
+	r, err := c.e.Exec(ctx, req)
 	var v *policy.Violation
 	if errors.As(err, &v) {
 		err = &tools.Rejection{Rule: v.Rule, Reason: v.Reason, Err: err}
@@ -75,7 +75,7 @@ func (c commands) Exec(ctx context.Context, req tools.ExecRequest) (tools.ExecRe
 }
 
 func (c commands) Process(ctx context.Context, req tools.ProcessRequest) (tools.ProcessResult, error) {
-	r, err := c.e.Process(ctx, coding.ProcessRequest(req))
+	r, err := c.e.Process(ctx, req)
 	out := tools.ProcessResult{
 		Action:     r.Action,
 		Session:    sessionInfo(r.Session),
