@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/ergochat/readline"
 
@@ -69,6 +70,15 @@ func (c *ReplCmd) Run(ctx context.Context, streams Streams, h *workspace.Home, s
 	}
 	defer rl.Close()
 	printer = rl.Stdout()
+	// SIGTERM and SIGHUP end the REPL like Ctrl-D, after cancelling the
+	// running statement, so the terminal gets its modes back: the default
+	// action would leave it without echo and with bracketed paste on.
+	ctx, stopSignals := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGHUP)
+	defer stopSignals()
+	go func() {
+		<-ctx.Done()
+		_ = rl.Close() // wakes ReadLine; Close runs once
+	}()
 
 	names, err := preRequire(rs.VM, rs.VM.Registry())
 	if err != nil {
@@ -82,7 +92,10 @@ func (c *ReplCmd) Run(ctx context.Context, streams Streams, h *workspace.Home, s
 	defer lines.stop()
 	fmt.Fprintf(printer, "OpenPocket %s Lua REPL: modules %s are globals; =expr prints; Ctrl-C cancels, Ctrl-D exits.\n",
 		Version, strings.Join(replGlobals, ", "))
-	return replLoop(ctx, rl.Instance, rs.VM, printer, lines)
+	if err := replLoop(ctx, rl.Instance, rs.VM, printer, lines); err != nil {
+		return err
+	}
+	return ctx.Err() // a signal's end is exit 130, not 0
 }
 
 // readlineConfig is the prompt's configuration: history in

@@ -4,6 +4,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -26,7 +27,7 @@ func openPTY(t testing.TB) (master, slave *os.File) {
 	t.Helper()
 	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
-		t.Skipf("no pty: %v", err)
+		t.Fatalf("no pty (/dev/ptmx): %v", err)
 	}
 	var n int
 	var ierr error
@@ -277,4 +278,37 @@ func luaHash(s string) int64 {
 		v = (v*31 + int64(s[i])) % 2147483647
 	}
 	return v
+}
+
+// SIGTERM at the prompt ends the REPL with exit 130 and gives the terminal
+// back as it was (echo and line editing on, bracketed paste off) instead of
+// dying in the editor's modes.
+func TestReplSIGTERMRestoresTheTerminal(t *testing.T) {
+	s := simtest.Start(t)
+	app, _, stderr := luaApp(t, t.Context(), s.Serial())
+	master, slave := openPTY(t)
+	before, err := unix.IoctlGetTermios(int(slave.Fd()), unix.TCGETS)
+	require.NoError(t, err)
+	ft := newFakeTerminal(master, true)
+	cmd := &ReplCmd{NoHistory: true, tty: slave}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Run(replDeps(t, app)) }()
+	ft.waitFor(t, replPrompt, 1, 30*time.Second) // the REPL's signal handler is in place
+	during, err := unix.IoctlGetTermios(int(slave.Fd()), unix.TCGETS)
+	require.NoError(t, err)
+	require.Zero(t, during.Lflag&unix.ECHO, "the editor turned echo off")
+
+	require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGTERM))
+	select {
+	case err := <-done:
+		require.ErrorIs(t, err, context.Canceled, stderr.String())
+		assert.Equal(t, ExitCanceled, ExitCode(err))
+	case <-time.After(30 * time.Second):
+		t.Fatal("the REPL did not end on SIGTERM")
+	}
+	ft.waitFor(t, bracketedOff, 1, 5*time.Second)
+	after, err := unix.IoctlGetTermios(int(slave.Fd()), unix.TCGETS)
+	require.NoError(t, err)
+	assert.Equal(t, before.Lflag, after.Lflag, "local modes (echo, canonical input) restored")
+	assert.Equal(t, before.Iflag, after.Iflag, "input modes restored")
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"syscall"
 
 	"github.com/ergochat/readline"
@@ -19,6 +20,8 @@ type lineReader struct {
 	out       io.Writer       // the terminal, to turn bracketed paste off again
 	bracketed bool            // bracketed paste is on
 	modes     *termmode.Modes // nil: not a terminal (or modes unsupported)
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // openLineReader starts the REPL's line editor on cfg (and keeps using
@@ -36,21 +39,36 @@ func openLineReader(cfg *readline.Config, fd int) (*lineReader, error) {
 	cfg.Stdin = in
 	cfg.Listener = in.listen
 	cfg.Painter = paint
-	rl, err := readline.NewFromConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("repl: %w", err)
+	if cfg.FuncIsTerminal == nil {
+		// readline's own rule: input from a terminal, output to one.
+		cfg.FuncIsTerminal = func() bool {
+			return termmode.IsTerminal(fd) && (termmode.IsTerminal(syscall.Stdout) || termmode.IsTerminal(syscall.Stderr))
+		}
 	}
-	lr := &lineReader{Instance: rl, out: cfg.Stdout}
-	if !cfg.FuncIsTerminal() {
-		return lr, nil // a pipe: no modes, no bracketed paste (noise in the output)
-	}
+	terminal := cfg.FuncIsTerminal()
 	// readline leaves raw mode between lines, back to the shell's line
 	// editing: the rest of a multi-line paste, arriving while a line is
 	// evaluated, would be echoed and cut at 4,095 bytes a line. Between
-	// lines the terminal is non-canonical instead (see termmode).
-	if m, err := termmode.New(fd); err == nil {
-		cfg.FuncMakeRaw, cfg.FuncExitRaw = m.Raw, m.Between
-		lr.modes = m
+	// lines the terminal is non-canonical instead (see termmode). The
+	// modes are taken before readline starts: it goes raw at once (its
+	// cursor query), and Close must restore the shell's modes, not those.
+	var modes *termmode.Modes
+	if terminal {
+		if m, err := termmode.New(fd); err == nil {
+			cfg.FuncMakeRaw, cfg.FuncExitRaw = m.Raw, m.Between
+			modes = m
+		}
+	}
+	rl, err := readline.NewFromConfig(cfg)
+	if err != nil {
+		if modes != nil {
+			_ = modes.Restore()
+		}
+		return nil, fmt.Errorf("repl: %w", err)
+	}
+	lr := &lineReader{Instance: rl, out: cfg.Stdout, modes: modes}
+	if !terminal {
+		return lr, nil // a pipe: no modes, no bracketed paste (noise in the output)
 	}
 	_, _ = io.WriteString(lr.out, "\x1b[?2004h")
 	lr.bracketed = true
@@ -59,16 +77,18 @@ func openLineReader(cfg *readline.Config, fd int) (*lineReader, error) {
 
 // Close stops the editor and gives the terminal back as it was: its
 // original mode, and pastes without brackets, as the shell expects them.
+// It runs once, whoever calls it first (the REPL's end, or a signal).
 func (lr *lineReader) Close() error {
-	err := lr.Instance.Close()
-	if lr.modes != nil {
-		_ = lr.modes.Restore()
-	}
-	if lr.bracketed {
-		_, _ = io.WriteString(lr.out, "\x1b[?2004l")
-	}
-	lr.bracketed, lr.modes = false, nil
-	return err
+	lr.closeOnce.Do(func() {
+		lr.closeErr = lr.Instance.Close()
+		if lr.modes != nil {
+			_ = lr.modes.Restore()
+		}
+		if lr.bracketed {
+			_, _ = io.WriteString(lr.out, "\x1b[?2004l")
+		}
+	})
+	return lr.closeErr
 }
 
 // ttyFd is the terminal the REPL reads: standard input, or a test's pty.

@@ -22,6 +22,9 @@ type Modes struct {
 	fd   int
 	mu   sync.Mutex
 	orig termios
+	// done: Restore ran; the terminal is the shell's again, and a late
+	// Raw or Between (an editor unwinding on another goroutine) is ignored.
+	done bool
 }
 
 // New reads fd's current mode; it fails if fd is not a terminal.
@@ -38,6 +41,9 @@ func New(fd int) (*Modes, error) {
 func (m *Modes) Raw() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.done {
+		return nil
+	}
 	return setTermios(m.fd, raw(m.orig))
 }
 
@@ -45,13 +51,18 @@ func (m *Modes) Raw() error {
 func (m *Modes) Between() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.done {
+		return nil
+	}
 	return setTermios(m.fd, between(m.orig))
 }
 
-// Restore puts the original mode back.
+// Restore puts the original mode back, for good: Raw and Between do
+// nothing afterwards.
 func (m *Modes) Restore() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.done = true
 	t := m.orig
 	return setTermios(m.fd, &t)
 }

@@ -17,7 +17,7 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 	t.Helper()
 	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
-		t.Skipf("no pty: %v", err)
+		t.Fatalf("no pty (/dev/ptmx): %v", err)
 	}
 	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
 		t.Fatal(err)
@@ -99,4 +99,33 @@ func TestModes(t *testing.T) {
 	defer pr.Close()
 	defer pw.Close()
 	assert(IsTerminal(fd) && !IsTerminal(int(pr.Fd())), "IsTerminal: the pty is, a pipe is not")
+}
+
+// After Restore the terminal is the shell's: an editor unwinding late on
+// another goroutine (its exit-raw hook) must not switch it back.
+func TestRestoreIsFinal(t *testing.T) {
+	_, slave := openPTY(t)
+	fd := int(slave.Fd())
+	m, err := New(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig, _ := unix.IoctlGetTermios(fd, ioctlReadTermios)
+	if err := m.Raw(); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Restore(); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Between(); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Raw(); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := unix.IoctlGetTermios(fd, ioctlReadTermios)
+	if after.Lflag != orig.Lflag || after.Iflag != orig.Iflag || after.Oflag != orig.Oflag {
+		t.Errorf("modes after Restore: lflag %#x iflag %#x oflag %#x, want the original %#x %#x %#x",
+			after.Lflag, after.Iflag, after.Oflag, orig.Lflag, orig.Iflag, orig.Oflag)
+	}
 }
