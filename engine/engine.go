@@ -21,6 +21,11 @@ type Engine struct {
 	OpenDevice func(ctx context.Context) (Device, error)
 	// PhoneOptions tune the device layer (settle, cache, model style).
 	PhoneOptions device.Options
+	// PhoneReady, when set, runs when a session has opened its phone and
+	// before anything uses it (a Lua script's first device call wakes and
+	// unlocks the phone). Its error is the caller's, and the phone is
+	// opened again on the next use, so a phone unlocked by hand works.
+	PhoneReady func(s *Session, p *device.Phone) error
 	// Model decides agent steps; nil when no model is configured.
 	Model Model
 	// Executors run non-device actions, keyed by action type.
@@ -202,7 +207,13 @@ func (s *Session) Phone() (*device.Phone, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.phone = device.NewPhone(t, s.engine.PhoneOptions)
+	p := device.NewPhone(t, s.engine.PhoneOptions)
+	if ready := s.engine.PhoneReady; ready != nil {
+		if err := ready(s, p); err != nil {
+			return nil, err
+		}
+	}
+	s.phone = p
 	return s.phone, nil
 }
 

@@ -144,3 +144,30 @@ func tapDumpNode(t *testing.T, ph *android.Phone, attr string) {
 	}
 	simShell(t, ph, fmt.Sprintf("input tap %d %d", (b[0]+b[2])/2, (b[1]+b[3])/2))
 }
+
+// `openpocket run script.lua` wakes and unlocks the phone when the script
+// first touches it, like play and agent runs; a script that never touches
+// the device leaves a sleeping phone alone.
+func TestRunScriptWakesAndUnlocksOnFirstDeviceUse(t *testing.T) {
+	s := simtest.Start(t)
+	app, stdout, stderr := luaApp(t, t.Context(), s.Serial())
+	const pin = "1357"
+	setPIN(t, app, pin)
+	ph := s.Phone()
+	ph.SetLockScreen(true, pin)
+	ph.Sleep()
+
+	quiet := writeScript(t, "print(1 + 1)\n")
+	require.NoError(t, (&RunCmd{Script: quiet}).Run(runDeps(t, app)), stderr.String())
+	assert.False(t, ph.Awake(), "a script without device calls does not wake the phone")
+	assert.True(t, ph.Locked())
+
+	script := writeScript(t, "app.launch('com.android.settings')\nprint(app.current())\n")
+	require.NoError(t, (&RunCmd{Script: script}).Run(runDeps(t, app)), stderr.String())
+	assert.True(t, ph.Awake())
+	assert.False(t, ph.Locked())
+	assert.Equal(t, "com.android.settings", ph.CurrentPackage())
+	assert.Contains(t, stdout.String(), "com.android.settings")
+	assert.Contains(t, stderr.String(), "device ready after: wake", "the wake-up is reported on the terminal")
+	assert.NotContains(t, stderr.String()+stdout.String(), pin, "the PIN is written nowhere")
+}

@@ -36,9 +36,10 @@ type ScriptResult struct {
 }
 
 // Script runs Lua source in a sandboxed VM bound to a fresh, unpersisted
-// session. The device is opened on first use, so a script that never
-// touches it runs without one. Registered modules resolve as globals on
-// first use (a script may still require them).
+// session. The device is opened on first use, and woken and unlocked then
+// like every run's, so a script that never touches it runs without one.
+// Registered modules resolve as globals on first use (a script may still
+// require them).
 func (s *Service) Script(ctx context.Context, o ScriptOptions) (ScriptResult, error) {
 	lc := s.begin(RunScript, filepath.Base(o.Name), o.Target, o.Events)
 	res, err := s.script(ctx, lc, o)
@@ -51,6 +52,9 @@ func (s *Service) script(ctx context.Context, lc *lifecycle, o ScriptOptions) (e
 	if err != nil {
 		return engine.RunResult{}, err
 	}
+	// A script that touches the device gets it awake and unlocked, like
+	// every other run; one that never does runs without a device.
+	eng.PhoneReady = lc.makeReady
 	sess, err := lc.session(ctx, eng, engine.SessionOptions{Task: "run " + filepath.Base(o.Name)})
 	if err != nil {
 		return engine.RunResult{}, err

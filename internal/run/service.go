@@ -331,6 +331,13 @@ func (lc *lifecycle) ready(sess *engine.Session) error {
 	if err != nil {
 		return &NotReadyError{err}
 	}
+	return lc.makeReady(sess, phone)
+}
+
+// makeReady wakes and unlocks phone for sess's run and emits device_ready
+// (also the engine's PhoneReady hook of Lua scripts, which open the
+// device on first use).
+func (lc *lifecycle) makeReady(sess *engine.Session, phone *device.Phone) error {
 	rep, err := phone.EnsureReady(sess.Context(), device.ReadyOptions{PIN: lc.svc.cfg.PIN})
 	fields := map[string]any{"steps": rep.Steps, "ready": err == nil}
 	if err != nil {
