@@ -40,15 +40,15 @@ func (g Globals) agentID() string {
 
 // openAgentHome opens the selected agent's home; a managed agent must
 // exist (the default agent's home is created on first use, as always).
-func (a *App) openAgentHome() (*workspace.Home, error) {
-	if a.agentID() == workspace.DefaultAgent {
-		return workspace.Open(a.Home)
+func (g Globals) openAgentHome() (*workspace.Home, error) {
+	if g.agentID() == workspace.DefaultAgent {
+		return workspace.Open(g.Home)
 	}
-	in, err := a.install()
+	in, err := g.install()
 	if err != nil {
 		return nil, err
 	}
-	return in.OpenAgent(a.agentID())
+	return in.OpenAgent(g.agentID())
 }
 
 // agentDir is the selected agent's home directory; a managed agent must

@@ -62,7 +62,7 @@ func (a *App) config() (workspace.Config, error) {
 // openHome opens the home and applies --config when given; it prints
 // the config's findings.
 func (a *App) openHome() (homeConfig, error) {
-	h, err := a.openAgentHome()
+	h, err := a.Globals.openAgentHome()
 	if err != nil {
 		return homeConfig{}, UsageError{err}
 	}
@@ -88,15 +88,6 @@ func printConfigWarnings(w io.Writer, warns []workspace.Warning) {
 		}
 		fmt.Fprintf(w, "%s: %s\n", kind, cw)
 	}
-}
-
-// model builds the model client for a profile ("" = defaultModel).
-func (a *App) model(profile string) (*llm.Client, error) {
-	hc, err := a.providers().home()
-	if err != nil {
-		return nil, err
-	}
-	return modelFor(a.logger(), hc.home, hc.cfg, profile)
 }
 
 // modelFor builds the model client of a profile of cfg ("" = its
@@ -192,9 +183,10 @@ func (a *App) openRunService() (*run.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp := a.commandSpec(hc.home, hc.cfg, leasesHeld)
+	f := a.services()
+	sp := f.commandSpec(hc.home, hc.cfg, leasesHeld)
 	sp.executors = set
-	svc := a.services().newService(sp)
+	svc := f.newService(sp)
 	a.onExit(svc.Close)
 	return svc, nil
 }

@@ -46,19 +46,14 @@ type serviceSpec struct {
 	errs *deviceErrs
 }
 
-// commandSpec is the spec of this command's own services: the global
-// flags' device selection, this App's home, config and agent.
-func (a *App) commandSpec(h *workspace.Home, cfg workspace.Config, mode leaseMode) serviceSpec {
-	return serviceSpec{home: h, cfg: cfg, agentID: a.agentID(), device: a.Device, endpoint: a.Target, sim: a.UseSim,
-		mode: mode, errs: &a.devices().errs}
-}
-
-// services is the command's one run service factory: the devices its
-// services open and lease (Phones), the logger of their runs and the
-// stream their wake-up reports go to. It holds nothing else, so any front
-// end of the command (MCP calls, dashboards, the gateway) may build from
-// it at any time.
+// services is the command's one run service factory: the global flags
+// (device selection, agent), the devices its services open and lease
+// (Phones), the logger of their runs and the stream their wake-up reports
+// go to. It holds nothing else, so any front end of the command (MCP
+// calls, dashboards, the gateway, chat channels) may build from it at any
+// time; MainWith binds it.
 type services struct {
+	g      Globals
 	phones *Phones
 	logger *slog.Logger
 	stderr io.Writer
@@ -66,7 +61,26 @@ type services struct {
 
 // services is the command's run service factory.
 func (a *App) services() services {
-	return services{phones: a.devices(), logger: a.logger(), stderr: a.Stderr}
+	return services{g: a.Globals, phones: a.devices(), logger: a.logger(), stderr: a.Stderr}
+}
+
+// commandSpec is the spec of this command's own services: the global
+// flags' device selection, home, config and agent.
+func (f services) commandSpec(h *workspace.Home, cfg workspace.Config, mode leaseMode) serviceSpec {
+	return serviceSpec{home: h, cfg: cfg, agentID: f.g.agentID(), device: f.g.Device, endpoint: f.g.Target, sim: f.g.UseSim,
+		mode: mode, errs: &f.phones.errs}
+}
+
+// gatewayServices is the gateway's run service factory (newService): the
+// global flags' device selection (cfg's target when they name none), each
+// run holding its device's lease and its own executors of cfg for exactly
+// the run (a job's background exec sessions end with it, as they did when
+// each job had a command of its own).
+func (f services) gatewayServices(h *workspace.Home) func(cfg workspace.Config) (*run.Service, func()) {
+	return func(cfg workspace.Config) (*run.Service, func()) {
+		svc := f.newService(f.commandSpec(h, cfg, leasesPerRun))
+		return svc, svc.Close
+	}
 }
 
 // newService builds the run service of sp: its home, config, device
