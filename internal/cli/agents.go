@@ -220,3 +220,18 @@ func (c *TargetSetCmd) Help() string {
 func (c *TargetClearCmd) Help() string {
 	return exampleBlock("openpocket target clear", "openpocket --agent shop target clear")
 }
+
+// profileNames lists cfg's model profiles for messages ("none" without).
+func profileNames(cfg workspace.Config) string {
+	names := ""
+	for n := range cfg.Models {
+		if names != "" {
+			names += ", "
+		}
+		names += n
+	}
+	if names == "" {
+		return "none"
+	}
+	return names
+}

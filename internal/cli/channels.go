@@ -103,7 +103,7 @@ func (r *ChannelRunner) Converse(ctx context.Context, req engine.ModelRequest) (
 	_, cfg, done := r.current()
 	defer done()
 	h := r.home
-	client, err := modelFor(r.f.logger, h, cfg, "")
+	client, err := r.f.asm.Model(r.f.logger, h, cfg, "")
 	if err != nil {
 		return "", "", "", err
 	}
@@ -212,5 +212,5 @@ func (r *ChannelRunner) Screenshot(ctx context.Context) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return device.NewPhone(d, phoneOptionsFor(cfg)).Screencap(ctx)
+	return device.NewPhone(d, r.f.asm.PhoneOptions(cfg)).Screencap(ctx)
 }

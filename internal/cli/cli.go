@@ -4,8 +4,9 @@
 // config, *run.Service, *Agents, …) — and MainWith binds each once
 // (Phones: the devices; HumanAuth: the relay and brokers; home, config,
 // the run service and Agents: singleton providers). Every
-// run service comes from one factory (newService); errors are mapped to
-// exit codes in one place (exit.go).
+// run service comes from one factory (newService) over the adapters the
+// composition root assembles (Deps.Assembly, internal/wire); errors are
+// mapped to exit codes in one place (exit.go).
 package cli
 
 import (
@@ -211,6 +212,7 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 func bindDeps(kctx *kong.Context, ctx context.Context, app *App) error {
 	kctx.Bind(app, app.devices(), app.humanAuth(), app.Globals, Streams{Stdout: app.Stdout, Stderr: app.Stderr}, app.logger(),
 		app.onUse(), app.services(), app.deps, app.deps.JobRunner)
+	kctx.BindTo(app.assembly(), (*Assembly)(nil))
 	kctx.BindTo(ctx, (*context.Context)(nil))
 	agents := func(auth *HumanAuth, h *workspace.Home, cfg workspace.Config) *Agents { return newAgents(auth, h, cfg) }
 	for _, provider := range []any{app.home, app.config, app.runService, agents} {
@@ -266,11 +268,16 @@ type OnUse struct {
 	// Executors is the workspace's executor set, opened once per command
 	// (background exec sessions end with it).
 	Executors func() (*execset.Set, error)
+	// NewExecutors opens a set of the workspace's executors of its own
+	// (script, memory), which the caller closes.
+	NewExecutors func() (*execset.Set, error)
 }
 
 // onUse is the command's OnUse over its providers.
 func (a *App) onUse() OnUse {
-	return OnUse{Home: a.home, Config: a.config, Service: a.runService, Executors: a.executorSet}
+	later := OnUse{Home: a.home, Config: a.config, Service: a.runService, Executors: a.executorSet}
+	later.NewExecutors = func() (*execset.Set, error) { return openExecutors(a.assembly(), later) }
+	return later
 }
 
 // devices is the command's Phones (MainWith builds it; an App built in a
