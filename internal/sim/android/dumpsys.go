@@ -7,6 +7,9 @@ import (
 	"strings"
 )
 
+// cmdDumpsys answers `dumpsys window`, `activity` and `power` in the text
+// layout of real devices: the parts the device layer reads (focus, tasks,
+// wakefulness, keyguard) come from the simulated state.
 func cmdDumpsys(_ context.Context, p *Phone, c *cmdIO) int {
 	args := c.args[1:]
 	if len(args) == 0 {
