@@ -16,6 +16,7 @@ import (
 	"github.com/openpocket/openpocket/internal/humanauth"
 	"github.com/openpocket/openpocket/internal/mcp"
 	"github.com/openpocket/openpocket/internal/relay"
+	"github.com/openpocket/openpocket/internal/wire"
 )
 
 func main() {
@@ -26,7 +27,7 @@ func main() {
 // other, so the composition root does).
 func deps() cli.Deps {
 	return cli.Deps{StartRelay: startRelay, StartChannels: startChannels, ServeMCP: serveMCP, ServeDashboard: serveDashboard,
-		ServeGateway: serveGateway, JobRunner: jobRunner}
+		ServeGateway: serveGateway, JobRunner: jobRunner, Assembly: wire.New()}
 }
 
 func startRelay(ctx context.Context, store *humanauth.Store, addr string) (string, func(), error) {

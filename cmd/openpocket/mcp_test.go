@@ -21,6 +21,7 @@ import (
 	"github.com/openpocket/openpocket/internal/mcp"
 	"github.com/openpocket/openpocket/internal/sim"
 	"github.com/openpocket/openpocket/internal/sim/simtest"
+	"github.com/openpocket/openpocket/internal/wire"
 )
 
 // withMCPClient runs `openpocket --home H -s SERIAL mcp` through the CLI,
@@ -54,7 +55,7 @@ func withMCPBackend(t testing.TB, home, serial string, copts *sdk.ClientOptions,
 		return nil
 	}
 	var stdout, stderr strings.Builder
-	code := cli.MainWith(ctx, []string{"--home", home, "-s", serial, "mcp"}, &stdout, &stderr, cli.Deps{ServeMCP: serve})
+	code := cli.MainWith(ctx, []string{"--home", home, "-s", serial, "mcp"}, &stdout, &stderr, cli.Deps{ServeMCP: serve, Assembly: wire.New()})
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 }
 

@@ -19,8 +19,9 @@ type rule struct {
 }
 
 // frontEnds never import each other (nor does anything but the composition
-// root import them).
-var frontEnds = []string{"internal/cli", "internal/gateway", "internal/mcp", "internal/relay", "internal/dashboard", "internal/channel"}
+// root import them). internal/wire is the composition root's own assembly
+// of adapters: only cmd/openpocket imports it, like a front end.
+var frontEnds = []string{"internal/cli", "internal/gateway", "internal/mcp", "internal/relay", "internal/dashboard", "internal/channel", "internal/wire"}
 
 // leaf utilities with no dependencies of their own, usable by adapters.
 var leaves = []string{"internal/atomicfile", "internal/lease", "internal/termmode"}
@@ -68,6 +69,10 @@ var rules = []rule{
 	// composition root binds (service factory, human auth, keep-awake,
 	// chat channels).
 	{prefix: "internal/gateway", own: []string{"internal/run", "engine", "internal/cron", "internal/workspace"}, libs: []string{"github.com/jonboulle/clockwork"}},
+	// The composition root's assembly of adapters behind the run service
+	// (model clients, executor sets, run.Config → *run.Service), handed to
+	// the CLI as its Assembly interface.
+	{prefix: "internal/wire", own: []string{"internal/run", "engine", "internal/llm", "internal/executor", "internal/sandbox", "internal/workspace", "internal/skills", "stdlib/executors"}},
 	// The CLI is still the application layer (issue 17 moves runs into a run
 	// service); until then it may import everything but other front ends.
 	{prefix: "internal/cli", own: []string{"internal/run", "engine", "lua", "stdlib", "playbooks", "internal/adb", "internal/sim", "internal/llm", "internal/executor", "internal/sandbox", "internal/workspace", "internal/cron", "internal/skills", "internal/humanauth", "internal/convert"},
@@ -188,6 +193,11 @@ func TestTableCatchesWrongWayImports(t *testing.T) {
 		{"internal/cli", module + "internal/gateway", false},
 		{"internal/mcp", module + "internal/cli", false},
 		{"cmd/openpocket", module + "internal/cli", true},
+		{"cmd/openpocket", module + "internal/wire", true},
+		{"internal/cli", module + "internal/wire", false},
+		{"internal/gateway", module + "internal/wire", false},
+		{"internal/wire", module + "internal/cli", false},
+		{"internal/wire", module + "internal/llm", true},
 		{"internal/llm", "github.com/openai/openai-go/v3/option", true},
 		{"internal/llm", "github.com/zach-klippenstein/goadb", false},
 	}

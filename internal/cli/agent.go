@@ -129,33 +129,6 @@ func newAgents(auth *HumanAuth, h *workspace.Home, cfg workspace.Config) *Agents
 		}}
 }
 
-// agents is the Agents of this command's home and config.
-func (a *App) agents() (*Agents, error) {
-	h, err := a.home()
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := a.config()
-	if err != nil {
-		return nil, err
-	}
-	return newAgents(a.humanAuth(), h, cfg), nil
-}
-
-// runAgent runs one agent task on this command's run service (tests). A
-// non-nil error with an empty result means nothing ran.
-func (a *App) runAgent(ctx context.Context, task string, o agentRunOptions) (engine.RunResult, error) {
-	svc, err := a.runService()
-	if err != nil {
-		return engine.RunResult{}, err
-	}
-	ag, err := a.agents()
-	if err != nil {
-		return engine.RunResult{}, err
-	}
-	return ag.run(ctx, svc, task, o)
-}
-
 // run runs one agent task on svc (its default device).
 func (ag *Agents) run(ctx context.Context, svc *run.Service, task string, o agentRunOptions) (engine.RunResult, error) {
 	return agentOn(ctx, ag.auth, agentEnv{svc: svc, humanAuth: ag.humanAuth, schedule: ag.schedule}, task, o)

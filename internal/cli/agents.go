@@ -40,15 +40,15 @@ func (g Globals) agentID() string {
 
 // openAgentHome opens the selected agent's home; a managed agent must
 // exist (the default agent's home is created on first use, as always).
-func (a *App) openAgentHome() (*workspace.Home, error) {
-	if a.agentID() == workspace.DefaultAgent {
-		return workspace.Open(a.Home)
+func (g Globals) openAgentHome() (*workspace.Home, error) {
+	if g.agentID() == workspace.DefaultAgent {
+		return workspace.Open(g.Home)
 	}
-	in, err := a.install()
+	in, err := g.install()
 	if err != nil {
 		return nil, err
 	}
-	return in.OpenAgent(a.agentID())
+	return in.OpenAgent(g.agentID())
 }
 
 // agentDir is the selected agent's home directory; a managed agent must
@@ -219,4 +219,19 @@ func (c *TargetSetCmd) Help() string {
 }
 func (c *TargetClearCmd) Help() string {
 	return exampleBlock("openpocket target clear", "openpocket --agent shop target clear")
+}
+
+// profileNames lists cfg's model profiles for messages ("none" without).
+func profileNames(cfg workspace.Config) string {
+	names := ""
+	for n := range cfg.Models {
+		if names != "" {
+			names += ", "
+		}
+		names += n
+	}
+	if names == "" {
+		return "none"
+	}
+	return names
 }

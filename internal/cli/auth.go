@@ -31,6 +31,9 @@ type Deps struct {
 	ServeGateway GatewayServe
 	// JobRunner builds the gateway's job runner for `cron run`.
 	JobRunner JobRunnerFactory
+	// Assembly builds the adapters: model clients, executor sets, run
+	// services (internal/wire).
+	Assembly Assembly
 }
 
 // AuthCmd answers human-auth requests from the machine:

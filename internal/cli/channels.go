@@ -40,7 +40,12 @@ type ChannelStarter func(cfg workspace.Config, stateDir string, runner *ChannelR
 // ChannelRunner runs chat channels' work on the gateway's run service;
 // its method set is internal/channel's Runner.
 type ChannelRunner struct {
-	app *App // read only: home, streams, global device flags, relay
+	// f is the command's factory (global device flags, devices, logger),
+	// home the gateway's agent home, auth its human-auth helper (relay);
+	// all read only.
+	f    services
+	home *workspace.Home
+	auth *HumanAuth
 	// current holds the gateway's current run service (and the config it
 	// was built from) for one piece of work.
 	current GatewayCurrent
@@ -65,17 +70,13 @@ func (r *ChannelRunner) RunTask(ctx context.Context, task, replyTo string, onEve
 		schedule: func(ctx context.Context, act action.Action, replyTo string) (string, error) {
 			return scheduleAt(ctx, jobsPath, act, replyTo)
 		}}
-	return agentOn(ctx, r.app.humanAuth(), env, task, agentRunOptions{OnEvent: onEvent, Ask: auth, ReplyTo: replyTo, UserInput: ask,
+	return agentOn(ctx, r.auth, env, task, agentRunOptions{OnEvent: onEvent, Ask: auth, ReplyTo: replyTo, UserInput: ask,
 		OnAuthLink: func(id, url string) { r.links.Store(id, url) }})
 }
 
 // jobsPath is the jobs file cfg names.
 func (r *ChannelRunner) jobsPath(cfg workspace.Config) string {
-	h, err := r.app.home()
-	if err != nil {
-		return cfg.Cron.JobsFile
-	}
-	return h.Resolve(cfg.Cron.JobsFile)
+	return r.home.Resolve(cfg.Cron.JobsFile)
 }
 
 // Schedule runs a cron_add/cron_list/cron_remove the chat assistant's
@@ -101,11 +102,8 @@ func (r *ChannelRunner) RelayLink(id string) string {
 func (r *ChannelRunner) Converse(ctx context.Context, req engine.ModelRequest) (text, tool, arguments string, err error) {
 	_, cfg, done := r.current()
 	defer done()
-	h, err := r.app.home()
-	if err != nil {
-		return "", "", "", err
-	}
-	client, err := modelFor(r.app.logger(), h, cfg, "")
+	h := r.home
+	client, err := r.f.asm.Model(r.f.logger, h, cfg, "")
 	if err != nil {
 		return "", "", "", err
 	}
@@ -157,11 +155,7 @@ func claimDefault(ctx context.Context, svc *run.Service) (run.Target, func(), er
 
 // Onboarded reports whether workspace-state.json has onboardingCompletedAt.
 func (r *ChannelRunner) Onboarded(ctx context.Context) (bool, error) {
-	h, err := r.app.home()
-	if err != nil {
-		return false, err
-	}
-	st, err := h.ReadWorkspaceState()
+	st, err := r.home.ReadWorkspaceState()
 	if err != nil {
 		return false, err
 	}
@@ -171,10 +165,7 @@ func (r *ChannelRunner) Onboarded(ctx context.Context) (bool, error) {
 // CompleteOnboarding adds the person's name to USER.md (a context file
 // every run and the chat assistant read) and marks onboarding complete.
 func (r *ChannelRunner) CompleteOnboarding(ctx context.Context, name string) error {
-	h, err := r.app.home()
-	if err != nil {
-		return err
-	}
+	h := r.home
 	p := filepath.Join(h.Workspace(), "USER.md")
 	old, err := os.ReadFile(p)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -193,12 +184,12 @@ func (r *ChannelRunner) CompleteOnboarding(ctx context.Context, name string) err
 
 // Target is the default device's serial ("" = the only attached one).
 func (r *ChannelRunner) Target() string {
-	a := r.app
-	if s := a.devices().virtual(); a.UseSim && s != nil {
+	g, phones := r.f.g, r.f.phones
+	if s := phones.virtual(); g.UseSim && s != nil {
 		return s.Serial() + " (virtual phone)"
 	}
-	if a.Device != "" {
-		return a.Device
+	if g.Device != "" {
+		return g.Device
 	}
 	_, cfg, done := r.current()
 	defer done()
@@ -209,17 +200,17 @@ func (r *ChannelRunner) Target() string {
 func (r *ChannelRunner) Screenshot(ctx context.Context) ([]byte, error) {
 	_, cfg, done := r.current()
 	defer done()
-	a := r.app
-	if a.UseSim {
-		if _, err := a.devices().startSim(); err != nil {
+	g, phones := r.f.g, r.f.phones
+	if g.UseSim {
+		if _, err := phones.startSim(); err != nil {
 			return nil, err
 		}
 	}
 	// No device lease: a screenshot only reads the screen, so /screen
 	// works while a task drives the phone.
-	d, err := a.devices().adbClient().Open(ctx, adb.Target{Serial: a.devices().serial(), Endpoint: a.Target})
+	d, err := phones.adbClient().Open(ctx, adb.Target{Serial: phones.serial(), Endpoint: g.Target})
 	if err != nil {
 		return nil, err
 	}
-	return device.NewPhone(d, phoneOptionsFor(cfg)).Screencap(ctx)
+	return device.NewPhone(d, r.f.asm.PhoneOptions(cfg)).Screencap(ctx)
 }

@@ -4,8 +4,9 @@
 // config, *run.Service, *Agents, …) — and MainWith binds each once
 // (Phones: the devices; HumanAuth: the relay and brokers; home, config,
 // the run service and Agents: singleton providers). Every
-// run service comes from one factory (newService); errors are mapped to
-// exit codes in one place (exit.go).
+// run service comes from one factory (newService) over the adapters the
+// composition root assembles (Deps.Assembly, internal/wire); errors are
+// mapped to exit codes in one place (exit.go).
 package cli
 
 import (
@@ -24,6 +25,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/openpocket/openpocket/internal/executor/execset"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
@@ -87,11 +89,10 @@ type CLI struct {
 func (c *CLI) Help() string { return exitCodeHelp }
 
 // App is what MainWith builds for one command: the global flags and
-// streams, the values it binds (Phones, HumanAuth, the providers of the
-// home and config, executors and run service), the cleanups it runs when
-// the command ends, and the composition root's front ends. Most commands
-// declare what they use instead; the front-end commands (gateway,
-// dashboard, mcp) still take the App.
+// streams, the values it binds (Phones, HumanAuth, the run service
+// factory, the composition root's Deps, the providers of the home and
+// config, executors and run service) and the cleanups it runs when the
+// command ends. Commands declare what they use; none takes the App.
 type App struct {
 	Globals
 	Stdout io.Writer
@@ -205,11 +206,13 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 // (*Phones), the human-auth helper (*HumanAuth), and — on first use, from
 // the global flags — the home (*workspace.Home), the effective config
 // (workspace.Config), the run service and the agent runner (*Agents);
-// OnUse opens the same home and service only when a command gets there.
-// A command that still needs more takes the *App.
+// OnUse opens the same home, service and executors only when a command
+// gets there; the run service factory (services) and the composition
+// root's Deps serve the long-running front ends (gateway, dashboard, mcp).
 func bindDeps(kctx *kong.Context, ctx context.Context, app *App) error {
 	kctx.Bind(app, app.devices(), app.humanAuth(), app.Globals, Streams{Stdout: app.Stdout, Stderr: app.Stderr}, app.logger(),
-		app.onUse(), app.deps.JobRunner)
+		app.onUse(), app.services(), app.deps, app.deps.JobRunner)
+	kctx.BindTo(app.assembly(), (*Assembly)(nil))
 	kctx.BindTo(ctx, (*context.Context)(nil))
 	agents := func(auth *HumanAuth, h *workspace.Home, cfg workspace.Config) *Agents { return newAgents(auth, h, cfg) }
 	for _, provider := range []any{app.home, app.config, app.runService, agents} {
@@ -262,10 +265,20 @@ type OnUse struct {
 	Home    func() (*workspace.Home, error)
 	Config  func() (workspace.Config, error)
 	Service func() (*run.Service, error)
+	// Executors is the workspace's executor set, opened once per command
+	// (background exec sessions end with it).
+	Executors func() (*execset.Set, error)
+	// NewExecutors opens a set of the workspace's executors of its own
+	// (script, memory), which the caller closes.
+	NewExecutors func() (*execset.Set, error)
 }
 
 // onUse is the command's OnUse over its providers.
-func (a *App) onUse() OnUse { return OnUse{Home: a.home, Config: a.config, Service: a.runService} }
+func (a *App) onUse() OnUse {
+	later := OnUse{Home: a.home, Config: a.config, Service: a.runService, Executors: a.executorSet}
+	later.NewExecutors = func() (*execset.Set, error) { return openExecutors(a.assembly(), later) }
+	return later
+}
 
 // devices is the command's Phones (MainWith builds it; an App built in a
 // test gets one over its own fields on first use).

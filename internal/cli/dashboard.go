@@ -64,11 +64,12 @@ type AgentRuntime struct {
 	Close       func()
 }
 
-func (c *DashboardCmd) Run(app *App) error {
-	if app.deps.ServeDashboard == nil {
+// Run serves the manager dashboard until Ctrl-C.
+func (c *DashboardCmd) Run(ctx context.Context, st Streams, f services, auth *HumanAuth, deps Deps) error {
+	if deps.ServeDashboard == nil {
 		return errors.New("this build has no dashboard (cmd/openpocket binds Deps.ServeDashboard)")
 	}
-	in, err := app.install()
+	in, err := f.g.install()
 	if err != nil {
 		return err
 	}
@@ -81,25 +82,27 @@ func (c *DashboardCmd) Run(app *App) error {
 			return err
 		}
 	}
-	return app.deps.ServeDashboard(app.Ctx, DashboardEnv{Addr: c.Addr, Token: token, Install: in, Runtime: app.agentRuntime,
+	return deps.ServeDashboard(ctx, DashboardEnv{Addr: c.Addr, Token: token, Install: in, Runtime: newDashboards(f, auth, deps).runtime,
 		Ready: func(url string) {
-			fmt.Fprintf(app.Stdout, "dashboard: %s\n", url)
+			fmt.Fprintf(st.Stdout, "dashboard: %s\n", url)
 			if token != "" {
-				fmt.Fprintln(app.Stderr, "the URL carries the install's access token: share it only with people who may drive its phones")
+				fmt.Fprintln(st.Stderr, "the URL carries the install's access token: share it only with people who may drive its phones")
 			}
 		}})
 }
 
-// startAgentDashboard serves the selected agent's dashboard from its
-// gateway, in the background until the command ends ("" = none).
-func (a *App) startAgentDashboard(addr string) error {
+// startAgentDashboard serves the selected agent's dashboard (d) from its
+// gateway with serve, in the background until the command ends ("" =
+// none).
+func startAgentDashboard(ctx context.Context, d dashboards, serve DashboardServe, addr string) error {
 	if addr == "" {
 		return nil
 	}
-	if a.deps.ServeDashboard == nil {
+	if serve == nil {
 		return errors.New("this build has no dashboard (cmd/openpocket binds Deps.ServeDashboard)")
 	}
-	in, err := a.install()
+	g := d.f.g
+	in, err := g.install()
 	if err != nil {
 		return err
 	}
@@ -112,7 +115,7 @@ func (a *App) startAgentDashboard(addr string) error {
 	ready := make(chan string, 1)
 	failed := make(chan error, 1)
 	go func() {
-		failed <- a.deps.ServeDashboard(a.Ctx, DashboardEnv{Addr: addr, Token: token, Install: in, Runtime: a.agentRuntime, Only: a.agentID(),
+		failed <- serve(ctx, DashboardEnv{Addr: addr, Token: token, Install: in, Runtime: d.runtime, Only: g.agentID(),
 			Ready: func(url string) { ready <- url }})
 	}()
 	select {
@@ -121,8 +124,8 @@ func (a *App) startAgentDashboard(addr string) error {
 		if err != nil {
 			return err
 		}
-		u.Path = "/a/" + a.agentID() + "/"
-		fmt.Fprintf(a.Stderr, "dashboard: %s\n", u)
+		u.Path = "/a/" + g.agentID() + "/"
+		fmt.Fprintf(d.f.stderr, "dashboard: %s\n", u)
 		return nil
 	case err := <-failed:
 		return err
@@ -159,75 +162,88 @@ func installToken(in *workspace.Install) (string, error) {
 	return strings.TrimSpace(string(b)), nil
 }
 
-// agentRuntime opens agent id for a long-running front end: its home and
+// dashboards are the dashboard's backends: the command's run service
+// factory (global flags, devices, logger, stderr), its human-auth helper
+// and the job runner of "run now".
+type dashboards struct {
+	f         services
+	auth      *HumanAuth
+	jobRunner JobRunnerFactory
+}
+
+func newDashboards(f services, auth *HumanAuth, deps Deps) dashboards {
+	return dashboards{f: f, auth: auth, jobRunner: deps.JobRunner}
+}
+
+// runtime opens agent id for a long-running front end: its home and
 // two run services from the one factory (newService) — a view that takes
 // no lease, a driver whose runs each hold the phone's lease and executors
 // of their own — over the agent's config and target.
-func (a *App) agentRuntime(id string) (*AgentRuntime, error) {
-	h, cfg, err := a.agentHomeOf(id)
+func (d dashboards) runtime(id string) (*AgentRuntime, error) {
+	h, cfg, err := d.homeOf(id)
 	if err != nil {
 		return nil, err
 	}
 	spec := func(mode leaseMode) serviceSpec {
 		return serviceSpec{home: h, cfg: cfg, agentID: id, mode: mode, plainLease: mode != leasesNone}
 	}
-	view, drive := a.services().newService(spec(leasesNone)), a.services().newService(spec(leasesPerRun))
+	view, drive := d.f.newService(spec(leasesNone)), d.f.newService(spec(leasesPerRun))
 	rt := &AgentRuntime{ID: id, Home: h, View: view, Drive: drive,
 		Close: func() { view.Close(); drive.Close() }}
 	// Jobs and replays run in the background on the driver, as `openpocket
 	// cron run` and `openpocket skills run` would; the outcome lands in the
 	// agent's sessions and state.
 	rt.RunJob = func(ctx context.Context, job string) error {
-		runner, err := jobRunnerWith(a.deps.JobRunner, nil, func() (JobRunnerEnv, error) { return a.dashboardJobEnv(h, cfg, id, drive), nil })
+		runner, err := jobRunnerWith(d.jobRunner, nil, func() (JobRunnerEnv, error) { return d.jobEnv(h, cfg, id, drive), nil })
 		if err != nil {
 			return err
 		}
-		a.background(id, func() error {
+		d.background(id, func() error {
 			if err := gatewayNotRunning(h, job); err != nil {
 				return err
 			}
 			st, took, err := runJobNow(ctx, h, cfg, job, cfg.Target.Device, runner)
-			return reportJob(a.Stderr, job, st, took, err)
+			return reportJob(d.f.stderr, job, st, took, err)
 		})
 		return nil
 	}
 	rt.ReplaySkill = func(ctx context.Context, name string) error {
-		a.background(id, func() error { return replaySkill(ctx, a.Stderr, drive, name) })
+		d.background(id, func() error { return replaySkill(ctx, d.f.stderr, drive, name) })
 		return nil
 	}
 	return rt, nil
 }
 
-// agentHomeOf opens agent id's home and config (its own config.json: the
+// homeOf opens agent id's home and config (its own config.json: the
 // global --config is this command's agent's), printing config warnings.
-func (a *App) agentHomeOf(id string) (*workspace.Home, workspace.Config, error) {
+func (d dashboards) homeOf(id string) (*workspace.Home, workspace.Config, error) {
 	var (
 		h   *workspace.Home
 		err error
 	)
 	if id == workspace.DefaultAgent {
-		h, err = workspace.Open(a.Home)
+		h, err = workspace.Open(d.f.g.Home)
 	} else {
 		var in *workspace.Install
-		if in, err = a.install(); err == nil {
+		if in, err = d.f.g.install(); err == nil {
 			h, err = in.OpenAgent(id)
 		}
 	}
 	if err != nil {
 		return nil, workspace.Config{}, UsageError{err}
 	}
-	printConfigWarnings(a.Stderr, h.Warnings())
+	printConfigWarnings(d.f.stderr, h.Warnings())
 	return h, h.Config(), nil
 }
 
-// dashboardJobEnv is the job runner environment of a dashboard's "run
+// jobEnv is the job runner environment of a dashboard's "run
 // now": the agent's driver service, no terminal (progress dropped),
 // human-auth links for the agent without starting a relay here.
-func (a *App) dashboardJobEnv(h *workspace.Home, cfg workspace.Config, id string, svc *run.Service) JobRunnerEnv {
+func (d dashboards) jobEnv(h *workspace.Home, cfg workspace.Config, id string, svc *run.Service) JobRunnerEnv {
 	o := agentRunOptions{Stdin: os.Stdin, Stdout: io.Discard}
-	return JobRunnerEnv{Service: svc, Base: h.Workspace(), Warn: a.Stderr,
+	return JobRunnerEnv{Service: svc, Base: h.Workspace(), Warn: d.f.stderr,
 		HumanAuth: func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error) {
-			return a.humanAuth().forRunIn(ctx, authHome{home: h, agentID: id}, cfg.HumanAuth, sess, o)
+			return d.auth.forRunIn(ctx, authHome{home: h, agentID: id}, cfg.HumanAuth, sess, o)
 		},
 		Agent:    run.AgentOptions{Stdin: o.Stdin, Stdout: o.Stdout},
 		BadInput: func(err error) error { return UsageError{err} },
@@ -259,10 +275,10 @@ func replaySkill(ctx context.Context, stderr io.Writer, svc *run.Service, name s
 }
 
 // background runs fn in its own goroutine, logging its failure.
-func (a *App) background(id string, fn func() error) {
+func (d dashboards) background(id string, fn func() error) {
 	go func() {
 		if err := fn(); err != nil {
-			a.logger().Warn("dashboard: background run failed", "agent", id, "err", err)
+			d.f.logger.Warn("dashboard: background run failed", "agent", id, "err", err)
 		}
 	}()
 }

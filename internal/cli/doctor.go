@@ -37,6 +37,7 @@ type doctor struct {
 	g      Globals
 	phones *Phones
 	logger *slog.Logger
+	asm    Assembly
 	checks []check
 }
 
@@ -47,8 +48,8 @@ func (d *doctor) add(ok, needed bool, what, fix string) {
 // Run prints ✓/✗ lines and exits 0 only when everything the default run
 // needs is there (1 otherwise). It never starts an adb server or changes
 // a file; --sim attaches the virtual phone first, like other commands.
-func (c *DoctorCmd) Run(ctx context.Context, out Streams, g Globals, phones *Phones, logger *slog.Logger) error {
-	d := &doctor{ctx: ctx, g: g, phones: phones, logger: logger}
+func (c *DoctorCmd) Run(ctx context.Context, out Streams, g Globals, phones *Phones, logger *slog.Logger, asm Assembly) error {
+	d := &doctor{ctx: ctx, g: g, phones: phones, logger: logger, asm: asm}
 	cfg, cfgOK := d.config()
 	if g.UseSim {
 		if _, err := phones.startSim(); err != nil {
@@ -243,7 +244,7 @@ func (d *doctor) models(cfg workspace.Config, only string) {
 		needed := name == cfg.DefaultModel || name == only
 		p := cfg.Models[name]
 		label := fmt.Sprintf("model %q (%s at %s)", name, p.Model, modelBaseURL(p))
-		m, err := newModelClient(d.logger, name, p, nil)
+		m, err := d.asm.ProfileModel(d.logger, name, p, nil)
 		if err != nil {
 			d.add(false, needed, label+": "+oneLine(err.Error()), "fix the profile in config.json, or export its key variable")
 			continue

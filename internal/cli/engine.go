@@ -3,16 +3,10 @@ package cli
 import (
 	"fmt"
 	"io"
-	"log/slog"
-	"os"
 	"strings"
 	"sync"
-	"time"
 
-	"github.com/openpocket/openpocket/engine/device"
-	"github.com/openpocket/openpocket/engine/screen"
 	"github.com/openpocket/openpocket/internal/executor/execset"
-	"github.com/openpocket/openpocket/internal/llm"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
@@ -62,7 +56,7 @@ func (a *App) config() (workspace.Config, error) {
 // openHome opens the home and applies --config when given; it prints
 // the config's findings.
 func (a *App) openHome() (homeConfig, error) {
-	h, err := a.openAgentHome()
+	h, err := a.Globals.openAgentHome()
 	if err != nil {
 		return homeConfig{}, UsageError{err}
 	}
@@ -90,93 +84,6 @@ func printConfigWarnings(w io.Writer, warns []workspace.Warning) {
 	}
 }
 
-// model builds the model client for a profile ("" = defaultModel).
-func (a *App) model(profile string) (*llm.Client, error) {
-	hc, err := a.providers().home()
-	if err != nil {
-		return nil, err
-	}
-	return modelFor(a.logger(), hc.home, hc.cfg, profile)
-}
-
-// modelFor builds the model client of a profile of cfg ("" = its
-// defaultModel), remembering the working endpoint in h.
-func modelFor(logger *slog.Logger, h *workspace.Home, cfg workspace.Config, profile string) (*llm.Client, error) {
-	if profile == "" {
-		profile = cfg.DefaultModel
-	}
-	p, ok := cfg.Models[profile]
-	if !ok {
-		return nil, UsageError{fmt.Errorf("model profile %q is not in %s `models` (profiles: %s)", profile, h.ConfigPath(), profileNames(cfg))}
-	}
-	modes, err := h.ModeStore()
-	if err != nil {
-		return nil, err
-	}
-	return newModelClient(logger, profile, p, modes)
-}
-
-// newModelClient builds the client of one profile; modes nil remembers the
-// working endpoint in memory only.
-func newModelClient(logger *slog.Logger, name string, p workspace.ModelProfile, modes llm.ModeStore) (*llm.Client, error) {
-	if err := checkKeyEnv(name, p); err != nil {
-		return nil, err
-	}
-	c, err := llm.New(llm.Profile{Name: name, BaseURL: p.BaseURL, Model: p.Model, APIKey: p.APIKey, APIKeyEnv: p.APIKeyEnv,
-		MaxTokens: p.MaxTokens, ReasoningEffort: p.ReasoningEffort, Temperature: p.Temperature},
-		llm.Options{Modes: modes, Logger: logger})
-	if err != nil {
-		return nil, UsageError{err} // llm names the profile
-	}
-	return c, nil
-}
-
-// checkKeyEnv refuses a profile whose apiKeyEnv names a variable that is
-// not set, before the run starts: otherwise the first request fails (or a
-// local server is sent another key) and the cause is far from the message.
-func checkKeyEnv(name string, p workspace.ModelProfile) error {
-	if p.APIKey != "" || p.APIKeyEnv == "" || strings.TrimSpace(os.Getenv(p.APIKeyEnv)) != "" {
-		return nil
-	}
-	return UsageError{fmt.Errorf("model profile %q: apiKeyEnv names $%s, which is not set: export %s=… (or set apiKey in the profile)", name, p.APIKeyEnv, p.APIKeyEnv)}
-}
-
-func profileNames(cfg workspace.Config) string {
-	names := ""
-	for n := range cfg.Models {
-		if names != "" {
-			names += ", "
-		}
-		names += n
-	}
-	if names == "" {
-		return "none"
-	}
-	return names
-}
-
-// phoneOptionsFor is the device layer's tuning of cfg.
-func phoneOptionsFor(cfg workspace.Config) device.Options {
-	o := device.Options{}
-	if ms := cfg.Device.SettleTimeoutMs; ms > 0 {
-		o.SettleTimeout = time.Duration(ms) * time.Millisecond
-	}
-	if p, ok := cfg.Profile(""); ok {
-		o.Image = imageEncoding(p)
-	}
-	return o
-}
-
-// imageEncoding is how a model profile wants its screenshots (validated
-// with the config: "jpeg", "png" or empty for JPEG).
-func imageEncoding(p workspace.ModelProfile) screen.ImageEncoding {
-	f, err := screen.ParseImageFormat(p.ImageFormat)
-	if err != nil {
-		f = screen.FormatJPEG
-	}
-	return screen.ImageEncoding{Format: f, Quality: p.ImageQuality}
-}
-
 // runService is the run service of this command, built once
 // (newService): the global flags' device selection (config's target when
 // they name none), device leases held until the command ends, the
@@ -192,9 +99,10 @@ func (a *App) openRunService() (*run.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp := a.commandSpec(hc.home, hc.cfg, leasesHeld)
+	f := a.services()
+	sp := f.commandSpec(hc.home, hc.cfg, leasesHeld)
 	sp.executors = set
-	svc := a.services().newService(sp)
+	svc := f.newService(sp)
 	a.onExit(svc.Close)
 	return svc, nil
 }
@@ -218,7 +126,7 @@ const (
 func (a *App) executorSet() (*execset.Set, error) { return a.providers().executor() }
 
 func (a *App) openExecutorSet() (*execset.Set, error) {
-	set, err := openExecutors(a.onUse())
+	set, err := a.onUse().NewExecutors()
 	if err != nil {
 		return nil, err
 	}

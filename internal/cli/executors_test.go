@@ -26,23 +26,6 @@ func execTestApp(t *testing.T) (*App, *bytes.Buffer, *bytes.Buffer) {
 	return app, &out, &errOut
 }
 
-func TestExecutorConfigFromHonoursConfig(t *testing.T) {
-	cfg := workspace.DefaultConfig()
-	cfg.ScriptExecutor.TimeoutSec = 7
-	cfg.ScriptExecutor.AllowedCommands = []string{"echo"}
-	cfg.CodingTools.WorkspaceOnly = false
-	cfg.CodingTools.Enabled = false
-	cfg.MemoryTools.MinScore = 0
-	got := executorConfigFrom(cfg)
-	assert.Equal(t, 7, got.Script.TimeoutSec)
-	assert.Equal(t, []string{"echo"}, got.Script.AllowedCommands)
-	assert.False(t, got.Coding.WorkspaceOnly, "false in config stays false")
-	assert.True(t, got.CodingDisabled)
-	assert.True(t, got.Coding.AllowBackground)
-	assert.Equal(t, 0.0, got.Memory.MinScore)
-	assert.Equal(t, 6, got.Memory.MaxResults)
-}
-
 func TestScriptRunOK(t *testing.T) {
 	app, out, _ := execTestApp(t)
 	err := (&ScriptRunCmd{Text: "echo hello"}).Run(app.Ctx, streams(app), onUse(app))

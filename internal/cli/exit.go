@@ -78,7 +78,7 @@ func ExitCode(err error) int {
 		return ExitInternal
 	case errors.Is(err, context.Canceled):
 		return ExitCanceled
-	case errors.As(err, &usage):
+	case errors.As(err, &usage), isBadInput(err):
 		return ExitUsage
 	case errors.As(err, &model):
 		return ExitModel
@@ -86,6 +86,14 @@ func ExitCode(err error) int {
 		return ExitDevice
 	}
 	return ExitFailed
+}
+
+// isBadInput reports bad input marked by the adapters the composition
+// root assembles (internal/wire's BadConfigError: a model profile to fix),
+// which cannot import this package's UsageError.
+func isBadInput(err error) bool {
+	var bad interface{ BadInput() bool }
+	return errors.As(err, &bad) && bad.BadInput()
 }
 
 // isDeviceError reports adb server and device failures.

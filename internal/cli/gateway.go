@@ -61,50 +61,51 @@ type GatewayCurrent = func() (svc *run.Service, cfg workspace.Config, done func(
 // Run holds the gateway lock, starts what the gateway's runs need (the
 // virtual phone, the human-auth relay, the agent's dashboard) and serves
 // the gateway until Ctrl-C or SIGTERM.
-func (c *GatewayCmd) Run(ctx context.Context, app *App, h *workspace.Home, cfg workspace.Config) error {
+func (c *GatewayCmd) Run(ctx context.Context, f services, auth *HumanAuth, deps Deps, h *workspace.Home, cfg workspace.Config) error {
 	release, err := cron.AcquireGatewayLock(h.State())
 	if err != nil {
 		return err
 	}
 	defer release()
-	if app.deps.ServeGateway == nil {
+	if deps.ServeGateway == nil {
 		return errors.New("this build has no gateway (cmd/openpocket binds Deps.ServeGateway)")
 	}
-	if app.UseSim {
-		if _, err := app.devices().startSim(); err != nil {
+	if f.g.UseSim {
+		if _, err := f.phones.startSim(); err != nil {
 			return err
 		}
 	}
 	if cfg.HumanAuth.Enabled {
 		// Scheduled runs have no terminal: their human-auth links point here.
-		base, err := app.humanAuth().startRelay(ctx, cfg.HumanAuth)
+		base, err := auth.startRelay(ctx, cfg.HumanAuth)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(app.Stderr, "human-auth relay: %s\n", base)
+		fmt.Fprintf(f.stderr, "human-auth relay: %s\n", base)
 	}
-	if err := app.startAgentDashboard(c.Dashboard); err != nil {
+	if err := startAgentDashboard(ctx, newDashboards(f, auth, deps), deps.ServeDashboard, c.Dashboard); err != nil {
 		return err
 	}
-	return app.deps.ServeGateway(ctx, app.gatewayEnv(h, cfg, c.StopTimeout))
+	return deps.ServeGateway(ctx, gatewayEnv(f, auth, deps, h, cfg, c.StopTimeout))
 }
 
-// gatewayEnv is the gateway's environment over this App, whose state is
-// only read from here on (the gateway's runs use their service's config).
-func (a *App) gatewayEnv(h *workspace.Home, cfg workspace.Config, stopTimeout time.Duration) GatewayEnv {
-	env := GatewayEnv{Home: h, ConfigPath: a.Config, Config: cfg, Stderr: a.Stderr, TTY: isTTY(a.Stderr),
-		Verbose: a.Verbose, Logger: a.Logger, StopTimeout: stopTimeout, DefaultDevice: defaultDeviceName(a.devices(), cfg),
-		NewService: a.gatewayServices(h),
+// gatewayEnv is the gateway's environment over the command's factory,
+// human-auth helper and front ends, whose state is only read from here on
+// (the gateway's runs use their service's config).
+func gatewayEnv(f services, auth *HumanAuth, deps Deps, h *workspace.Home, cfg workspace.Config, stopTimeout time.Duration) GatewayEnv {
+	env := GatewayEnv{Home: h, ConfigPath: f.g.Config, Config: cfg, Stderr: f.stderr, TTY: isTTY(f.stderr),
+		Verbose: f.g.Verbose, Logger: f.logger, StopTimeout: stopTimeout, DefaultDevice: defaultDeviceName(f.phones, cfg),
+		NewService: f.gatewayServices(h),
 		HumanAuth: func(cfg workspace.Config) func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error) {
 			return func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error) {
-				return a.humanAuth().forRun(ctx, cfg.HumanAuth, sess, agentRunOptions{})
+				return auth.forRun(ctx, cfg.HumanAuth, sess, agentRunOptions{})
 			}
 		},
-		KeepAwake: a.keepAwake,
+		KeepAwake: f.phones.keepAwake,
 	}
-	if a.deps.StartChannels != nil {
+	if deps.StartChannels != nil {
 		env.StartChannels = func(cfg workspace.Config, stateDir string, current GatewayCurrent, logger *slog.Logger) ([]ChatChannel, error) {
-			return a.deps.StartChannels(cfg, stateDir, &ChannelRunner{app: a, current: current}, logger)
+			return deps.StartChannels(cfg, stateDir, &ChannelRunner{f: f, home: h, auth: auth, current: current}, logger)
 		}
 	}
 	return env

@@ -33,7 +33,7 @@ func TestGatewaySecondOneRefused(t *testing.T) {
 	require.NoError(t, err)
 	cfg, err := app.config()
 	require.NoError(t, err)
-	err = (&GatewayCmd{}).Run(app.Ctx, app, h, cfg)
+	err = (&GatewayCmd{}).Run(app.Ctx, app.services(), app.humanAuth(), app.deps, h, cfg)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), fmt.Sprintf("gateway already running (pid %d, started ", os.Getpid()))
 	assert.Equal(t, ExitFailed, ExitCode(err))

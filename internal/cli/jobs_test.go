@@ -92,11 +92,11 @@ func stripCtx(c fakeCall) fakeCall { c.ctx = nil; return c }
 // the config's target.
 func TestDefaultTarget(t *testing.T) {
 	app := &App{Globals: Globals{Device: "emu-default", Target: "10.0.0.2:5555"}}
-	serial, endpoint := app.commandSpec(nil, workspace.Config{}, leasesHeld).defaultTarget()
+	serial, endpoint := app.services().commandSpec(nil, workspace.Config{}, leasesHeld).defaultTarget()
 	assert.Equal(t, "emu-default", serial)
 	assert.Equal(t, "10.0.0.2:5555", endpoint)
 	var cfg workspace.Config
 	cfg.Target.Device = "emu-config"
-	serial, _ = (&App{}).commandSpec(nil, cfg, leasesHeld).defaultTarget()
+	serial, _ = (&App{}).services().commandSpec(nil, cfg, leasesHeld).defaultTarget()
 	assert.Equal(t, "emu-config", serial, "without device flags the config's target")
 }

@@ -120,7 +120,7 @@ func TestGatewayJobHoldsTheLeaseForItsRun(t *testing.T) {
 	require.NoError(t, err)
 	cfg, err := app.config()
 	require.NoError(t, err)
-	svc, closeSvc := app.gatewayServices(h)(cfg)
+	svc, closeSvc := app.services().gatewayServices(h)(cfg)
 	defer closeSvc()
 	claim, err := svc.Claim(t.Context(), run.Target{Device: s.Serial()})
 	require.NoError(t, err)

@@ -92,9 +92,3 @@ func (h *humanHandler) WithGroup(name string) slog.Handler {
 	c.group = name
 	return &c
 }
-
-// runLogger is the logger of one run that has a log file: records reach
-// the terminal per its level and always the file, at every level.
-func (a *App) runLogger(file io.Writer) *slog.Logger {
-	return slog.New(slog.NewMultiHandler(a.logger().Handler(), newHumanHandler(file, slog.LevelDebug)))
-}

@@ -17,6 +17,7 @@ import (
 	"github.com/openpocket/openpocket/engine"
 	enginedevice "github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/internal/atomicfile"
+	"github.com/openpocket/openpocket/internal/executor/execset"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/skills"
 	"github.com/openpocket/openpocket/internal/workspace"
@@ -47,23 +48,23 @@ type MCPServer func(ctx context.Context, b *MCPBackend, o MCPServeOptions) error
 
 // Run prepares what every call shares (home, executors, the virtual phone
 // with --sim) and serves until the client goes away or Ctrl-C.
-func (c *MCPCmd) Run(app *App) error {
-	if app.deps.ServeMCP == nil {
+func (c *MCPCmd) Run(ctx context.Context, st Streams, use OnUse, f services, auth *HumanAuth, deps Deps) error {
+	if deps.ServeMCP == nil {
 		return internalError{errors.New("mcp: this build has no MCP server wired in (a bug in openpocket)")}
 	}
-	if _, err := app.home(); err != nil {
+	if _, err := use.Home(); err != nil {
 		return err
 	}
-	if _, err := app.executorSet(); err != nil {
+	if _, err := use.Executors(); err != nil {
 		return err
 	}
-	if app.UseSim {
-		if _, err := app.devices().startSim(); err != nil {
+	if f.g.UseSim {
+		if _, err := f.phones.startSim(); err != nil {
 			return err
 		}
 	}
-	return app.deps.ServeMCP(app.Ctx, NewMCPBackend(app), MCPServeOptions{HTTP: c.HTTP, Token: c.Token,
-		Stdin: os.Stdin, Stdout: app.Stdout, Logger: app.logger(), Version: Version})
+	return deps.ServeMCP(ctx, NewMCPBackend(use, f, auth), MCPServeOptions{HTTP: c.HTTP, Token: c.Token,
+		Stdin: os.Stdin, Stdout: st.Stdout, Logger: f.logger, Version: Version})
 }
 
 // MCPBackend runs the MCP server's tool calls with the CLI's machinery:
@@ -72,15 +73,20 @@ func (c *MCPCmd) Run(app *App) error {
 // and other openpocket processes can drive it in between. Calls on the
 // same device from this server queue instead of refusing each other.
 type MCPBackend struct {
-	app *App
+	// use opens the command's home, config and executors (once); f is its
+	// run service factory; auth answers the agent's human-auth requests.
+	use  OnUse
+	f    services
+	auth *HumanAuth
 
 	mu      sync.Mutex
 	devices map[string]chan struct{}
 }
 
-// NewMCPBackend wraps app (home opened, executors ready).
-func NewMCPBackend(app *App) *MCPBackend {
-	return &MCPBackend{app: app, devices: map[string]chan struct{}{}}
+// NewMCPBackend is the backend over the command's home, config and
+// executors (use), run service factory and human-auth helper.
+func NewMCPBackend(use OnUse, f services, auth *HumanAuth) *MCPBackend {
+	return &MCPBackend{use: use, f: f, auth: auth, devices: map[string]chan struct{}{}}
 }
 
 // call builds the run service of one call on device ("" = the configured
@@ -105,43 +111,51 @@ func (b *MCPBackend) call(ctx context.Context, device string) (svc *run.Service,
 	case <-ctx.Done():
 		return nil, nil, nil, ctx.Err()
 	}
-	a := b.app
-	hc, err := a.providers().home()
+	h, cfg, set, err := b.open()
 	if err != nil {
 		<-slot
 		return nil, nil, nil, err
 	}
-	set, err := a.executorSet()
-	if err != nil {
-		<-slot
-		return nil, nil, nil, err
-	}
-	sp := a.commandSpec(hc.home, hc.cfg, leasesHeld)
+	sp := b.f.commandSpec(h, cfg, leasesHeld)
 	sp.executors, sp.errs = set, &deviceErrs{}
 	if device != "" {
 		sp.device, sp.endpoint = device, ""
 	}
-	svc = a.services().newService(sp)
+	svc = b.f.newService(sp)
 	return svc, sp.errs, func() {
 		svc.Close()
 		<-slot
 	}, nil
 }
 
+// open is the command's home, config and executor set, each opened once.
+func (b *MCPBackend) open() (*workspace.Home, workspace.Config, *execset.Set, error) {
+	h, err := b.use.Home()
+	if err != nil {
+		return nil, workspace.Config{}, nil, err
+	}
+	cfg, err := b.use.Config()
+	if err != nil {
+		return nil, workspace.Config{}, nil, err
+	}
+	set, err := b.use.Executors()
+	return h, cfg, set, err
+}
+
 func (b *MCPBackend) defaultDevice() string {
-	a := b.app
+	g := b.f.g
 	switch {
-	case a.Device != "" || a.Target != "":
-		return a.Device + "@" + a.Target
+	case g.Device != "" || g.Target != "":
+		return g.Device + "@" + g.Target
 	default:
-		cfg, _ := a.config() // a home that cannot be opened fails the call itself
+		cfg, _ := b.use.Config() // a home that cannot be opened fails the call itself
 		return cfg.Target.Device + "@" + cfg.Target.AdbEndpoint
 	}
 }
 
 // Devices lists the attached devices (serial, state, model, product).
 func (b *MCPBackend) Devices(ctx context.Context) (any, error) {
-	client := b.app.devices().adbClient()
+	client := b.f.phones.adbClient()
 	if err := client.EnsureServer(ctx); err != nil {
 		return nil, err
 	}
@@ -209,8 +223,7 @@ func (b *MCPBackend) Play(ctx context.Context, device, file string, yaml []byte,
 		return nil, err
 	}
 	defer release()
-	app := b.app
-	h, err := app.home()
+	h, err := b.use.Home()
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +237,7 @@ func (b *MCPBackend) Play(ctx context.Context, device, file string, yaml []byte,
 			return nil, err
 		}
 	}
-	res, err := compilePlaybook(app.Stderr, file, playbookParams{values: params})
+	res, err := compilePlaybook(b.f.stderr, file, playbookParams{values: params})
 	if err != nil {
 		return nil, err
 	}
@@ -235,10 +248,11 @@ func (b *MCPBackend) Play(ctx context.Context, device, file string, yaml []byte,
 // Skills lists the skills (bundled, home, workspace) with whether each
 // has a replay script.
 func (b *MCPBackend) Skills(ctx context.Context) (any, error) {
-	l, err := b.app.skillsLoader()
+	h, err := b.use.Home()
 	if err != nil {
 		return nil, err
 	}
+	l := skillsLoaderOf(h)
 	all, _ := l.Load()
 	out := []skillListEntry{}
 	for _, s := range all {
@@ -276,16 +290,17 @@ func (b *MCPBackend) Agent(ctx context.Context, device, task, model string, maxS
 		return engine.RunResult{}, err
 	}
 	defer release()
-	ag, err := b.app.agents()
+	h, cfg, _, err := b.open()
 	if err != nil {
 		return engine.RunResult{}, err
 	}
+	ag := newAgents(b.auth, h, cfg)
 	return ag.run(ctx, svc, task, agentRunOptions{Model: model, MaxSteps: maxSteps, OnEvent: onEvent})
 }
 
 // SessionsList lists recorded sessions, newest first (limit 0 = all).
 func (b *MCPBackend) SessionsList(ctx context.Context, limit int) (any, error) {
-	h, err := b.app.home()
+	h, err := b.use.Home()
 	if err != nil {
 		return nil, err
 	}
@@ -315,7 +330,7 @@ func (b *MCPBackend) SessionGet(ctx context.Context, id string) (string, error) 
 	if id != "latest" && !sessionIDPattern.MatchString(id) {
 		return "", fmt.Errorf("session id %q: expected an id as sessions_list shows (YYYYMMDD-HHMMSS) or \"latest\"", id)
 	}
-	h, err := b.app.home()
+	h, err := b.use.Home()
 	if err != nil {
 		return "", err
 	}

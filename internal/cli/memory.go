@@ -38,7 +38,7 @@ func (c *MemorySearchCmd) Run(out Streams, later OnUse) error {
 		}
 		minScore = *c.MinScore
 	}
-	set, err := openExecutors(later)
+	set, err := later.NewExecutors()
 	if err != nil {
 		return err
 	}
@@ -84,7 +84,7 @@ func (c *MemoryGetCmd) Run(out Streams, later OnUse) error {
 	if c.From < 1 || c.Lines < 0 {
 		return UsageError{fmt.Errorf("--from must be at least 1 and --lines at least 0")}
 	}
-	set, err := openExecutors(later)
+	set, err := later.NewExecutors()
 	if err != nil {
 		return err
 	}

@@ -13,10 +13,10 @@ const keepAwakeTimeout = 5 * time.Second
 // keepAwake sends KEYCODE_WAKEUP to a device running a long task (from the
 // gateway's heartbeat), so its screen does not time out mid-task. WAKEUP,
 // unlike POWER, never turns an awake screen off.
-func (a *App) keepAwake(ctx context.Context, serial string) error {
+func (p *Phones) keepAwake(ctx context.Context, serial string) error {
 	ctx, cancel := context.WithTimeout(ctx, keepAwakeTimeout)
 	defer cancel()
-	d, err := a.devices().adbClient().Open(ctx, adb.Target{Serial: serial})
+	d, err := p.adbClient().Open(ctx, adb.Target{Serial: serial})
 	if err != nil {
 		return err
 	}

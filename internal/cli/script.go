@@ -39,7 +39,7 @@ func (c *ScriptRunCmd) Run(ctx context.Context, out Streams, later OnUse) error 
 	if c.Timeout < 0 {
 		return UsageError{fmt.Errorf("--timeout must not be negative, got %s", c.Timeout)}
 	}
-	set, err := openExecutors(later)
+	set, err := later.NewExecutors()
 	if err != nil {
 		return err
 	}

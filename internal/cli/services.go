@@ -6,17 +6,12 @@ import (
 	"io"
 	"log/slog"
 	"sync"
-	"time"
 
 	"github.com/openpocket/openpocket/engine"
-	"github.com/openpocket/openpocket/engine/prompt"
-	"github.com/openpocket/openpocket/engine/screen"
 	"github.com/openpocket/openpocket/internal/adb"
 	"github.com/openpocket/openpocket/internal/executor/execset"
 	"github.com/openpocket/openpocket/internal/run"
-	"github.com/openpocket/openpocket/internal/skills"
 	"github.com/openpocket/openpocket/internal/workspace"
-	"github.com/openpocket/openpocket/stdlib/executors"
 )
 
 // serviceSpec says which run service newService builds. Every run
@@ -46,34 +41,51 @@ type serviceSpec struct {
 	errs *deviceErrs
 }
 
-// commandSpec is the spec of this command's own services: the global
-// flags' device selection, this App's home, config and agent.
-func (a *App) commandSpec(h *workspace.Home, cfg workspace.Config, mode leaseMode) serviceSpec {
-	return serviceSpec{home: h, cfg: cfg, agentID: a.agentID(), device: a.Device, endpoint: a.Target, sim: a.UseSim,
-		mode: mode, errs: &a.devices().errs}
-}
-
-// services is the command's one run service factory: the devices its
-// services open and lease (Phones), the logger of their runs and the
-// stream their wake-up reports go to. It holds nothing else, so any front
-// end of the command (MCP calls, dashboards, the gateway) may build from
-// it at any time.
+// services is the command's one run service factory: the global flags
+// (device selection, agent), the devices its services open and lease
+// (Phones), the logger of their runs and the stream their wake-up reports
+// go to. It holds nothing else, so any front end of the command (MCP
+// calls, dashboards, the gateway, chat channels) may build from it at any
+// time; MainWith binds it.
 type services struct {
+	g      Globals
 	phones *Phones
 	logger *slog.Logger
 	stderr io.Writer
+	// asm builds the adapters (the composition root's Assembly).
+	asm Assembly
 }
 
 // services is the command's run service factory.
 func (a *App) services() services {
-	return services{phones: a.devices(), logger: a.logger(), stderr: a.Stderr}
+	return services{g: a.Globals, phones: a.devices(), logger: a.logger(), stderr: a.Stderr, asm: a.assembly()}
+}
+
+// commandSpec is the spec of this command's own services: the global
+// flags' device selection, home, config and agent.
+func (f services) commandSpec(h *workspace.Home, cfg workspace.Config, mode leaseMode) serviceSpec {
+	return serviceSpec{home: h, cfg: cfg, agentID: f.g.agentID(), device: f.g.Device, endpoint: f.g.Target, sim: f.g.UseSim,
+		mode: mode, errs: &f.phones.errs}
+}
+
+// gatewayServices is the gateway's run service factory (newService): the
+// global flags' device selection (cfg's target when they name none), each
+// run holding its device's lease and its own executors of cfg for exactly
+// the run (a job's background exec sessions end with it, as they did when
+// each job had a command of its own).
+func (f services) gatewayServices(h *workspace.Home) func(cfg workspace.Config) (*run.Service, func()) {
+	return func(cfg workspace.Config) (*run.Service, func()) {
+		svc := f.newService(f.commandSpec(h, cfg, leasesPerRun))
+		return svc, svc.Close
+	}
 }
 
 // newService builds the run service of sp: its home, config, device
-// selection, leases and executors; the wake-up reports of its runs go to
-// stderr. Close it when done.
+// selection, leases and executors (assembled by the composition root's
+// Assembly over the CLI's device ports); the wake-up reports of its runs
+// go to stderr. Close it when done.
 func (f services) newService(sp serviceSpec) *run.Service {
-	svc := run.New(f.serviceConfig(sp))
+	svc := f.asm.NewService(sp.home, sp.cfg, f.ports(sp))
 	// What the wake-up before a run did is worth a line on the terminal.
 	svc.Subscribe(func(ev run.Event) {
 		if ev.Ready != nil && ev.Ready.Report != "" {
@@ -83,57 +95,19 @@ func (f services) newService(sp serviceSpec) *run.Service {
 	return svc
 }
 
-// serviceConfig is the run.Config of sp.
-func (f services) serviceConfig(sp serviceSpec) run.Config {
-	h, cfg := sp.home, sp.cfg
+// ports are the run.Config parts of sp the CLI owns: the device opener
+// and leases over its Phones, the logger and the log format of runs' log
+// files, the shared executors; the assembly adds the adapters.
+func (f services) ports(sp serviceSpec) run.Config {
 	rc := run.Config{
-		OpenDevice:   f.deviceOpener(sp),
-		PhoneOptions: phoneOptionsFor(cfg),
-		Model: func(profile string) (engine.Model, error) {
-			m, err := modelFor(f.logger, h, cfg, profile)
-			if err != nil {
-				return nil, err
-			}
-			return m, nil
-		},
-		Store:        h,
-		WorkspaceDir: h.Workspace(),
-		StateDir:     h.State(),
-		ContextFiles: func(budget int) []prompt.ContextFile {
-			var files []prompt.ContextFile
-			for _, f := range h.ContextFiles(budget) {
-				files = append(files, prompt.ContextFile{Name: f.Name, Content: f.Content})
-			}
-			return files
-		},
-		Skills: &skills.Loader{HomeDir: h.Dir(), WorkspaceDir: h.Workspace()},
-		Agent: run.AgentDefaults{
-			MaxSteps:           cfg.Agent.MaxSteps,
-			SystemPromptMode:   cfg.Agent.SystemPromptMode,
-			ReturnHome:         cfg.Agent.ReturnHomeOnTaskEnd,
-			LoopDelay:          time.Duration(cfg.Agent.LoopDelayMs) * time.Millisecond,
-			ContextBudgetChars: cfg.Agent.ContextBudgetChars,
-			AutoArtifacts:      cfg.Agent.AutoArtifactsEnabled,
-		},
-		ModelImage: func(profile string) (screen.ImageEncoding, bool) {
-			if p, ok := cfg.Profile(profile); ok {
-				return imageEncoding(p), true
-			}
-			return screen.ImageEncoding{}, false
-		},
-		PIN:    cfg.Target.Pin,
-		Logger: f.logger,
+		OpenDevice: f.deviceOpener(sp),
+		Logger:     f.logger,
 		LogHandler: func(w io.Writer, level slog.Level) slog.Handler {
 			return newHumanHandler(w, level)
 		},
 	}
 	if sp.executors != nil {
 		rc.Executors = sp.executors
-	} else {
-		rc.NewExecutors = func() (executors.Set, func()) {
-			set := execset.New(h.Workspace(), executorConfigFrom(cfg))
-			return set, func() { set.Close() }
-		}
 	}
 	switch {
 	case sp.mode == leasesNone:

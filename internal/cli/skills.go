@@ -25,15 +25,6 @@ type SkillsCmd struct {
 	Run      SkillsRunCmd      `cmd:"" help:"Replay a skill on the device without a model."`
 }
 
-// skillsLoader is the loader over OPENPOCKET_HOME and its workspace.
-func (a *App) skillsLoader() (*skills.Loader, error) {
-	h, err := a.home()
-	if err != nil {
-		return nil, err
-	}
-	return skillsLoaderOf(h), nil
-}
-
 // skillsLoaderOf loads the skills of home h: its workspace's, its own and
 // the bundled ones.
 func skillsLoaderOf(h *workspace.Home) *skills.Loader {
