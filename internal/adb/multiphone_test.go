@@ -19,6 +19,7 @@ import (
 	"github.com/openpocket/openpocket/internal/lease"
 	"github.com/openpocket/openpocket/internal/sim"
 	"github.com/openpocket/openpocket/internal/sim/simtest"
+	"github.com/openpocket/openpocket/internal/wire"
 )
 
 // phoneCount is how many virtual phones share the adb server: enough
@@ -27,11 +28,12 @@ import (
 // second.
 const phoneCount = 8
 
-// runCLI runs the openpocket command line in-process.
+// runCLI runs the openpocket command line in-process, with the adapter
+// assembly the binary's composition root binds.
 func runCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := cli.Main(context.Background(), args, &out, &errb)
+	code := cli.MainWith(context.Background(), args, &out, &errb, cli.Deps{Assembly: wire.New()})
 	return code, out.String(), errb.String()
 }
 

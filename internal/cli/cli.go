@@ -121,7 +121,10 @@ type App struct {
 	command string
 }
 
-// Main parses args, runs the command and returns the process exit code.
+// Main parses args, runs the command and returns the process exit code,
+// without the composition root's dependencies: commands that need an
+// adapter (a model, executors, a run service) fail with exit 70 unless
+// this package's tests bound one. Binaries call MainWith.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return MainWith(ctx, args, stdout, stderr, Deps{})
 }
