@@ -167,7 +167,7 @@ func (c *AgentsShowCmd) Run(out Streams, g Globals) error {
 	if info.CreatedAt != "" {
 		fmt.Fprintf(w, "created:  %s from %s (keys copied: %t)\n", info.CreatedAt, info.CreatedFrom, info.KeysCopied)
 	}
-	fmt.Fprintf(w, "model:    %s (profiles: %s)\n", cfg.DefaultModel, profileNames(cfg))
+	fmt.Fprintf(w, "model:    %s (profiles: %s)\n", cfg.DefaultModel, cfg.ProfileList())
 	fmt.Fprintf(w, "target:   %s\n", bindingText(in, info))
 	fmt.Fprintf(w, "gateway:  %s\n", gatewayText(info.Dir))
 	return nil
@@ -219,19 +219,4 @@ func (c *TargetSetCmd) Help() string {
 }
 func (c *TargetClearCmd) Help() string {
 	return exampleBlock("openpocket target clear", "openpocket --agent shop target clear")
-}
-
-// profileNames lists cfg's model profiles for messages ("none" without).
-func profileNames(cfg workspace.Config) string {
-	names := ""
-	for n := range cfg.Models {
-		if names != "" {
-			names += ", "
-		}
-		names += n
-	}
-	if names == "" {
-		return "none"
-	}
-	return names
 }

@@ -51,7 +51,7 @@ func (a Assembly) Model(logger *slog.Logger, h *workspace.Home, cfg workspace.Co
 	}
 	p, ok := cfg.Models[profile]
 	if !ok {
-		return nil, BadConfigError{fmt.Errorf("model profile %q is not in %s `models` (profiles: %s)", profile, h.ConfigPath(), profileNames(cfg))}
+		return nil, BadConfigError{fmt.Errorf("model profile %q is not in %s `models` (profiles: %s)", profile, h.ConfigPath(), cfg.ProfileList())}
 	}
 	modes, err := h.ModeStore()
 	if err != nil {
@@ -83,20 +83,6 @@ func checkKeyEnv(name string, p workspace.ModelProfile) error {
 		return nil
 	}
 	return BadConfigError{fmt.Errorf("model profile %q: apiKeyEnv names $%s, which is not set: export %s=… (or set apiKey in the profile)", name, p.APIKeyEnv, p.APIKeyEnv)}
-}
-
-func profileNames(cfg workspace.Config) string {
-	names := ""
-	for n := range cfg.Models {
-		if names != "" {
-			names += ", "
-		}
-		names += n
-	}
-	if names == "" {
-		return "none"
-	}
-	return names
 }
 
 // Executors is the executor set of the workspace dir under cfg's

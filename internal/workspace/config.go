@@ -459,14 +459,22 @@ func (c Config) Validate() error {
 		}
 	}
 	if _, ok := c.Models[c.DefaultModel]; !ok {
-		names := make([]string, 0, len(c.Models))
-		for k := range c.Models {
-			names = append(names, k)
-		}
-		slices.Sort(names)
-		return bad("defaultModel", "expected the name of a profile in \"models\" (%s), got %q", strings.Join(names, ", "), c.DefaultModel)
+		return bad("defaultModel", "expected the name of a profile in \"models\" (%s), got %q", strings.Join(c.ProfileNames(), ", "), c.DefaultModel)
 	}
 	return nil
+}
+
+// ProfileNames are the names of the model profiles, sorted.
+func (c Config) ProfileNames() []string {
+	return slices.Sorted(maps.Keys(c.Models))
+}
+
+// ProfileList is ProfileNames for a message: "a, b", or "none".
+func (c Config) ProfileList() string {
+	if len(c.Models) == 0 {
+		return "none"
+	}
+	return strings.Join(c.ProfileNames(), ", ")
 }
 
 // Profile returns the named model profile, or the default profile for "".

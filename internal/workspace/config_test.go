@@ -348,3 +348,15 @@ func TestLoadConfigModelImageFormat(t *testing.T) {
 		}
 	}
 }
+
+// Profile names in messages are sorted (map order would change between
+// runs of the same command) and say "none" when there are none.
+func TestProfileList(t *testing.T) {
+	cfg := Config{Models: map[string]ModelProfile{"zeta": {}, "alpha": {}, "mid": {}}}
+	if got := cfg.ProfileList(); got != "alpha, mid, zeta" {
+		t.Errorf("ProfileList() = %q, want %q", got, "alpha, mid, zeta")
+	}
+	if got := (Config{}).ProfileList(); got != "none" {
+		t.Errorf("ProfileList() of no profiles = %q, want none", got)
+	}
+}
