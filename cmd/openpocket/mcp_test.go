@@ -3,6 +3,7 @@ package main_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -393,5 +394,47 @@ func TestMCPHonoursDeviceLeases(t *testing.T) {
 		res = call(t, ctx, cs, "snapshot", map[string]any{"device": "no-such-serial"})
 		assert.True(t, res.IsError)
 		assert.Contains(t, text(res), "no-such-serial")
+	})
+}
+
+// TestMCPPlayProgress: a play call with a progress token gets one MCP
+// progress notification per top-level step as it ends, counting up and
+// naming the step; a call without a token gets none.
+func TestMCPPlayProgress(t *testing.T) {
+	phone := simtest.Start(t)
+	var mu sync.Mutex
+	var got []*sdk.ProgressNotificationParams
+	copts := &sdk.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, req.Params)
+	}}
+	withMCPClient(t, t.TempDir(), phone.Serial(), copts, func(ctx context.Context, cs *sdk.ClientSession) {
+		inline := "name: progress\nsteps:\n  - launch: com.android.settings\n  - assert_visible: {id: wifi_switch}\n  - back\n"
+		params := &sdk.CallToolParams{Name: "play", Arguments: map[string]any{"yaml": inline}}
+		params.SetProgressToken("play-1")
+		res, err := cs.CallTool(ctx, params)
+		require.NoError(t, err)
+		require.False(t, res.IsError, text(res))
+		require.Eventually(t, func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return len(got) == 3
+		}, 10*time.Second, 10*time.Millisecond, "one notification per step")
+		mu.Lock()
+		for i, p := range got {
+			assert.Equal(t, "play-1", p.ProgressToken)
+			assert.Equal(t, float64(i+1), p.Progress, "progress counts the steps")
+			assert.True(t, strings.HasPrefix(p.Message, fmt.Sprintf("step %d: ", i+1)), p.Message)
+		}
+		assert.Contains(t, got[0].Message, "com.android.settings")
+		got = nil
+		mu.Unlock()
+
+		res = call(t, ctx, cs, "play", map[string]any{"yaml": inline})
+		require.False(t, res.IsError, text(res))
+		mu.Lock()
+		assert.Empty(t, got, "no token, no notifications")
+		mu.Unlock()
 	})
 }

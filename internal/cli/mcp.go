@@ -217,7 +217,7 @@ func (b *MCPBackend) RunLua(ctx context.Context, device, chunk string, src []byt
 // Play runs one playbook — file, or inline YAML written to
 // HOME/state/mcp first — with params, and returns its report (status,
 // steps, output directory with log.txt and steps.json, artifacts).
-func (b *MCPBackend) Play(ctx context.Context, device, file string, yaml []byte, params map[string]string, timeout time.Duration) (any, error) {
+func (b *MCPBackend) Play(ctx context.Context, device, file string, yaml []byte, params map[string]string, timeout time.Duration, onStep func(done int, label string)) (any, error) {
 	svc, _, release, err := b.call(ctx, device)
 	if err != nil {
 		return nil, err
@@ -241,7 +241,15 @@ func (b *MCPBackend) Play(ctx context.Context, device, file string, yaml []byte,
 	if err != nil {
 		return nil, err
 	}
-	fr := playCompiled(ctx, svc, file, res, filepath.Join(h.State(), "runs"), timeout, playOptions{}, nil)
+	opts := playOptions{}
+	if onStep != nil {
+		opts.events = func(ev run.Event) {
+			if ev.Progress != nil {
+				onStep(ev.Progress.Done, ev.Progress.Label)
+			}
+		}
+	}
+	fr := playCompiled(ctx, svc, file, res, filepath.Join(h.State(), "runs"), timeout, opts, nil)
 	return fr, nil
 }
 

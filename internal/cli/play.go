@@ -43,6 +43,8 @@ type playOptions struct {
 	record      bool
 	recordAll   bool
 	recordLimit time.Duration
+	// events, when set, sees the run's events (an MCP client's progress).
+	events func(run.Event)
 }
 
 // Run compiles, filters and runs each playbook, prints a summary and
@@ -213,8 +215,19 @@ func playCompiled(ctx context.Context, svc *run.Service, file string, res *playb
 			return func(fr FlowReport) []string { return opts.finishRecording(recorder, fr, logf) }
 		}
 	}
+	var listeners []func(run.Event)
 	if progress != nil {
-		o.Events = newStepProgress(progress, isTTY(progress)).event
+		listeners = append(listeners, newStepProgress(progress, isTTY(progress)).event)
+	}
+	if opts.events != nil {
+		listeners = append(listeners, opts.events)
+	}
+	if len(listeners) > 0 {
+		o.Events = func(ev run.Event) {
+			for _, l := range listeners {
+				l(ev)
+			}
+		}
 	}
 	fr, _ := svc.Playbook(ctx, o)
 	if progress != nil && fr.Status != "passed" {

@@ -39,8 +39,10 @@ type Runner interface {
 	// RunLua runs src as chunk in a sandboxed VM bound to a fresh session,
 	// args as arg[1..n]; output is what it printed.
 	RunLua(ctx context.Context, device, chunk string, src []byte, args []string, timeout time.Duration) (output string, err error)
-	// Play runs a playbook file, or inline YAML when file is "".
-	Play(ctx context.Context, device, file string, yaml []byte, params map[string]string, timeout time.Duration) (report any, err error)
+	// Play runs a playbook file, or inline YAML when file is "";
+	// onStep (nil: nobody listens) sees each top-level step as it ends:
+	// how many have ended, and its label.
+	Play(ctx context.Context, device, file string, yaml []byte, params map[string]string, timeout time.Duration, onStep func(done int, label string)) (report any, err error)
 	// Skills lists skills; RunSkill replays one without a model.
 	Skills(ctx context.Context) (any, error)
 	RunSkill(ctx context.Context, device, name string, params map[string]string) (engine.RunResult, error)

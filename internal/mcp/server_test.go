@@ -32,7 +32,7 @@ func (f *fakeRunner) Phone(ctx context.Context, serial string) (*device.Phone, f
 func (f *fakeRunner) RunLua(ctx context.Context, device, chunk string, src []byte, args []string, timeout time.Duration) (string, error) {
 	return f.runLua(ctx, device, src, args, timeout)
 }
-func (f *fakeRunner) Play(ctx context.Context, device, file string, yaml []byte, params map[string]string, timeout time.Duration) (any, error) {
+func (f *fakeRunner) Play(ctx context.Context, device, file string, yaml []byte, params map[string]string, timeout time.Duration, onStep func(done int, label string)) (any, error) {
 	return map[string]any{"status": "failed", "error": "step 2: not visible"}, nil
 }
 func (f *fakeRunner) Skills(ctx context.Context) (any, error) { return f.skills() }

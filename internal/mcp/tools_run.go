@@ -105,7 +105,7 @@ func (s *Server) play(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallT
 	if a.TimeoutMs < 0 {
 		return nil, fmt.Errorf("play: timeout_ms must not be negative, got %d", a.TimeoutMs)
 	}
-	report, err := s.runner.Play(ctx, a.Device, a.File, []byte(a.YAML), a.Params, time.Duration(a.TimeoutMs)*time.Millisecond)
+	report, err := s.runner.Play(ctx, a.Device, a.File, []byte(a.YAML), a.Params, time.Duration(a.TimeoutMs)*time.Millisecond, s.stepProgress(ctx, req))
 	if err != nil {
 		return nil, fmt.Errorf("play: %w", err)
 	}
@@ -230,6 +230,26 @@ func (s *Server) progress(ctx context.Context, req *sdk.CallToolRequest) func(en
 		if maxSteps > 0 {
 			p.Total = float64(maxSteps)
 		}
+		if err := req.Session.NotifyProgress(ctx, p); err != nil {
+			s.log.Debug("mcp: progress notification", "err", err)
+		}
+	}
+}
+
+// stepProgress turns a playbook's ended steps into MCP progress
+// notifications when the client asked for them (a progress token); a
+// playbook's step count is not known in advance, so there is no total.
+func (s *Server) stepProgress(ctx context.Context, req *sdk.CallToolRequest) func(done int, label string) {
+	token := req.Params.GetProgressToken()
+	if token == nil || req.Session == nil {
+		return nil
+	}
+	return func(done int, label string) {
+		msg := fmt.Sprintf("step %d", done)
+		if label != "" {
+			msg += ": " + label
+		}
+		p := &sdk.ProgressNotificationParams{ProgressToken: token, Progress: float64(done), Message: msg}
 		if err := req.Session.NotifyProgress(ctx, p); err != nil {
 			s.log.Debug("mcp: progress notification", "err", err)
 		}
