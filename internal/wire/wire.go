@@ -97,6 +97,10 @@ func (Assembly) PhoneOptions(cfg workspace.Config) device.Options {
 	if ms := cfg.Device.SettleTimeoutMs; ms > 0 {
 		o.SettleTimeout = time.Duration(ms) * time.Millisecond
 	}
+	o.ElementBudget = cfg.Device.ElementBudgetChars // 0: the default
+	if mode, err := device.ParseCaptureMode(cfg.Device.Capture); err == nil {
+		o.Capture = mode // validated with the config
+	}
 	if p, ok := cfg.Profile(""); ok {
 		o.Image = imageEncoding(p)
 	}

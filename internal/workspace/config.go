@@ -196,6 +196,13 @@ type DeviceConfig struct {
 	// PostActionDelayMs is the fixed delay after a UI action when settling
 	// is not possible.
 	PostActionDelayMs int `json:"postActionDelayMs"`
+	// Capture is how screenshots leave the device: "auto" (the default:
+	// measure PNG and raw on each device and keep the faster), "png" or
+	// "raw".
+	Capture string `json:"capture,omitempty"`
+	// ElementBudgetChars is the size in characters of the element list the
+	// model reads (0: the default, 3,200).
+	ElementBudgetChars int `json:"elementBudgetChars,omitempty"`
 }
 
 // DefaultScriptAllowedCommands is the default run_script allowlist.
@@ -369,14 +376,24 @@ func ParseConfig(file string, data []byte) (Config, []Warning, error) {
 // Validate checks values that have a fixed set of choices or must be
 // positive. The error is a *ConfigError naming the key path.
 func (c Config) Validate() error {
-	bad := func(path, msg string, args ...any) error {
-		return &ConfigError{File: "config.json", Path: path, Message: fmt.Sprintf(msg, args...)}
+	for _, check := range []func() error{c.validateChoices, c.validateNumbers, c.validateSettings, c.validateModels} {
+		if err := check(); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+func badConfig(path, msg string, args ...any) error {
+	return &ConfigError{File: "config.json", Path: path, Message: fmt.Sprintf(msg, args...)}
+}
+
+func (c Config) validateChoices() error {
 	oneOf := func(path, got string, choices ...string) error {
 		if slices.Contains(choices, got) {
 			return nil
 		}
-		return bad(path, "expected one of %s, got %q", strings.Join(choices, ", "), got)
+		return badConfig(path, "expected one of %s, got %q", strings.Join(choices, ", "), got)
 	}
 	if err := oneOf("target.type", c.Target.Type, "emulator", "physical-phone", "android-tv", "cloud"); err != nil {
 		return err
@@ -387,6 +404,13 @@ func (c Config) Validate() error {
 	if err := oneOf("scriptExecutor.sandbox", c.ScriptExecutor.Sandbox, "auto", "off"); err != nil {
 		return err
 	}
+	if c.Device.Capture != "" {
+		return oneOf("device.capture", c.Device.Capture, "auto", "png", "raw")
+	}
+	return nil
+}
+
+func (c Config) validateNumbers() error {
 	positive := []struct {
 		path string
 		v    int
@@ -399,7 +423,7 @@ func (c Config) Validate() error {
 	}
 	for _, p := range positive {
 		if p.v <= 0 {
-			return bad(p.path, "expected a number greater than 0, got %d", p.v)
+			return badConfig(p.path, "expected a number greater than 0, got %d", p.v)
 		}
 	}
 	nonNegative := []struct {
@@ -421,45 +445,54 @@ func (c Config) Validate() error {
 		{"humanAuth.requestTimeoutSec", c.HumanAuth.RequestTimeoutSec},
 		{"device.settleTimeoutMs", c.Device.SettleTimeoutMs},
 		{"device.postActionDelayMs", c.Device.PostActionDelayMs},
+		{"device.elementBudgetChars", c.Device.ElementBudgetChars},
 		{"channels.telegram.progressEverySteps", c.Channels.Telegram.ProgressEverySteps},
 	}
 	for _, p := range nonNegative {
 		if p.v < 0 {
-			return bad(p.path, "expected a number of at least 0, got %d", p.v)
+			return badConfig(p.path, "expected a number of at least 0, got %d", p.v)
 		}
 	}
 	if c.HumanAuth.RelayPort < 0 || c.HumanAuth.RelayPort > 65535 {
-		return bad("humanAuth.relayPort", "expected a port between 0 and 65535, got %d", c.HumanAuth.RelayPort)
-	}
-	if u := strings.TrimSpace(c.HumanAuth.PublicBaseURL); u != "" && !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "http://") {
-		return bad("humanAuth.publicBaseUrl", "expected an http:// or https:// URL, got %q", u)
+		return badConfig("humanAuth.relayPort", "expected a port between 0 and 65535, got %d", c.HumanAuth.RelayPort)
 	}
 	if c.MemoryTools.MinScore < 0 || c.MemoryTools.MinScore > 1 {
-		return bad("memoryTools.minScore", "expected a number between 0 and 1, got %g", c.MemoryTools.MinScore)
+		return badConfig("memoryTools.minScore", "expected a number between 0 and 1, got %g", c.MemoryTools.MinScore)
+	}
+	return nil
+}
+
+func (c Config) validateSettings() error {
+	if u := strings.TrimSpace(c.HumanAuth.PublicBaseURL); u != "" && !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "http://") {
+		return badConfig("humanAuth.publicBaseUrl", "expected an http:// or https:// URL, got %q", u)
 	}
 	if c.Screenshots.SaveStepScreenshots && strings.TrimSpace(c.Screenshots.Directory) == "" {
-		return bad("screenshots.directory", "expected a directory when saveStepScreenshots is true")
+		return badConfig("screenshots.directory", "expected a directory when saveStepScreenshots is true")
 	}
 	if tg := c.Channels.Telegram; tg.Enabled && tg.BotToken == "" && tg.BotTokenEnv == "" {
-		return bad("channels.telegram", "enabled without a token: expected botToken or botTokenEnv (the name of a variable holding it)")
+		return badConfig("channels.telegram", "enabled without a token: expected botToken or botTokenEnv (the name of a variable holding it)")
 	}
 	if u := c.Channels.Telegram.WebhookURL; u != "" && !strings.HasPrefix(u, "https://") {
-		return bad("channels.telegram.webhookUrl", "expected an https:// URL (Telegram posts only to https), got %q", u)
+		return badConfig("channels.telegram.webhookUrl", "expected an https:// URL (Telegram posts only to https), got %q", u)
 	}
 	if strings.TrimSpace(c.Cron.JobsFile) == "" {
-		return bad("cron.jobsFile", "expected a file path")
+		return badConfig("cron.jobsFile", "expected a file path")
 	}
-	for _, name := range slices.Sorted(maps.Keys(c.Models)) {
+	return nil
+}
+
+func (c Config) validateModels() error {
+	for _, name := range c.ProfileNames() {
 		m := c.Models[name]
 		if f := m.ImageFormat; f != "" && f != "jpeg" && f != "png" {
-			return bad("models."+name+".imageFormat", "expected \"jpeg\" or \"png\", got %q", f)
+			return badConfig("models."+name+".imageFormat", "expected \"jpeg\" or \"png\", got %q", f)
 		}
 		if m.ImageQuality < 0 || m.ImageQuality > 100 {
-			return bad("models."+name+".imageQuality", "expected a JPEG quality between 1 and 100 (0 = default 80), got %d", m.ImageQuality)
+			return badConfig("models."+name+".imageQuality", "expected a JPEG quality between 1 and 100 (0 = default 80), got %d", m.ImageQuality)
 		}
 	}
 	if _, ok := c.Models[c.DefaultModel]; !ok {
-		return bad("defaultModel", "expected the name of a profile in \"models\" (%s), got %q", strings.Join(c.ProfileNames(), ", "), c.DefaultModel)
+		return badConfig("defaultModel", "expected the name of a profile in \"models\" (%s), got %q", strings.Join(c.ProfileNames(), ", "), c.DefaultModel)
 	}
 	return nil
 }

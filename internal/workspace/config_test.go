@@ -360,3 +360,28 @@ func TestProfileList(t *testing.T) {
 		t.Errorf("ProfileList() of no profiles = %q, want none", got)
 	}
 }
+
+// device.capture and device.elementBudgetChars load, and bad values name
+// their key.
+func TestDeviceCaptureAndElementBudget(t *testing.T) {
+	cfg, err := LoadConfig(writeConfig(t, `{"device": {"capture": "raw", "elementBudgetChars": 1500}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Device.Capture != "raw" || cfg.Device.ElementBudgetChars != 1500 {
+		t.Errorf("device = %+v, want capture raw and elementBudgetChars 1500", cfg.Device)
+	}
+	for text, want := range map[string]string{
+		`{"device": {"capture": "jpeg"}}`:           `device.capture: expected one of auto, png, raw, got "jpeg"`,
+		`{"device": {"elementBudgetChars": -5}}`:    "device.elementBudgetChars: expected a number of at least 0, got -5",
+		`{"device": {"capture": "png", "x": true}}`: "",
+	} {
+		_, err := LoadConfig(writeConfig(t, text))
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%s: %v", text, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("%s: error %v, want it to contain %q", text, err, want)
+		}
+	}
+}
