@@ -15,6 +15,11 @@ import (
 	"github.com/openpocket/openpocket/stdlib/agent"
 )
 
+// ReplayStep is the kind of the event a skill replay emits as each of its
+// top-level steps ends: "step" is how many have ended, "action" the
+// step's label (as in an agent_step event; a replay has no step budget).
+const ReplayStep = "replay_step"
+
 // Channel is one long-running chat front end.
 type Channel interface {
 	// Name is the config key ("telegram").
@@ -47,7 +52,8 @@ type Runner interface {
 	Converse(ctx context.Context, req engine.ModelRequest) (text, tool, arguments string, err error)
 	// Skills lists the skills that replay without a model.
 	Skills(ctx context.Context) ([]prompt.Skill, error)
-	// ReplaySkill replays a skill with key=value parameters.
+	// ReplaySkill replays a skill with key=value parameters; onEvent sees
+	// a ReplayStep event as each top-level step of the replay ends.
 	ReplaySkill(ctx context.Context, name string, params []string, onEvent func(engine.Event)) (engine.RunResult, error)
 	// Onboarded reports whether the workspace's onboarding is complete
 	// (workspace-state.json onboardingCompletedAt, seed 003).

@@ -17,6 +17,7 @@ import (
 	"github.com/openpocket/openpocket/engine/prompt"
 	"github.com/openpocket/openpocket/internal/adb"
 	"github.com/openpocket/openpocket/internal/atomicfile"
+	"github.com/openpocket/openpocket/internal/channel"
 	"github.com/openpocket/openpocket/internal/lease"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/workspace"
@@ -124,9 +125,9 @@ func (r *ChannelRunner) Skills(ctx context.Context) ([]prompt.Skill, error) {
 	return svc.Config().Skills.Index(0), nil
 }
 
-// ReplaySkill replays a skill without a model on the default device.
-// Replays report no agent steps; onEvent is kept for the interface.
-func (r *ChannelRunner) ReplaySkill(ctx context.Context, name string, params []string, _ func(engine.Event)) (engine.RunResult, error) {
+// ReplaySkill replays a skill without a model on the default device;
+// onEvent sees a channel.ReplayStep event as each top-level step ends.
+func (r *ChannelRunner) ReplaySkill(ctx context.Context, name string, params []string, onEvent func(engine.Event)) (engine.RunResult, error) {
 	svc, _, done := r.current()
 	defer done()
 	target, release, err := claimDefault(ctx, svc)
@@ -134,7 +135,15 @@ func (r *ChannelRunner) ReplaySkill(ctx context.Context, name string, params []s
 		return engine.RunResult{Message: err.Error()}, err
 	}
 	defer release()
-	return skillOn(ctx, svc, target, name, params)
+	var events func(run.Event)
+	if onEvent != nil {
+		events = func(ev run.Event) {
+			if ev.Progress != nil {
+				onEvent(engine.Event{Kind: channel.ReplayStep, Fields: map[string]any{"step": ev.Progress.Done, "action": ev.Progress.Label}})
+			}
+		}
+	}
+	return skillOn(ctx, svc, target, name, params, events)
 }
 
 // claimDefault claims the default device on svc before a chat's run, so a

@@ -283,7 +283,7 @@ func (b *MCPBackend) RunSkill(ctx context.Context, device, name string, params m
 		args = append(args, k+"="+v)
 	}
 	sort.Strings(args)
-	res, err := skillOn(ctx, svc, run.Target{}, name, args)
+	res, err := skillOn(ctx, svc, run.Target{}, name, args, nil)
 	if first := errs.first(); err == nil && !res.Success && first != nil {
 		err = first
 	}

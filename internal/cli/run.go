@@ -74,7 +74,7 @@ func scriptError(stderr io.Writer, verbose bool, phones *Phones, err error) erro
 
 // skillOn replays a skill on svc's target for a chat or an MCP client:
 // args are its KEY=VALUE parameters.
-func skillOn(ctx context.Context, svc *run.Service, t run.Target, name string, args []string) (engine.RunResult, error) {
+func skillOn(ctx context.Context, svc *run.Service, t run.Target, name string, args []string, events func(run.Event)) (engine.RunResult, error) {
 	skillName, _, src, from, err := (&SkillsRunCmd{Name: name}).resolve(svc.Config().Skills)
 	if err != nil {
 		return engine.RunResult{Message: err.Error()}, err
@@ -87,7 +87,7 @@ func skillOn(ctx context.Context, svc *run.Service, t run.Target, name string, a
 		}
 		params[k] = v
 	}
-	res, err := svc.Replay(ctx, run.ReplayOptions{Target: t, Name: skillName, Skill: from, Source: src, Params: params})
+	res, err := svc.Replay(ctx, run.ReplayOptions{Target: t, Name: skillName, Skill: from, Source: src, Params: params, Events: events})
 	if err != nil && res.Message == "" {
 		return engine.RunResult{Message: err.Error()}, err // nothing ran
 	}

@@ -118,10 +118,13 @@ func (f *fakeRunner) Skills(context.Context) ([]prompt.Skill, error) {
 	return []prompt.Skill{{Name: "toggle-wifi", Description: "Turn Wi-Fi on or off."}}, nil
 }
 
-func (f *fakeRunner) ReplaySkill(_ context.Context, name string, params []string, _ func(engine.Event)) (engine.RunResult, error) {
+func (f *fakeRunner) ReplaySkill(_ context.Context, name string, params []string, onEvent func(engine.Event)) (engine.RunResult, error) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	f.tasks = append(f.tasks, "skill "+name+" "+strings.Join(params, " "))
+	f.mu.Unlock()
+	for i, label := range []string{"launch com.android.settings", "tap id=wifi_switch"} {
+		onEvent(engine.Event{Kind: channel.ReplayStep, Fields: map[string]any{"step": i + 1, "action": label}})
+	}
 	return engine.RunResult{Success: true, Steps: 2, Message: "skill replayed"}, nil
 }
 
@@ -438,6 +441,7 @@ func TestSkillsSkillAndCronCommands(t *testing.T) {
 	require.True(t, ok, "calls: %v", methods(calls))
 	assert.Equal(t, []string{"skill toggle-wifi state=off"}, r.tasks)
 	assert.True(t, hasText(calls, "▶ Starting: skill toggle-wifi"))
+	assert.True(t, hasText(calls, "▶ skill toggle-wifi\nstep 2\nlast: tap id=wifi_switch"), "replay steps are narrated like agent steps, without a budget")
 	srv.SendText(owner, "/skill toggle-wifi off")
 	_, ok = srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return hasText(c, `Skill parameter "off": expected key=value`) })
 	require.True(t, ok)

@@ -34,7 +34,7 @@ func (n *narrator) start() {
 	n.mu.Unlock()
 }
 
-// step is called after each agent step.
+// step is called after each agent step (and each replayed skill step).
 func (n *narrator) step(s taskState) {
 	n.mu.Lock()
 	appChanged := s.app != "" && n.lastApp != "" && s.app != n.lastApp
@@ -49,7 +49,10 @@ func (n *narrator) step(s taskState) {
 	n.lastStep, n.lastApp = s.step, s.app
 	n.mu.Unlock()
 	var b strings.Builder
-	fmt.Fprintf(&b, "▶ %s\nstep %d/%d", n.task, s.step, s.maxSteps)
+	fmt.Fprintf(&b, "▶ %s\nstep %d", n.task, s.step)
+	if s.maxSteps > 0 {
+		fmt.Fprintf(&b, "/%d", s.maxSteps)
+	}
 	if s.app != "" {
 		fmt.Fprintf(&b, " · %s", s.app)
 	}

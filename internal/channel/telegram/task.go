@@ -71,11 +71,11 @@ func (b *Bot) runTask(ctx context.Context, t *runningTask, run runFunc) {
 	n := &narrator{bot: b, chat: t.chat, task: t.task, every: b.o.ProgressEvery}
 	n.start()
 	res, err := run(ctx, t, n, func(ev engine.Event) {
-		if ev.Kind != "agent_step" {
+		if ev.Kind != "agent_step" && ev.Kind != channel.ReplayStep {
 			return
 		}
 		t.mu.Lock()
-		t.step, t.maxSteps = ev.Int("step"), ev.Int("max_steps")
+		t.step, t.maxSteps = ev.Int("step"), ev.Int("max_steps") // a replay has no budget: 0
 		t.action, _ = ev.Fields["action"].(string)
 		if app, _ := ev.Fields["app"].(string); app != "" {
 			t.app = app
