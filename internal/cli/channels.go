@@ -17,7 +17,6 @@ import (
 	"github.com/openpocket/openpocket/engine/prompt"
 	"github.com/openpocket/openpocket/internal/adb"
 	"github.com/openpocket/openpocket/internal/atomicfile"
-	"github.com/openpocket/openpocket/internal/channel"
 	"github.com/openpocket/openpocket/internal/lease"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/workspace"
@@ -125,6 +124,10 @@ func (r *ChannelRunner) Skills(ctx context.Context) ([]prompt.Skill, error) {
 	return svc.Config().Skills.Index(0), nil
 }
 
+// replayStepKind is channel.ReplayStep: the CLI, a front end, does not
+// import the channel package (TestChannelReplayReportsItsSteps pins it).
+const replayStepKind = "replay_step"
+
 // ReplaySkill replays a skill without a model on the default device;
 // onEvent sees a channel.ReplayStep event as each top-level step ends.
 func (r *ChannelRunner) ReplaySkill(ctx context.Context, name string, params []string, onEvent func(engine.Event)) (engine.RunResult, error) {
@@ -139,7 +142,7 @@ func (r *ChannelRunner) ReplaySkill(ctx context.Context, name string, params []s
 	if onEvent != nil {
 		events = func(ev run.Event) {
 			if ev.Progress != nil {
-				onEvent(engine.Event{Kind: channel.ReplayStep, Fields: map[string]any{"step": ev.Progress.Done, "action": ev.Progress.Label}})
+				onEvent(engine.Event{Kind: replayStepKind, Fields: map[string]any{"step": ev.Progress.Done, "action": ev.Progress.Label}})
 			}
 		}
 	}
