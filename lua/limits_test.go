@@ -92,7 +92,7 @@ func TestMemoryErrorIsTheCause(t *testing.T) {
 func peakRSS(t *testing.T) int64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
-		t.Skip("no /proc here")
+		t.Fatalf("no /proc/self/status (peak RSS is read there): %v", err)
 	}
 	for _, line := range strings.Split(string(b), "\n") {
 		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {

@@ -6,21 +6,19 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/openpocket/openpocket/internal/cron"
-	"github.com/openpocket/openpocket/internal/workspace"
 )
 
 // TestGatewaySecondOneRefused: the command refuses to start while another
 // gateway of the agent holds its lock (moved from the gateway tests, which
 // now live in internal/gateway: the lock is the command's).
 func TestGatewaySecondOneRefused(t *testing.T) {
-	home := newGwHome(t, nil, "")
+	home := filepath.Join(t.TempDir(), "home") // opened (and created) by the command
 	release, err := cron.AcquireGatewayLock(filepath.Join(home, "state"))
 	require.NoError(t, err)
 	defer release()
@@ -39,26 +37,4 @@ func TestGatewaySecondOneRefused(t *testing.T) {
 	assert.Equal(t, ExitFailed, ExitCode(err))
 	assert.False(t, served, "the second gateway never started")
 	assert.FileExists(t, cron.GatewayLockPath(filepath.Join(home, "state")), "the first gateway keeps its lock")
-}
-
-// newGwHome creates a home with the config edited by edit and jobs.json.
-func newGwHome(t *testing.T, edit func(*workspace.Config), jobs string) string {
-	t.Helper()
-	t.Setenv(workspace.EnvHome, "")
-	home := filepath.Join(t.TempDir(), "home")
-	h, err := workspace.Open(home)
-	require.NoError(t, err)
-	cfg := h.Config()
-	if edit != nil {
-		edit(&cfg)
-	}
-	require.NoError(t, h.SaveConfig(cfg))
-	if jobs != "" {
-		require.NoError(t, os.WriteFile(h.JobsPath(), []byte(jobs), 0o644))
-	}
-	return home
-}
-
-func gwJobs(entries ...string) string {
-	return `{"version": 2, "jobs": [` + strings.Join(entries, ",\n") + `]}`
 }
