@@ -136,9 +136,6 @@ func snippet(src []byte, line, col int) string {
 // didYouMean is "; did you mean \"x\"?" or "" (textpos.DidYouMean).
 func didYouMean(s string, candidates []string) string { return textpos.DidYouMean(s, candidates) }
 
-// nearest is textpos.Nearest.
-func nearest(s string, candidates []string) string { return textpos.Nearest(s, candidates) }
-
 // asError returns the *Error list inside err, if any.
 func asErrorList(err error) (ErrorList, bool) {
 	var l ErrorList

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -121,22 +120,6 @@ func mustInstall(t *testing.T, home string) *workspace.Install {
 	in, err := workspace.OpenInstall(home)
 	require.NoError(t, err)
 	return in
-}
-
-// readAll concatenates the regular files below dir.
-func readAll(t *testing.T, dir string) string {
-	t.Helper()
-	var sb strings.Builder
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || strings.HasSuffix(p, ".png") {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		sb.Write(data)
-		return err
-	})
-	require.NoError(t, err)
-	return sb.String()
 }
 
 func TestInitWritesTheSelectedAgentsConfig(t *testing.T) {

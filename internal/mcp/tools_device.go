@@ -40,10 +40,6 @@ func (s *Server) addTools() {
 	s.addRunTools()
 }
 
-type deviceArgs struct {
-	Device string `json:"device"`
-}
-
 func (s *Server) devices(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 	var a struct{}
 	if err := decode("devices", req, &a); err != nil {

@@ -140,11 +140,6 @@ func (fc *flowConv) permissions(p *yaml.Node) *yaml.Node {
 // Who", "Save?"), which Maestro also matches literally.
 var regexMeta = regexp.MustCompile(`\.[*+]|[\\\[\](){}|^$]`)
 
-// selectorKeys are Maestro's selector fields; anything else in a command's
-// mapping is a command option.
-var selectorKeys = []string{"text", "id", "index", "enabled", "checked", "focused", "selected", "below", "above",
-	"leftOf", "rightOf", "containsChild", "childOf", "containsDescendants", "width", "height", "tolerance", "traits", "css", "point"}
-
 // selector converts a Maestro selector (a text string or a mapping) into a
 // playbook selector node; rest lists the mapping's non-selector keys.
 func (fc *flowConv) selector(val *yaml.Node, sized bool) (*yaml.Node, []string) {

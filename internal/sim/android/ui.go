@@ -135,11 +135,3 @@ func (t *screenTree) hit(pt image.Point, accepts func(*view) bool) *view {
 	}
 	return nil
 }
-
-// walk visits every view depth first.
-func (v *view) walk(f func(*view)) {
-	f(v)
-	for _, c := range v.children {
-		c.walk(f)
-	}
-}
