@@ -70,13 +70,13 @@ func TestFallbackAgentTakesOverAnyReplayFailure(t *testing.T) {
 	p := filepath.Join(home, "workspace", "skills", "toggle-wifi.md")
 	require.NoError(t, os.WriteFile(p, []byte(shadowSkill), 0o644))
 
-	code, out, errOut := mainIn(t, home, "--device", s.Serial(), "skills", "run", "toggle-wifi")
+	code, _, errOut := mainIn(t, home, "--device", s.Serial(), "skills", "run", "toggle-wifi")
 	assert.Equal(t, ExitFailed, code, "without the flag the replay failure is the verdict")
 	assert.Contains(t, errOut, "note: skill toggle-wifi from workspace (skills/toggle-wifi.md) shadows bundled:toggle-wifi.md")
 	assert.Contains(t, errOut, "the switch moved")
 	assert.Empty(t, srv.Requests())
 
-	code, out, errOut = mainIn(t, home, "--device", s.Serial(), "skills", "run", "toggle-wifi", "--fallback-agent")
+	code, out, errOut := mainIn(t, home, "--device", s.Serial(), "skills", "run", "toggle-wifi", "--fallback-agent")
 	assert.Equal(t, ExitOK, code, "stdout:\n%s\nstderr:\n%s", out, errOut)
 	assert.Contains(t, out, "handing the rest of the task to the model")
 	assert.NotEmpty(t, srv.Requests(), "the model was asked")

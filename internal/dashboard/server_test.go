@@ -101,6 +101,7 @@ func TestTapMapsTheClickToTheDevice(t *testing.T) {
 	w = do(s, "POST", "/a/a/key", url.Values{"key": {"reboot"}}, nil)
 	assert.Equal(t, http.StatusBadRequest, w.Code)
 	w = do(s, "POST", "/a/a/type", url.Values{"text": {"hello"}}, nil)
+	assert.Equal(t, http.StatusSeeOther, w.Code)
 	assert.JSONEq(t, `{"type":"type","text":"hello"}`, f.acts[2])
 	assert.Equal(t, http.StatusNotFound, do(s, "GET", "/a/ghost/", nil, nil).Code)
 }

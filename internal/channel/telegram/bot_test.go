@@ -241,10 +241,10 @@ func TestStrangerGetsNothing(t *testing.T) {
 	srv.SendText(stranger, "/run factory reset")
 	srv.SendText(stranger, "hello?")
 	srv.SendText(owner, "/status") // processed after the stranger's, in order
-	calls, ok := srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return len(c) >= 1 })
+	_, ok := srv.WaitFor(5*time.Second, func(c []telegramtest.Call) bool { return len(c) >= 1 })
 	require.True(t, ok)
 	time.Sleep(100 * time.Millisecond)
-	calls = srv.Calls("")
+	calls := srv.Calls("")
 	require.Len(t, calls, 1, "only the owner's /status is answered: %v", methods(calls))
 	assert.Equal(t, "42", calls[0].Params["chat_id"])
 	assert.Equal(t, "Idle: no task running. Phone: emulator-5554.", calls[0].Params["text"])
