@@ -105,14 +105,15 @@ func (c *ProtoCache) compile(chunk string, src []byte) (*glua.FunctionProto, err
 	return p, nil
 }
 
-// compileProto parses and compiles src; errors are *ScriptError with the
-// chunk and line of the syntax error.
+// compileProto parses and compiles src, with every `..` measured before it
+// is built (concat.go); errors are *ScriptError with the chunk and line of
+// the syntax error.
 func compileProto(chunk string, src []byte) (*glua.FunctionProto, error) {
 	stmts, err := parse.Parse(bytes.NewReader(src), chunk)
 	if err != nil {
 		return nil, syntaxError(chunk, err)
 	}
-	proto, err := glua.Compile(stmts, chunk)
+	proto, err := glua.Compile(rewriteChunk(stmts), chunk)
 	if err != nil {
 		return nil, syntaxError(chunk, err)
 	}

@@ -41,21 +41,20 @@
 //
 // # Limits
 //
-// That per-instruction poll is also the VM's instruction hook (limits.go,
-// internals.go): the `..` operator is measured before its string is built
-// and refused past MaxStringBytes, and more than MaxTailCalls chained tail
-// calls stop the call (gopher-lua's traceback would list each one). The
-// pattern functions run on an interruptible Lua 5.1 matcher (pattern.go,
-// strlib.go) that checks the context every few thousand steps. A heap
-// watchdog stops a run whose heap growth passes Options.MaxMemoryBytes
-// (*MemoryError). Limits end the running call, not the VM. An error value
-// whose __tostring raises is described, never a panic.
-//
-// Known limits: the `..` operator cannot be capped (gopher-lua has no
-// allocation hook), so a doubling loop `s = s .. s` can allocate a large
-// string before the next instruction's context check; a linear
-// concatenation loop is bounded by the timeout. Pattern matching
-// (string.find/match/gsub) runs in Go and is not interruptible mid-match.
+// The limits use gopher-lua's public API only. The compile path (the only
+// one) rewrites every `..` chain into a call of a builtin that measures the
+// result before building it and refuses one past MaxStringBytes (concat.go);
+// the builtin is a hidden local of each chunk that scripts cannot name. Every
+// protected call (the host's, pcall, xpcall, binding callbacks through
+// [ProtectedCall]) passes an error handler that writes a bounded traceback
+// (traceback.go), so an error after millions of chained tail calls is
+// reported at once; a tail-recursive loop runs until its timeout like any
+// other loop. The pattern functions run on an interruptible Lua 5.1 matcher
+// (pattern.go, strlib.go) that checks the context every few thousand steps.
+// A heap watchdog stops a run whose heap growth passes
+// Options.MaxMemoryBytes (*MemoryError). Limits end the running call, not
+// the VM. An error value whose __tostring raises is described, never a
+// panic.
 //
 // # Errors
 //

@@ -1,12 +1,10 @@
 package lua
 
 import (
-	"context"
 	"fmt"
 	"runtime"
 	"runtime/metrics"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -133,12 +131,6 @@ func checkMemory(ws []*memWatch) {
 	}
 }
 
-// MaxTailCalls bounds how many tail calls one frame may chain. gopher-lua
-// reuses the frame but counts the calls, and its traceback writes one line
-// per call: a tail-recursive loop running until its timeout would then
-// spend minutes and gigabytes building the error.
-const MaxTailCalls = 200_000
-
 // LimitError is the cause of a run stopped by a structural limit.
 type LimitError struct {
 	Limit string // what was exceeded, e.g. "tail calls"
@@ -151,26 +143,4 @@ func (e *LimitError) Error() string {
 		return e.Text
 	}
 	return fmt.Sprintf("%s limit exceeded: more than %d", e.Limit, e.Max)
-}
-
-// stepContext is the context gopher-lua polls before every instruction
-// (its Done method). The VM uses that poll as its instruction hook: it
-// refuses a concatenation whose result would pass MaxStringBytes before
-// the string is built, and every stepCheckEvery instructions checks the
-// tail-call chain. A limit stops the running call through its context
-// (the VM stays usable, as a REPL needs); the hook only reads, so a
-// goroutine of a binding that polls the context meanwhile is harmless.
-type stepContext struct {
-	context.Context
-	vm    *VM
-	steps atomic.Uint32
-}
-
-const stepCheckEvery = 1 << 10
-
-func (c *stepContext) Done() <-chan struct{} {
-	if internals.ok {
-		c.vm.beforeInstruction(c.steps.Add(1)%stepCheckEvery == 0)
-	}
-	return c.Context.Done()
 }

@@ -41,7 +41,8 @@ func TestHostileScriptsEndAtTheirLimit(t *testing.T) {
 		{"pathological find", `return string.find(string.rep("a", 3000), string.rep("a-", 12) .. "b")`, Options{Timeout: 300 * time.Millisecond}, "timeout"},
 		{"pathological gsub", `return (string.rep("a", 3000)):gsub(string.rep("a*", 12) .. "b", "")`, Options{Timeout: 300 * time.Millisecond}, "timeout"},
 		{"pathological gmatch", `for x in string.gmatch(string.rep("a", 3000), string.rep(".-", 12) .. "b") do end`, Options{Timeout: 300 * time.Millisecond}, "timeout"},
-		{"tail recursion", `local function f(n) return f(n + 1) end return f(1)`, Options{Timeout: 5 * time.Second}, "tail calls limit exceeded: more than 200000"},
+		{"tail recursion", `local function f(n) return f(n + 1) end return f(1)`, Options{Timeout: 2 * time.Second}, "run exceeded its timeout of 2s"},
+		{"tail recursion in a pcall", `local function f(n) return f(n + 1) end return pcall(f, 1)`, Options{Timeout: 2 * time.Second}, "run exceeded its timeout of 2s"},
 		{"deep recursion", `local function f(n) return 1 + f(n + 1) end return f(1)`, Options{}, "stack overflow (call depth exceeds 512)"},
 		{"__tostring raising in error()", `error(setmetatable({}, {__tostring = function() error("boom") end}))`, Options{}, "error object: (a table whose __tostring failed)"},
 		{"__tostring raising in print", `print(setmetatable({}, {__tostring = function() error("boom") end}))`, Options{Print: func(string) {}}, "boom"},
@@ -147,5 +148,81 @@ func TestConcurrentVMsWithinTheirLimitsRunOn(t *testing.T) {
 	var me *MemoryError
 	if !errors.As(err, &me) {
 		t.Fatalf("want a *MemoryError, got %v", err)
+	}
+}
+
+// TestErrorsAfterLongTailCallChainsAreBounded: an error raised after
+// millions of chained tail calls is reported at once with a short
+// traceback, by the host and by pcall and xpcall (gopher-lua's own
+// traceback would write a line per tail call).
+func TestErrorsAfterLongTailCallChainsAreBounded(t *testing.T) {
+	const chain = `local function f(n) if n > 3e6 then error("deep") end return f(n + 1) end `
+	for name, src := range map[string]string{
+		"host":   chain + `return f(1)`,
+		"pcall":  chain + `local ok, err = pcall(f, 1) error("caught: " .. tostring(err), 0)`,
+		"xpcall": chain + `local ok, err = xpcall(function() return f(1) end, function(e) error("handler fails") end) error("caught: " .. tostring(err), 0)`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			err, _ := hostile(t, src, Options{Timeout: 60 * time.Second})
+			var se *ScriptError
+			if !errors.As(err, &se) || se.Kind != KindRuntime {
+				t.Fatalf("want a runtime script error, got %T %v", err, err)
+			}
+			if !strings.Contains(se.Message, "deep") && !strings.Contains(se.Message, "caught: error in error handling") {
+				t.Fatalf("unexpected message %q", se.Message)
+			}
+			if lines := strings.Count(se.Traceback, "\n"); lines > maxTracebackLevels+2 {
+				t.Fatalf("traceback of %d lines:\n%.2000s", lines, se.Traceback)
+			}
+		})
+	}
+	if hwm := peakRSS(t); hwm > rssFactor*300<<20 {
+		t.Errorf("peak RSS %d MiB, want under %d MiB", hwm>>20, rssFactor*300)
+	}
+}
+
+// TestConcatRewriteKeepsLuaSemantics: the `..` builtin and the hidden
+// chunk arguments behave as Lua's own operator and `...` do.
+func TestConcatRewriteKeepsLuaSemantics(t *testing.T) {
+	vm, err := New(context.Background(), nil, Options{Args: []string{"a", "b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vm.Close()
+	cases := map[string]any{
+		`return 1 .. 2 .. "x"`: "12x",
+		`return "n=" .. 1.5`:   "n=1.5",
+		`local function two() return "p", "q" end return "<" .. two() .. ">"`:                              "<p>",
+		`local t = setmetatable({}, {__concat = function(a, b) return "meta" end}) return "x" .. t .. "y"`: "xmeta",
+		`local ok, e = pcall(function() return "x" .. {} end) return e`:                                    "",
+		`return ("a"):rep(3) .. #"abc"`:                                                                    "aaa3",
+		`local f = function(...) return ... .. "!" end return f("v", "w")`:                                 "v!",
+	}
+	for src, want := range cases {
+		got, err := vm.Eval(src)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		if want == "" {
+			if s, _ := got[0].(string); !strings.Contains(s, "cannot perform concat operation between string and table") {
+				t.Fatalf("%s: got %v", src, got)
+			}
+			continue
+		}
+		if len(got) != 1 || got[0] != want {
+			t.Fatalf("%s: got %#v, want %#v", src, got, want)
+		}
+	}
+	// A chunk's own `...` and arg are its arguments, not the hidden ones.
+	if err := vm.Run("args.lua", []byte(`assert(select("#", ...) == 2) assert((...) .. "|" .. arg[2] == "a|b")`)); err != nil {
+		t.Fatal(err)
+	}
+	// Scripts cannot name the builtin.
+	if _, err := vm.Eval(`return _G["(concat)"]`); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := vm.Eval(`return _G["(concat)"] == nil and _G["(varargs)"] == nil`)
+	if got[0] != true {
+		t.Fatalf("the builtins are reachable as globals: %v", got)
 	}
 }

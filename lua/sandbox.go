@@ -14,6 +14,8 @@ var removedGlobals = []string{"dofile", "loadfile", "load", "loadstring", "colle
 
 func (vm *VM) setup() error {
 	L := vm.L
+	vm.hostErr, vm.keepErr = L.NewFunction(vm.hostHandler), L.NewFunction(keepError)
+	vm.concatFn, vm.varargsFn = L.NewFunction(vm.concat), L.NewFunction(varargs)
 	for _, lib := range []struct {
 		name string
 		fn   LGFunction
@@ -26,7 +28,7 @@ func (vm *VM) setup() error {
 	} {
 		L.Push(L.NewFunction(lib.fn))
 		L.Push(LString(lib.name))
-		if err := L.PCall(1, 0, nil); err != nil {
+		if err := L.PCall(1, 0, vm.keepErr); err != nil {
 			return fmt.Errorf("lua: open %q library: %w", lib.name, err)
 		}
 	}
@@ -60,11 +62,10 @@ func (vm *VM) setup() error {
 	origConcat := tbl.RawGetString("concat").(*LFunction).GFunction
 	tbl.RawSetString("concat", L.NewFunction(vm.capConcat(origConcat)))
 
-	// pcall/xpcall must not swallow cancellation.
-	for _, name := range []string{"pcall", "xpcall"} {
-		orig := g.RawGetString(name).(*LFunction).GFunction
-		g.RawSetString(name, L.NewFunction(vm.cancelAware(orig)))
-	}
+	// pcall/xpcall with bounded error handling (traceback.go) that must
+	// not swallow cancellation.
+	g.RawSetString("pcall", L.NewFunction(vm.cancelAware(vm.pcallBuiltin)))
+	g.RawSetString("xpcall", L.NewFunction(vm.cancelAware(vm.xpcallBuiltin)))
 
 	g.RawSetString("print", L.NewFunction(vm.print))
 	origUnpack := g.RawGetString("unpack").(*LFunction).GFunction
@@ -190,8 +191,10 @@ func (vm *VM) open(name string) (LValue, error) {
 		}
 	} else {
 		L.Push(L.NewFunctionFromProto(src.proto))
-		L.Push(LString(name))
-		L.Call(1, 1)
+		for _, a := range vm.chunkArgs(LString(name)) {
+			L.Push(a)
+		}
+		L.Call(hiddenArgs+1, 1)
 		v = L.Get(-1)
 		L.Pop(1)
 	}

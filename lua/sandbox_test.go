@@ -3,6 +3,9 @@ package lua
 import (
 	"context"
 	"errors"
+	"go/parser"
+	"go/token"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -217,4 +220,23 @@ func TestCoroutineNotOpened(t *testing.T) {
 	se := scriptErr(t, vm.Run("co.lua", []byte("local co = coroutine.wrap(function() end)")))
 	assert.True(t, strings.Contains(se.Message, "non-table object(nil)"), se.Message)
 	assert.False(t, errors.Is(se, context.Canceled))
+}
+
+// TestLuaHostReadsNoPrivateState: the package meets its limits with
+// gopher-lua's public API; importing unsafe would mean reading its private
+// frames again (and tying the VM to one gopher-lua layout).
+func TestLuaHostReadsNoPrivateState(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	fset := token.NewFileSet()
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		parsed, err := parser.ParseFile(fset, f, nil, parser.ImportsOnly)
+		require.NoError(t, err)
+		for _, imp := range parsed.Imports {
+			assert.NotEqual(t, `"unsafe"`, imp.Path.Value, "%s imports unsafe", f)
+		}
+	}
 }

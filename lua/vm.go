@@ -92,6 +92,12 @@ type VM struct {
 	tostring LValue
 	// env holds per-VM state that modules share (Env), freed with the VM.
 	env map[any]any
+	// The protected-call handlers (traceback.go) and the `..` builtin
+	// (concat.go), built once per VM.
+	hostErr, keepErr, concatFn, varargsFn *glua.LFunction
+	// What hostErr saw of the last error: its bounded traceback, and the
+	// Go stack when a Go panic caused it.
+	lastTraceback, lastGoPanic string
 }
 
 const vmRegistryKey = "openpocket.vm"
@@ -151,13 +157,12 @@ func New(ctx context.Context, reg *Registry, opts Options) (*VM, error) {
 		RegistryMaxSize:     opts.RegistryMaxSize,
 		RegistryGrowStep:    4096,
 		MinimizeStackMemory: true,
-		IncludeGoStackTrace: true,
 	})
 	if err := vm.setup(); err != nil {
 		vm.Close()
 		return nil, err
 	}
-	vm.L.SetContext(&stepContext{Context: vm.ctx, vm: vm})
+	vm.L.SetContext(vm.ctx)
 	return vm, nil
 }
 
@@ -245,7 +250,7 @@ func (vm *VM) RunContext(ctx context.Context, chunkName string, src []byte) erro
 	for i, a := range vm.opts.Args {
 		args[i] = LString(a)
 	}
-	_, err = vm.pcall(ctx, chunkName, vm.L.NewFunctionFromProto(proto), args)
+	_, err = vm.pcall(ctx, chunkName, vm.L.NewFunctionFromProto(proto), vm.chunkArgs(args...))
 	return err
 }
 
@@ -268,7 +273,7 @@ func (vm *VM) EvalContext(ctx context.Context, src string) ([]any, error) {
 			return nil, vm.mapCompileError(err)
 		}
 	}
-	rets, err := vm.pcall(ctx, chunk, vm.L.NewFunctionFromProto(proto), nil)
+	rets, err := vm.pcall(ctx, chunk, vm.L.NewFunctionFromProto(proto), vm.chunkArgs())
 	if err != nil {
 		return nil, err
 	}
@@ -357,10 +362,10 @@ func (vm *VM) pcall(ctx context.Context, chunk string, fn LValue, args []LValue)
 	L := vm.L
 	prevCtx := vm.callCtx
 	vm.callCtx = callCtx
-	L.SetContext(&stepContext{Context: callCtx, vm: vm})
+	L.SetContext(callCtx)
 	defer func() {
 		vm.callCtx = prevCtx
-		L.SetContext(&stepContext{Context: prevCtx, vm: vm})
+		L.SetContext(prevCtx)
 	}()
 	clear(vm.raised)
 
@@ -369,7 +374,8 @@ func (vm *VM) pcall(ctx context.Context, chunk string, fn LValue, args []LValue)
 	for _, a := range args {
 		L.Push(a)
 	}
-	if err := L.PCall(len(args), glua.MultRet, nil); err != nil {
+	vm.lastTraceback, vm.lastGoPanic = "", ""
+	if err := L.PCall(len(args), glua.MultRet, vm.hostErr); err != nil {
 		L.SetTop(base)
 		return nil, vm.mapError(err, chunk, callCtx)
 	}
@@ -397,8 +403,8 @@ func (vm *VM) mapError(err error, chunk string, callCtx context.Context) error {
 	se := &ScriptError{Kind: KindRuntime, LuaChunk: chunk}
 	var ae *glua.ApiError
 	if errors.As(err, &ae) {
-		se.Traceback = ae.StackTrace
-		if ae.Type == glua.ApiErrorPanic {
+		se.Traceback = vm.lastTraceback
+		if ae.Type == glua.ApiErrorPanic || vm.lastGoPanic != "" {
 			se.Kind = KindPanic
 		}
 		if s, ok := ae.Object.(LString); ok {
@@ -418,7 +424,7 @@ func (vm *VM) mapError(err error, chunk string, callCtx context.Context) error {
 				se.Message = fmt.Sprintf("stack overflow (call depth exceeds %d)", vm.opts.CallStackSize)
 			} else if se.Kind == KindPanic {
 				se.Message = "Go panic in a binding: " + se.Message
-				se.Traceback = ae.StackTrace
+				se.Traceback = vm.lastGoPanic + "\n" + vm.lastTraceback
 			}
 		} else if ae.Object != nil {
 			se.Value = ToGo(ae.Object)
@@ -427,7 +433,7 @@ func (vm *VM) mapError(err error, chunk string, callCtx context.Context) error {
 			se.Message = err.Error()
 		}
 		if se.LuaLine == 0 {
-			if c, l, ok := firstTracebackPos(ae.StackTrace); ok {
+			if c, l, ok := firstTracebackPos(se.Traceback); ok {
 				se.LuaChunk, se.LuaLine = c, l
 			}
 		}
@@ -464,7 +470,7 @@ func (vm *VM) safeString(v LValue) string {
 	defer L.SetTop(top)
 	L.Push(vm.tostring)
 	L.Push(v)
-	if err := L.PCall(1, 1, nil); err != nil {
+	if err := L.PCall(1, 1, vm.keepErr); err != nil {
 		return fmt.Sprintf("(a %s whose __tostring failed)", v.Type())
 	}
 	return L.Get(-1).String()
@@ -503,4 +509,10 @@ func (vm *VM) recordRaised(msg string, err error) {
 		clear(vm.raised)
 	}
 	vm.raised[msg] = err
+}
+
+// chunkArgs is what every call of a compiled chunk passes: the hidden
+// builtins of concat.go, then the chunk's own arguments.
+func (vm *VM) chunkArgs(args ...LValue) []LValue {
+	return append([]LValue{vm.concatFn, vm.varargsFn}, args...)
 }

@@ -103,7 +103,7 @@ func (e *env) runHook(L *lua.LState) {
 	e.inHook = true
 	defer func() { e.inHook = false }()
 	L.Push(e.onPoll)
-	if err := L.PCall(0, 0, nil); err != nil {
+	if err := lua.ProtectedCall(L, 0, 0); err != nil {
 		if lua.Context(L).Err() != nil {
 			return // the wait sees the cancellation and raises it
 		}
