@@ -11,79 +11,23 @@ const module = "github.com/openpocket/openpocket/"
 
 // rule says what the packages under prefix may import: packages of this
 // module (by prefix, "" meaning any) and third-party modules (by prefix).
-// The most specific prefix wins. Keep in step with docs/architecture.md.
+// The most specific prefix wins. The rules are read from the table in
+// docs/architecture.md (table_test.go), so the two cannot drift.
 type rule struct {
 	prefix string
 	own    []string
 	libs   []string
 }
 
-// frontEnds never import each other (nor does anything but the composition
-// root import them). internal/wire is the composition root's own assembly
-// of adapters: only cmd/openpocket imports it, like a front end.
-var frontEnds = []string{"internal/cli", "internal/gateway", "internal/mcp", "internal/relay", "internal/dashboard", "internal/channel", "internal/wire"}
+// The table, loaded once: frontEnds never import each other (nor does
+// anything but the composition root import them); leaves are utilities
+// with no dependencies of their own, usable by adapters.
+var rules, frontEnds, leaves, tableErr = loadTable("../../docs/architecture.md")
 
-// leaf utilities with no dependencies of their own, usable by adapters.
-var leaves = []string{"internal/atomicfile", "internal/lease", "internal/termmode"}
-
-var rules = []rule{
-	{prefix: "cmd/openpocket", own: []string{""}},
-	{prefix: "engine/action"},
-	{prefix: "engine/screen"},
-	{prefix: "engine/textpos"},
-	{prefix: "engine", own: []string{"engine"}},
-	{prefix: "lua", own: []string{"lua", "engine"}, libs: []string{"github.com/yuin/gopher-lua"}},
-	{prefix: "lua/luasrc"},
-	{prefix: "stdlib", own: []string{"stdlib", "lua", "engine"}},
-	{prefix: "playbooks", own: []string{"engine/action", "engine/textpos", "lua/luasrc"}, libs: []string{"go.yaml.in/yaml/v3"}},
-	{prefix: "internal/adb", own: []string{"engine"}, libs: []string{"github.com/zach-klippenstein/goadb"}},
-	{prefix: "internal/sim", own: []string{"internal/sim"}, libs: []string{"golang.org/x/image"}},
-	{prefix: "internal/llm", own: []string{"engine"}, libs: []string{"github.com/openai/openai-go/v3"}},
-	{prefix: "internal/executor", own: []string{"engine", "internal/executor", "internal/sandbox"}, libs: []string{"mvdan.cc/sh/v3"}},
-	// The executor set builds the executors and adapts them to the engine's
-	// ports (the action map, engine/tools); the Lua side binds those ports.
-	{prefix: "internal/executor/execset", own: []string{"engine", "internal/executor", "internal/sandbox"}},
-	{prefix: "internal/sandbox", libs: []string{"github.com/landlock-lsm/go-landlock", "golang.org/x/sys"}},
-	{prefix: "internal/workspace", own: []string{"engine"}},
-	{prefix: "internal/cron", own: []string{"engine"}, libs: []string{"github.com/go-co-op/gocron/v2", "github.com/jonboulle/clockwork"}},
-	{prefix: "internal/skills", own: []string{"engine", "lua/luasrc"}},
-	{prefix: "internal/convert", own: []string{"playbooks", "engine/action", "internal/atomicfile"}, libs: []string{"go.yaml.in/yaml/v3"}},
-	{prefix: "internal/atomicfile"},
-	{prefix: "internal/lease", libs: []string{"golang.org/x/sys"}},
-	{prefix: "internal/termmode", libs: []string{"golang.org/x/sys"}},
-	{prefix: "internal/archtest"},
-	// The dashboards see the install only through their Manager/Agent ports.
-	{prefix: "internal/dashboard"},
-	// Chat channels run phone work through channel.Runner (engine and
-	// stdlib/agent types only: the human-auth callback).
-	{prefix: "internal/channel", own: []string{"engine", "stdlib/agent"}, libs: []string{"github.com/go-telegram/bot"}},
-	// The run service: the one run lifecycle (run output directories come
-	// from the workspace's helpers).
-	{prefix: "internal/run", own: []string{"engine", "lua", "stdlib", "playbooks", "internal/skills", "internal/workspace"}},
-	{prefix: "docs"},
-	{prefix: "internal/mcp", own: []string{"engine", "docs"}, libs: []string{"github.com/modelcontextprotocol/go-sdk"}},
-	{prefix: "internal/humanauth", own: []string{"stdlib/agent", "internal/atomicfile"}},
-	{prefix: "internal/relay", own: []string{"internal/humanauth"}},
-	{prefix: "internal/browsertest", libs: []string{"github.com/chromedp/chromedp"}},
-	// The gateway runs scheduled jobs on the run service over ports the
-	// composition root binds (service factory, human auth, keep-awake,
-	// chat channels).
-	{prefix: "internal/gateway", own: []string{"internal/run", "engine", "internal/cron", "internal/workspace"}, libs: []string{"github.com/jonboulle/clockwork"}},
-	// The composition root's assembly of adapters behind the run service
-	// (model clients, executor sets, run.Config → *run.Service), handed to
-	// the CLI as its Assembly interface.
-	{prefix: "internal/wire", own: []string{"internal/run", "engine", "internal/llm", "internal/executor", "internal/sandbox", "internal/workspace", "internal/skills", "stdlib/executors"}},
-	// The CLI is still the application layer (issue 17 moves runs into a run
-	// service); until then it may import everything but other front ends.
-	{prefix: "internal/cli", own: []string{"internal/run", "engine", "lua", "stdlib", "playbooks", "internal/adb", "internal/sim", "internal/llm", "internal/executor", "internal/sandbox", "internal/workspace", "internal/cron", "internal/skills", "internal/humanauth", "internal/convert"},
-		libs: []string{"github.com/alecthomas/kong", "github.com/ergochat/readline", "github.com/jonboulle/clockwork"}},
-}
-
-// debt lists the wrong-way imports that exist today, each to be removed by
-// issue 17 (thin bindings, skills without Lua). The test fails when one
-// disappears too, so the list only shrinks. It is empty now; an entry
-// added here needs a "Known debt" section in docs/architecture.md naming
-// the import and its fix.
+// debt lists wrong-way imports tolerated for a while, each with a "Known
+// debt" section in docs/architecture.md naming the import and its fix. The
+// test fails when one disappears too, so the list only shrinks. It is
+// empty.
 var debt = map[string][]string{}
 
 func ruleFor(pkg string) (rule, bool) {
@@ -126,6 +70,9 @@ func allowed(pkg, imp string, r rule) bool {
 }
 
 func TestImportTable(t *testing.T) {
+	if tableErr != nil {
+		t.Fatal(tableErr)
+	}
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, module+"...").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
@@ -175,6 +122,9 @@ func contains(list []string, s string) bool {
 }
 
 func TestTableCatchesWrongWayImports(t *testing.T) {
+	if tableErr != nil {
+		t.Fatal(tableErr)
+	}
 	cases := []struct {
 		pkg, imp string
 		want     bool
