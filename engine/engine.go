@@ -326,7 +326,7 @@ func (s *Session) Finish(success bool, message string) RunResult {
 	return r
 }
 
-// RunResult is the outcome of a run (seed 003 AgentRunResult plus counts).
+// RunResult is the outcome of a run (upstream's AgentRunResult plus counts).
 type RunResult struct {
 	Success     bool   `json:"success"`
 	Message     string `json:"message"`

@@ -33,7 +33,7 @@ type Usage struct {
 	TotalTokens  int64 `json:"totalTokens"`
 }
 
-// ModelReply is a model's decision for one step (seed 000 ModelStepOutput)
+// ModelReply is a model's decision for one step (docs/formats.md#actions)
 // plus what the runtime needs to audit it.
 type ModelReply struct {
 	Thought string
@@ -71,7 +71,7 @@ type Executor interface {
 	Execute(ctx context.Context, a action.Action) (string, error)
 }
 
-// SessionMeta is the header of a persisted session (seed 003).
+// SessionMeta is the header of a persisted session (docs/formats.md).
 type SessionMeta struct {
 	Task         string
 	ModelProfile string
@@ -79,7 +79,7 @@ type SessionMeta struct {
 	StartedAt    time.Time
 }
 
-// StepRecord is one persisted step (seed 003 per-step block).
+// StepRecord is one persisted step (docs/formats.md#session).
 type StepRecord struct {
 	Step    int
 	At      time.Time
@@ -103,9 +103,9 @@ type SessionLog interface {
 // internal/workspace implements it with atomic writes.
 type Workspace interface {
 	BeginSession(SessionMeta) (SessionLog, error)
-	// AppendDailyMemory appends the seed 003 daily memory line.
+	// AppendDailyMemory appends the daily memory line (docs/formats.md#daily-memory).
 	AppendDailyMemory(at time.Time, ok bool, profile, task, result string) error
-	// SaveStepScreenshot stores a step screenshot with seed 003 naming and
+	// SaveStepScreenshot stores a step screenshot named as docs/formats.md#screenshots-of-a-run says and
 	// retention and returns its path.
 	SaveStepScreenshot(at time.Time, sessionID string, step int, currentApp string, png []byte) (string, error)
 	// Root is the workspace directory (OPENPOCKET_HOME/workspace).

@@ -35,7 +35,7 @@ func serveDashboard(ctx context.Context, env cli.DashboardEnv) error {
 }
 
 // relayHub routes /a/<agentId>/auth/… to the human-auth relay over that
-// agent's own request store, so one address serves every agent (seed 002)
+// agent's own request store, so one address serves every agent (docs/agents.md)
 // and each request's state stays in its agent's state directory.
 type relayHub struct{ in *workspace.Install }
 

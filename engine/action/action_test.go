@@ -92,7 +92,7 @@ func TestMinBounds(t *testing.T) {
 	assert.Empty(t, notes)
 }
 
-// TestNormalizeMissing checks the seed 000 defaults for each action when
+// TestNormalizeMissing checks the defaults of docs/formats.md#actions for each action when
 // every field is missing.
 func TestNormalizeMissing(t *testing.T) {
 	cases := []struct {

@@ -7,7 +7,7 @@ import (
 )
 
 // uiTemplateSchema is the JSON schema of request_human_auth's uiTemplate
-// (seed 000). It is built fresh on every call so callers may modify it.
+// (docs/formats.md#actions). It is built fresh on every call so callers may modify it.
 func uiTemplateSchema() map[string]any {
 	str := func(doc string) map[string]any { return map[string]any{"type": "string", "description": doc} }
 	boolean := func(doc string) map[string]any { return map[string]any{"type": "boolean", "description": doc} }

@@ -47,7 +47,7 @@ func (k Kind) jsonType() string {
 type Param struct {
 	Name     string
 	Kind     Kind
-	Required bool     // the model/user must supply it (seed 000 non-optional field)
+	Required bool     // the model/user must supply it (a field without a default in docs/formats.md#actions)
 	Default  any      // nil = none; otherwise the normalized Go value used when missing or invalid
 	Enum     []string // allowed values for KindEnum
 	Min      *float64 // optional lower bound, enforced by executors (not by Normalize)
@@ -193,7 +193,7 @@ const screenSpace = "in screenshot pixels (the scaled screenshot the model sees)
 
 func with(ps []Param, more ...Param) []Param { return append(ps, more...) }
 
-// Capabilities of request_human_auth (seed 000).
+// Capabilities of request_human_auth (docs/formats.md#actions).
 var capabilities = []string{
 	"camera", "qr", "microphone", "voice", "nfc", "sms", "2fa", "location",
 	"biometric", "notification", "contacts", "calendar", "files", "oauth",

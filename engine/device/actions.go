@@ -12,7 +12,7 @@ import (
 	"github.com/openpocket/openpocket/engine/screen"
 )
 
-// Minimum durations the device layer enforces (REFERENCE.md): shorter
+// Minimum durations the device layer enforces (upstream's minimums): shorter
 // swipes register as taps, shorter waits as no wait at all.
 const (
 	minWait       = 100 * time.Millisecond
@@ -70,7 +70,7 @@ func uiAction(t string) bool {
 	return false
 }
 
-// Execute runs one device or control action with the seeds' semantics.
+// Execute runs one device or control action with the semantics of docs/actions.md.
 func (p *Phone) Execute(ctx context.Context, a action.Action, o ActOptions) (Outcome, error) {
 	out := Outcome{Device: action.Action{Type: a.Type, Params: copyParams(a.Params)}}
 	observe := o.Observe && uiAction(a.Type)
@@ -397,7 +397,7 @@ func lastLine(s string) string {
 	return strings.TrimSpace(lines[len(lines)-1])
 }
 
-// ShellAction runs the shell action like `adb shell TOKENS…` (seed 000): the
+// ShellAction runs the shell action like `adb shell TOKENS…` (docs/formats.md#actions): the
 // command is tokenized quote-aware, as the host shell would, and the tokens
 // are joined with spaces for the device's sh, as adb itself does — so
 // `echo a && echo b`, pipes and redirects keep their meaning. The script of

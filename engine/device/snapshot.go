@@ -31,7 +31,7 @@ type CaptureOptions struct {
 	KeyboardKeys bool
 }
 
-// Capture takes a snapshot following REFERENCE.md's pipeline. The
+// Capture takes a snapshot following the pipeline of docs/formats.md#screen-snapshot. The
 // screenshot, the current app and the UI dump are fetched concurrently; the
 // UI dump is skipped when the cached element list still applies.
 func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot, error) {
@@ -188,7 +188,7 @@ func (b *background) installed() <-chan []string {
 }
 
 // resolveElements fills snap's tree and elements from the cache or a fresh
-// dump (REFERENCE.md step 8) and updates the cache. keys is
+// dump (docs/formats.md#screen-snapshot) and updates the cache. keys is
 // CaptureOptions.KeyboardKeys; w, h is the input coordinate space; start is
 // when the capture began.
 func (p *Phone) resolveElements(ctx context.Context, snap *screen.Snapshot, bg *background, cached *elementCache, mayReuse, keys bool, w, h int, start time.Time) error {

@@ -1,5 +1,5 @@
 // Package device turns a raw adb transport into a phone the runtime can use:
-// the seeds' execution semantics for every device action (coordinate scaling
+// the execution semantics of docs/actions.md for every device action (coordinate scaling
 // and clamping, the type and launch_app fallback chains, shell tokenizing and
 // truncation), the snapshot pipeline with its element cache and metrics, the
 // state delta after UI actions and the settle wait. It knows adb's shell

@@ -74,7 +74,7 @@ func TestElementsMultiWindow(t *testing.T) {
 	if up.ScaledBounds != (Rect{0, 105, 90, 194}) || up.ScaledCenter != (Point{45, 149}) {
 		t.Errorf("scaled geometry = %+v %+v", up.ScaledBounds, up.ScaledCenter)
 	}
-	// JSON follows seed 000 and leaves the tree node out.
+	// JSON follows docs/formats.md#screen-snapshot and leaves the tree node out.
 	b, err := json.Marshal(up)
 	if err != nil {
 		t.Fatal(err)

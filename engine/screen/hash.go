@@ -19,7 +19,7 @@ const (
 	HashSkipBottom = 0.11
 )
 
-// DHash is the difference hash of a screenshot (REFERENCE.md step 5): the
+// DHash is the difference hash of a screenshot (docs/formats.md#screen-snapshot): the
 // image minus its top 7 % and bottom 11 % is averaged to a 9×8 grid of Rec.
 // 601 luma (large images on an evenly spaced sample of ≥ 24×24 pixels per
 // cell, so a 1080×2400 screenshot hashes in well under a millisecond); each of the 64 bits says whether a cell is brighter than

@@ -21,7 +21,7 @@ type Point struct {
 }
 
 // UIElement is one numbered interactive element offered to a model or a
-// script (seed 000 UiElementSnapshot). ID is the mark number "1".."N".
+// script (docs/formats.md#screen-snapshot). ID is the mark number "1".."N".
 type UIElement struct {
 	ID           string `json:"id"`
 	Text         string `json:"text"`
@@ -38,7 +38,7 @@ type UIElement struct {
 	// not built by Elements, e.g. decoded from JSON).
 	Node *Node `json:"-"`
 
-	// Optional state, set by Select from the node (absent in seed 000): the
+	// Optional state, set by Select from the node (not in docs/formats.md's upstream shape): the
 	// flags the model reads on the element's line.
 	Checkable  bool `json:"checkable,omitempty"`
 	Checked    bool `json:"checked,omitempty"`
@@ -65,7 +65,7 @@ const (
 	SourceFreshEmpty    = "fresh_empty"
 )
 
-// CaptureMetrics are the per-capture timings of seed 000
+// CaptureMetrics are the per-capture timings of docs/formats.md#screen-snapshot
 // (ScreenSnapshotCaptureMetrics). VisualHashHammingDistance is nil when there
 // was no previous capture to compare with.
 type CaptureMetrics struct {
@@ -84,7 +84,7 @@ type CaptureMetrics struct {
 	UIDumpTimedOut            bool   `json:"uiDumpTimedOut"`
 }
 
-// Snapshot is one capture of the screen (seed 000 ScreenSnapshot). The image
+// Snapshot is one capture of the screen (docs/formats.md#screen-snapshot). The image
 // fields hold encoded bytes; JSON carries them base64 encoded under the
 // seed's names. Screenshot is the full-size PNG; it is filled only when the
 // device sent a PNG — otherwise FullPNG encodes it from Full on demand, so

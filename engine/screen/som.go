@@ -8,7 +8,7 @@ import (
 )
 
 // MarkColors are the set-of-mark colours, cycled by element position
-// (REFERENCE.md step 9).
+// (docs/formats.md#screen-snapshot).
 var MarkColors = []color.RGBA{
 	{0x00, 0xE5, 0xFF, 0xFF},
 	{0xFF, 0xEE, 0x58, 0xFF},

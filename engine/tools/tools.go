@@ -48,7 +48,7 @@ type Scripts interface {
 	RunLua(ctx context.Context, src string, timeout time.Duration, run LuaFunc) (ScriptResult, error)
 }
 
-// ScriptResult is one recorded script run (seed 003's result.json).
+// ScriptResult is one recorded script run (docs/formats.md#script-runs).
 type ScriptResult struct {
 	OK         bool
 	RunID      string

@@ -56,7 +56,7 @@ type Runner interface {
 	// a ReplayStep event as each top-level step of the replay ends.
 	ReplaySkill(ctx context.Context, name string, params []string, onEvent func(engine.Event)) (engine.RunResult, error)
 	// Onboarded reports whether the workspace's onboarding is complete
-	// (workspace-state.json onboardingCompletedAt, seed 003).
+	// (workspace-state.json onboardingCompletedAt, docs/formats.md#workspace-onboarding-state).
 	Onboarded(ctx context.Context) (bool, error)
 	// CompleteOnboarding records how the person wants to be called
 	// (USER.md) and marks onboarding complete.

@@ -10,7 +10,7 @@ import (
 	"github.com/openpocket/openpocket/internal/workspace"
 )
 
-// AgentsCmd manages the agents of one install (seed 002): the default agent
+// AgentsCmd manages the agents of one install (docs/agents.md): the default agent
 // is the install's own home; managed agents live below it.
 type AgentsCmd struct {
 	Create AgentsCreateCmd `cmd:"" help:"Create a managed agent with its own config, workspace and state; it copies the model profiles of --from (keys only with --with-keys)."`

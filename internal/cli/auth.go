@@ -52,7 +52,7 @@ type AuthListCmd struct{}
 // AuthApproveCmd approves one.
 type AuthApproveCmd struct {
 	ID   string `arg:"" help:"Request id (from auth list)."`
-	Text string `help:"Text typed into the focused field (an OTP code); stored as a seed 003 text artifact." placeholder:"TEXT"`
+	Text string `help:"Text typed into the focused field (an OTP code); stored as a text artifact (docs/formats.md#human-authorization-artifacts)." placeholder:"TEXT"`
 }
 
 // AuthRejectCmd rejects one.

@@ -35,7 +35,7 @@ var initDefaults = map[string]string{
 
 // Run asks on a terminal for what the flags did not give (flags only
 // otherwise), refuses to overwrite config.json without --force, writes it
-// atomically and bootstraps the workspace (seed 003).
+// atomically and bootstraps the workspace (docs/formats.md).
 func (c *InitCmd) Run(out Streams, g Globals) error {
 	dir, err := g.agentDir()
 	if err != nil {
@@ -148,7 +148,7 @@ func isTTYReader(f *os.File) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// starterFiles are what a new workspace gets (seed 003 and the context
+// starterFiles are what a new workspace gets (docs/formats.md and the context
 // files the agent prompt reads). BOOTSTRAP.md is seeded on first run only.
 var starterFiles = []struct{ name, body string }{
 	{"BOOTSTRAP.md", "# Bootstrap\n\nThis workspace was set up by `openpocket init`.\n\n1. `openpocket doctor` checks adb, the phone and the model endpoint.\n2. `openpocket --sim play examples/demo.yaml` runs a playbook on the virtual phone.\n3. `openpocket agent \"Turn Wi-Fi off\"` lets the model drive.\n\nFill in USER.md and IDENTITY.md so the agent knows who it works for.\n"},

@@ -75,7 +75,7 @@ func (c *SessionsListCmd) Run(streams Streams, h *workspace.Home) error {
 }
 
 // readSessionSummary reads the header, task, step count and final status
-// of a session file (seed 003's format).
+// of a session file (docs/formats.md#session).
 func readSessionSummary(path string) (sessionSummary, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -23,7 +23,7 @@ type SnapshotCmd struct {
 	Budget   int    `help:"Size of the element block in characters (default 3200)." placeholder:"CHARS"`
 	Keys     bool   `help:"List the soft keyboard's keys one by one instead of folding them (what a task about keys gets)."`
 
-	JSON bool   `help:"Print the snapshot as JSON (seed 000 ScreenSnapshot; screenshots omitted unless --with-images)."`
+	JSON bool   `help:"Print the snapshot as JSON (docs/formats.md#screen-snapshot; screenshots omitted unless --with-images)."`
 	SOM  string `name:"som" help:"Write the set-of-mark image (scaled screenshot with numbered elements, in the default model profile's imageFormat: JPEG unless it says png) to FILE." placeholder:"FILE" type:"path"`
 	PNG  string `name:"png" help:"Write the full-size screenshot PNG to FILE." placeholder:"FILE" type:"path"`
 

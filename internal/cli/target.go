@@ -10,7 +10,7 @@ import (
 	"github.com/openpocket/openpocket/internal/workspace"
 )
 
-// TargetCmd shows and changes the selected agent's target (seed 002:
+// TargetCmd shows and changes the selected agent's target (docs/agents.md:
 // "switching target is explicit via openpocket target set").
 type TargetCmd struct {
 	Show  TargetShowCmd  `cmd:"" default:"withargs" help:"Show the agent's target, its binding and (android-tv) its key set."`
@@ -143,7 +143,7 @@ func (c *TargetClearCmd) Run(out Streams, g Globals, h *workspace.Home) error {
 }
 
 // changeableTarget opens the install of the agent (home h) whose target is about to change and
-// refuses while its gateway runs (seed 002: stop it first).
+// refuses while its gateway runs (docs/agents.md: stop it first).
 func changeableTarget(g Globals, h *workspace.Home) (*workspace.Install, error) {
 	in, err := g.install()
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// The session files (seed 003) and skills are a small, known markdown:
+// The session files (docs/formats.md) and skills are a small, known markdown:
 // headings, "- key: value" lists and fenced blocks. This renders exactly
 // that, escaping all text, rather than pulling in a general renderer.
 

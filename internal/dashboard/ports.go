@@ -1,4 +1,4 @@
-// Package dashboard serves the web dashboards of an install (seed 002):
+// Package dashboard serves the web dashboards of an install (docs/agents.md):
 // the manager page (every agent, its target binding, channels, gateway
 // state, links) and each agent's page (gateway state, bound target, the
 // live screen with element marks — click to tap, type, back/home —, the

@@ -55,7 +55,7 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /a/{agent}/skills/{skill}/replay", s.agentHandler(s.replay))
 	if s.opts.Relay != nil {
 		// The relay hub: one address serves every agent's human-auth
-		// pages (seed 002); each link carries its own token.
+		// pages (docs/agents.md); each link carries its own token.
 		m.Handle("/a/{agent}/auth/", s.opts.Relay)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/openpocket/openpocket/internal/atomicfile"
 )
 
-// ExtForMIME is seed 003's MIME type → extension mapping.
+// ExtForMIME is docs/formats.md's MIME type → extension mapping.
 func ExtForMIME(mime string) string {
 	switch mime {
 	case "image/png":
@@ -36,7 +36,7 @@ func (s *Store) SaveArtifact(id, mime string, data []byte) (string, error) {
 	return path, atomicfile.WriteFile(path, data, 0o600)
 }
 
-// SaveJSON writes a seed 003 JSON payload ({kind, …, capability,
+// SaveJSON writes a JSON payload of docs/formats.md#human-authorization-artifacts ({kind, …, capability,
 // capturedAt}) and returns the artifact describing it.
 func (s *Store) SaveJSON(id, capability string, payload map[string]any) (*Artifact, error) {
 	payload["capability"] = capability

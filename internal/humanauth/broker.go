@@ -153,7 +153,7 @@ func (b *Broker) template(req agent.HumanAuthRequest) (map[string]any, error) {
 	}
 	var t map[string]any
 	if err := json.Unmarshal(data, &t); err != nil {
-		return nil, fmt.Errorf("templatePath %q: expected a JSON object (seed 000 uiTemplate): %w", req.TemplatePath, err)
+		return nil, fmt.Errorf("templatePath %q: expected a JSON object (a uiTemplate, docs/formats.md#actions): %w", req.TemplatePath, err)
 	}
 	maps.Copy(t, req.UITemplate)
 	return t, nil

@@ -10,7 +10,7 @@
 //
 //	state/human-auth/pending/<requestId>.json    the request (token hash only)
 //	state/human-auth/decisions/<requestId>.json  the first answer (created once)
-//	state/human-auth-artifacts/<requestId>.<ext> the artifact (seed 003)
+//	state/human-auth-artifacts/<requestId>.<ext> the artifact (docs/formats.md)
 package humanauth
 
 import (

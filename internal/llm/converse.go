@@ -17,7 +17,7 @@ import (
 // assistant's last resort (text only, no tools).
 const ModeCompletions = "completions"
 
-// assistantOrder is the chat assistant's endpoint order (seed 002).
+// assistantOrder is the chat assistant's endpoint order (docs/agents.md).
 var assistantOrder = []string{ModeResponses, ModeChat, ModeCompletions}
 
 // AssistantReply is one chat-assistant answer: a text, or one tool call.

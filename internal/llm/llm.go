@@ -6,7 +6,7 @@
 // the reply into one normalized action. Chat Completions is tried first; when
 // the endpoint is not offered (404/405, or a 400 saying it is not supported)
 // the Responses API is tried, and the mode that worked is remembered per
-// profile in a ModeStore so the next call starts with it (seed 002,
+// profile in a ModeStore so the next call starts with it (docs/agents.md,
 // "Model Endpoint Compatibility": task loop chat -> responses).
 //
 // Replies are parsed leniently: malformed tool arguments are repaired and

@@ -138,7 +138,7 @@ func (s *Server) upload(r *http.Request, id, input, kind string) (*humanauth.Art
 	return &humanauth.Artifact{Path: path, Kind: kind, MIME: mime}, nil
 }
 
-// fieldsArtifact stores the fields (or the note) as a seed 003 JSON
+// fieldsArtifact stores the fields (or the note) as a JSON payload (docs/formats.md#human-authorization-artifacts)
 // payload and returns the text to type: a single value, never shown.
 // Secret values (password, card number, expiry, cvc) are typed, not
 // stored: the artifact says "[provided]".

@@ -274,7 +274,7 @@ func TestFileAndAudioAttachments(t *testing.T) {
 	require.NotNil(t, d.Artifact)
 	assert.Equal(t, "file", d.Artifact.Kind)
 	assert.Equal(t, "application/pdf", d.Artifact.MIME)
-	assert.Equal(t, filepath.Join(store.ArtifactDir(), "req-file.bin"), d.Artifact.Path, "seed 003: unknown MIME types are .bin")
+	assert.Equal(t, filepath.Join(store.ArtifactDir(), "req-file.bin"), d.Artifact.Path, "docs/formats.md: unknown MIME types are .bin")
 	data, err := os.ReadFile(d.Artifact.Path)
 	require.NoError(t, err)
 	assert.Equal(t, pdf, data)

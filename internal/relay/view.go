@@ -43,7 +43,7 @@ type view struct {
 
 type messageView struct{ Title, Message, Nonce, Brand string }
 
-// newView reads the request's uiTemplate (seed 000) with the defaults of
+// newView reads the request's uiTemplate (docs/formats.md#actions) with the defaults of
 // its capability for whatever the template leaves out.
 func newView(p humanauth.Pending, token, nonce string) view {
 	t := p.UITemplate

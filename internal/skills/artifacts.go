@@ -13,7 +13,7 @@ import (
 	"github.com/openpocket/openpocket/internal/atomicfile"
 )
 
-// Workspace-relative directories of auto artifacts (seed 003).
+// Workspace-relative directories of auto artifacts (docs/formats.md).
 const (
 	AutoSkillsDir  = "skills/auto"
 	AutoScriptsDir = "scripts/auto"

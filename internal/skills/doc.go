@@ -3,7 +3,7 @@
 // # Artifacts
 //
 // [WriteArtifacts] turns a run's trace ([]engine.TraceStep) into two files in
-// the workspace (seed 003 "Auto Artifact Outputs"):
+// the workspace (docs/formats.md#learned-skills-and-replay-scripts):
 //
 //   - skills/auto/<timestamp>-<slug>.md: a readable skill (title, source
 //     session, behavior_fingerprint, when to use, preconditions, the numbered
@@ -37,7 +37,7 @@
 // points) for comparison: it keeps the checks, so on a shifted or resized
 // layout it fails where the selector replay passes.
 //
-// The behaviour fingerprint ([Fingerprint]) follows REFERENCE.md: over the
+// The behaviour fingerprint ([Fingerprint]) follows docs/formats.md#learned-skills-and-replay-scripts: over the
 // first 25 steps, "<currentApp>:<detail>" joined with "|", SHA-256, first 12
 // hex digits. Earlier auto artifacts with the same slug or fingerprint are
 // deleted before the new ones are written (atomically).

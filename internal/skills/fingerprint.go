@@ -12,7 +12,7 @@ import (
 // FingerprintSteps is how many leading steps the fingerprint covers.
 const FingerprintSteps = 25
 
-// Fingerprint is the behaviour fingerprint of a run (REFERENCE.md): over the
+// Fingerprint is the behaviour fingerprint of a run (docs/formats.md#learned-skills-and-replay-scripts): over the
 // first 25 steps, "<currentApp>:<detail>" where detail is the action type,
 // "launch_app:<pkg>" or "request_human_auth:<capability>", joined with "|",
 // hashed with SHA-256; the first 12 hex digits.

@@ -83,7 +83,7 @@ func launcherPackage(pkg string) bool {
 }
 
 // sameScreenBits is how many dHash bits two screenshots may differ by and
-// still be the same screen (REFERENCE.md's cache threshold).
+// still be the same screen (the element cache's threshold, docs/what-the-model-sees.md).
 const sameScreenBits = 4
 
 // sameScreen reports whether two observed states (app and visual hash) are

@@ -15,7 +15,7 @@ import (
 )
 
 // One install hosts the default agent and any number of managed agents
-// (seed 002). The default agent is the install directory itself, laid out
+// (docs/agents.md). The default agent is the install directory itself, laid out
 // exactly as a single-agent OPENPOCKET_HOME always was; a managed agent is
 // a complete home of its own below the install:
 //

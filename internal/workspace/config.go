@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-// Config is config.json (REFERENCE.md "Config and home"). Decoding starts
+// Config is config.json (docs/cli.md and docs/agents.md). Decoding starts
 // from DefaultConfig, so keys absent from the file keep their defaults and
 // keys present win, including false and 0.
 type Config struct {

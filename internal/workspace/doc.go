@@ -4,7 +4,7 @@
 // model endpoint modes).
 //
 // It implements engine.Workspace with the exact file formats of the upstream
-// seed documents (seed 003: session markdown, daily memory lines, screenshot
+// the formats of docs/formats.md (session markdown, daily memory lines, screenshot
 // names, workspace-state.json). Whole files are written with
 // internal/atomicfile; append-only files (sessions, daily memory) are written
 // with O_APPEND and fsync so a crash keeps every completed entry.

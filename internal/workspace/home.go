@@ -156,7 +156,7 @@ func (h *Home) SaveConfig(cfg Config) error {
 	return nil
 }
 
-// WorkspaceState is workspace/.openpocket/workspace-state.json (seed 003).
+// WorkspaceState is workspace/.openpocket/workspace-state.json (docs/formats.md).
 type WorkspaceState struct {
 	Version               int     `json:"version"`
 	BootstrapSeededAt     string  `json:"bootstrapSeededAt"`

@@ -20,7 +20,7 @@ import (
 // SessionsDir is workspace/sessions.
 func (h *Home) SessionsDir() string { return filepath.Join(h.Workspace(), "sessions") }
 
-// Session is one session markdown file being written (seed 003).
+// Session is one session markdown file being written (docs/formats.md).
 type Session struct {
 	id   string
 	path string

@@ -16,7 +16,7 @@ import (
 	"github.com/openpocket/openpocket/internal/lease"
 )
 
-// A binding gives one agent a target exclusively (seed 002: "two agents
+// A binding gives one agent a target exclusively (docs/agents.md: "two agents
 // cannot bind or run against the same target fingerprint"). It is a file,
 // INSTALL/state/targets/AGENT.json, so it survives restarts and crashes; it
 // ends only with `target clear` or `agents remove`. Live use of the phone

@@ -130,7 +130,7 @@ func testWifiToggle(t *testing.T, responses bool) {
 		}
 	}
 
-	// Session markdown: seed 003 step blocks, final block, screenshots.
+	// Session markdown: the session format of docs/formats.md: step blocks, final block, screenshots.
 	md := readFile(t, res.SessionPath)
 	assert.Contains(t, md, "## Task\n\n"+task)
 	for i := 1; i <= 3; i++ {

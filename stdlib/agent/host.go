@@ -240,7 +240,7 @@ func (h *host) checkAction(L *lua.LState, idx int) action.Action {
 }
 
 // humanAuth answers request_human_auth with the person at the terminal
-// (seed 003 human-auth result lines).
+// (the human-auth lines of docs/formats.md#session).
 func (h *host) humanAuth(ctx context.Context, a action.Action) (device.Outcome, error) {
 	out := device.Outcome{Device: a}
 	id := fmt.Sprintf("%s-step-%d", orRun(h.sess.SessionID()), h.step)

@@ -13,7 +13,7 @@ import (
 )
 
 // HumanAuthRequest is a request_human_auth action put to a person
-// (seed 000's fields).
+// (docs/formats.md#actions).
 type HumanAuthRequest struct {
 	ID          string
 	Capability  string

@@ -19,7 +19,7 @@ import (
 const downloadDir = "/sdcard/Download/"
 
 // humanAuthResult applies an approved decision's artifact to the phone and
-// returns the step result in seed 003's lines:
+// returns the step result in the session lines of docs/formats.md#session:
 //
 //	Human auth approved|rejected|timeout request_id=<id> message=<summary>
 //	human_artifact=<absolute path, optional>

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Chat onboarding (seed 003): until workspace-state.json has
+// Chat onboarding (docs/formats.md): until workspace-state.json has
 // onboardingCompletedAt, a chat is greeted once and asked how to address
 // the person; the answer completes it. Tasks are refused until then, with
 // a short explanation; /help, /status, /screen, /auth and /stop still work.

@@ -1,6 +1,6 @@
 // Package memory implements the memory_search and memory_get executors over
 // a workspace's memory files: MEMORY.md and memory/**/*.md (the daily
-// memory files of seed 003 and anything the user files below memory/).
+// memory files of docs/formats.md#daily-memory and anything the user files below memory/).
 // Nothing else in the workspace is read, and symlinks that lead out of that
 // scope are ignored (search) or refused (get).
 //

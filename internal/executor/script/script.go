@@ -5,7 +5,7 @@
 // expansion and every program runs inside the OS sandbox (package sandbox:
 // the workspace read-write, no home, no other processes, an allowlisted
 // environment, network only to the adb server, resource limits). Each run
-// is recorded as a run artifact (seed 003 "Script Run Artifact"):
+// is recorded as a run artifact (docs/formats.md#script-runs):
 //
 //	<workspace>/scripts/runs/run-<runId>/{script.sh,stdout.log,stderr.log,result.json}
 //
@@ -79,7 +79,7 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Result is one run, exactly the seed 003 result.json fields plus Rejected.
+// Result is one run, exactly the result.json fields of docs/formats.md#script-runs plus Rejected.
 type Result struct {
 	OK         bool   `json:"ok"`
 	RunID      string `json:"runId"`

@@ -20,7 +20,7 @@ func runAction(script string) action.Action {
 	return action.Action{Type: "run_script", Params: map[string]any{"script": script, "timeoutSec": 60}}
 }
 
-// readResultJSON checks that result.json holds exactly the seed 003 fields
+// readResultJSON checks that result.json holds exactly the fields of docs/formats.md#script-runs
 // (plus rejected/rejectedRule when given) and returns it decoded.
 func readResultJSON(t *testing.T, runDir string, extra ...string) Result {
 	t.Helper()
