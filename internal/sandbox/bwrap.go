@@ -31,9 +31,6 @@ func bwrapArgs(spec Spec) []string {
 		"--uid", sandboxUID, "--gid", sandboxUID, "--cap-drop", "ALL",
 		"--hostname", "openpocket-sandbox",
 	}
-	if spec.Network == NetADB {
-		a = append(a, "--share-net")
-	}
 	for _, d := range systemDirs {
 		a = append(a, bindSystem(d)...)
 	}
@@ -46,7 +43,12 @@ func bwrapArgs(spec Spec) []string {
 		"--chdir", spec.Dir,
 		"--clearenv",
 	)
-	for _, kv := range Environment(spec.Env, spec.Workspace) {
+	env := Environment(spec.Env, spec.Workspace)
+	if g := spec.ADBGate; g != nil {
+		a = append(a, "--ro-bind", g.Dir(), GateDir)
+		env = append(env, g.Env())
+	}
+	for _, kv := range env {
 		name, val, _ := strings.Cut(kv, "=")
 		a = append(a, "--setenv", name, val)
 	}

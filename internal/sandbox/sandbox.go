@@ -1,10 +1,12 @@
 // Package sandbox confines host processes started on behalf of a model, a
 // skill or a script. On Linux it wraps the command in bubblewrap (new user,
 // mount, pid, ipc, uts and network namespaces; the workspace read-write,
-// system directories read-only, everything else absent), applies resource
-// limits and a pids cgroup through a small re-exec helper of the current
-// binary, and limits TCP connections to the adb server's port with Landlock
-// when the process needs the device.
+// system directories read-only, everything else absent) and applies
+// resource limits and a pids cgroup through a small re-exec helper of the
+// current binary. A process that needs the phone (a script) reaches the adb
+// server only through an ADBGate: a unix socket bound into the sandbox,
+// served by a filter that lets through the run's own phone and nothing
+// else; Landlock then denies it every TCP bind and connect.
 //
 // Nothing here trusts the command: it is assumed hostile. When no
 // confinement works on the machine, Command returns an error naming the
@@ -48,18 +50,6 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf(`expected "auto" or "off", got %q`, s)
 }
 
-// Network says what a confined process may reach.
-type Network int
-
-const (
-	// NetNone: a private network namespace with only its own loopback.
-	NetNone Network = iota
-	// NetADB: the host network, but TCP connect only to the adb server's
-	// port (Landlock); without Landlock network rules this degrades to
-	// NetNone.
-	NetADB
-)
-
 // Limits are the resource limits of one confined process tree. Zero fields
 // take DefaultLimits' values.
 type Limits struct {
@@ -102,10 +92,12 @@ type Spec struct {
 	Dir       string
 	// Env adds NAME=value entries to the base environment; names outside
 	// EnvAllowlist and secret-looking names are dropped.
-	Env     []string
-	Network Network
-	// ADBPort is the adb server's port for NetADB (default 5037).
-	ADBPort int
+	Env []string
+	// ADBGate, when set, is the process's only way to the adb server (its
+	// socket is bound at GateDir and ADB_SERVER_SOCKET names it). Every
+	// confined process runs in a private network namespace; with a gate,
+	// Landlock (ABI 4+) also denies every TCP bind and connect there.
+	ADBGate *ADBGate
 	Limits  Limits
 	// Cgroup, when non-nil, is joined by the process before it starts
 	// (NewCgroup; a script's commands share one process budget).
@@ -157,6 +149,9 @@ func (s *Sandbox) Command(spec Spec) (*exec.Cmd, error) {
 		cmd := exec.Command(spec.Args[0], spec.Args[1:]...)
 		cmd.Dir = spec.Dir
 		cmd.Env = Environment(spec.Env, spec.Workspace)
+		if spec.ADBGate != nil {
+			cmd.Env = append(cmd.Env, spec.ADBGate.hostEnv())
+		}
 		return cmd, nil
 	}
 	caps := s.probe()
@@ -168,19 +163,12 @@ func (s *Sandbox) Command(spec Spec) (*exec.Cmd, error) {
 		return nil, fmt.Errorf("sandbox: workspace: %w", err)
 	}
 	spec.Workspace = ws
-	if spec.ADBPort == 0 {
-		spec.ADBPort = 5037
-	}
-	if spec.Network == NetADB && caps.LandlockABI < 4 {
-		spec.Network = NetNone
-	}
 	self, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: locate helper: %w", err)
 	}
 	h := helperConfig{Limits: spec.Limits.withDefaults()}
-	if spec.Network == NetADB {
-		h.ConnectPort = spec.ADBPort
+	if spec.ADBGate != nil && caps.LandlockABI >= 4 {
 		h.LandlockABI = caps.LandlockABI
 	}
 	if spec.Cgroup != nil {

@@ -28,8 +28,8 @@ type ShellOptions struct {
 	Dir       string
 	// Sandbox confines every external command (required).
 	Sandbox *sandbox.Sandbox
-	Network sandbox.Network
-	ADBPort int
+	// ADBGate, when set, is the commands' only way to the adb server.
+	ADBGate *sandbox.ADBGate
 	Limits  sandbox.Limits
 	// Env is the starting environment (already reduced by the caller).
 	Env    []string
@@ -134,7 +134,7 @@ func (s *shell) exec(ctx context.Context, args []string) error {
 	})
 	cmd, err := s.o.Sandbox.Command(sandbox.Spec{
 		Args: args, Workspace: s.o.Workspace, Dir: hc.Dir, Env: env,
-		Network: s.o.Network, ADBPort: s.o.ADBPort, Limits: s.o.Limits, Cgroup: s.cgroup,
+		ADBGate: s.o.ADBGate, Limits: s.o.Limits, Cgroup: s.cgroup,
 	})
 	if err != nil {
 		return &Violation{"sandbox", err.Error()}

@@ -56,8 +56,10 @@ type Config struct {
 	Sandbox *sandbox.Sandbox
 	// Limits are the resource limits of the script's processes.
 	Limits sandbox.Limits
-	// ADBPort is the adb server port scripts may connect to (default 5037).
-	ADBPort int
+	// ADBServer is the adb server ("host:port") of a run without a phone
+	// of its own ("": as adb picks it from the environment). A script's
+	// adb reaches it only through the run's gate (sandbox.ADBGate).
+	ADBServer string
 }
 
 func (c Config) withDefaults() Config {
@@ -141,6 +143,11 @@ func (e *Executor) Run(ctx context.Context, script string, timeout time.Duration
 	}
 	stdout := tools.NewCapWriter(e.cfg.MaxOutputChars)
 	stderr := tools.NewCapWriter(e.cfg.MaxOutputChars)
+	gate, err := sandbox.NewADBGate(e.phoneOf(ctx))
+	if err != nil {
+		return res, err
+	}
+	defer gate.Close()
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
@@ -149,10 +156,9 @@ func (e *Executor) Run(ctx context.Context, script string, timeout time.Duration
 		Workspace: e.workspace,
 		Dir:       e.ScriptsDir(),
 		Sandbox:   e.cfg.Sandbox,
-		Network:   sandbox.NetADB,
-		ADBPort:   e.cfg.ADBPort,
+		ADBGate:   gate,
 		Limits:    e.limits(timeout),
-		Env:       sandbox.Environment(os.Environ(), e.workspace),
+		Env:       scriptEnv(e.workspace),
 		Stdout:    stdout,
 		Stderr:    stderr,
 	})
