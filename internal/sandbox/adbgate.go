@@ -102,7 +102,9 @@ func (g *ADBGate) Dir() string { return g.dir }
 
 // Env is the environment entry that points an adb client at the gate from
 // inside the sandbox.
-func (g *ADBGate) Env() string { return "ADB_SERVER_SOCKET=localfilesystem:" + GateDir + "/" + gateSocket }
+func (g *ADBGate) Env() string {
+	return "ADB_SERVER_SOCKET=localfilesystem:" + GateDir + "/" + gateSocket
+}
 
 // hostEnv points an unconfined adb client (scriptExecutor.sandbox "off")
 // at the gate's socket on the host.
