@@ -57,6 +57,9 @@ func TestScriptADBReachesOnlyItsPhone(t *testing.T) {
 		"adb -P 5038 devices",
 		"adb -H 127.0.0.1 -P 5037 shell echo direct-reached",
 		"adb shell echo still-mine",
+		"echo pushed-and-pulled > mine.txt",
+		"adb push mine.txt /sdcard/mine.txt && adb pull /sdcard/mine.txt back.txt && cat back.txt",
+		"adb push /etc/shadow /sdcard/shadow",
 	}, "\n")
 	res, err := New(t.TempDir(), Config{}).Run(context.Background(), script, 30*time.Second)
 	require.NoError(t, err)
@@ -67,6 +70,8 @@ func TestScriptADBReachesOnlyItsPhone(t *testing.T) {
 	assert.NotContains(t, out, third.Serial()+"\tdevice")
 	assert.Contains(t, res.Stdout, "mine-says-hi")
 	assert.Contains(t, res.Stdout, "still-mine", "the refused requests left the script's adb working")
+	assert.Contains(t, res.Stdout, "pushed-and-pulled", "push and pull within the workspace work")
+	assert.Contains(t, out, "cannot stat '/etc/shadow': No such file or directory", "push sees only what the sandbox sees")
 	assert.NotContains(t, res.Stdout, "other-reached")
 	assert.NotContains(t, res.Stdout, "direct-reached")
 	assert.Contains(t, res.Stderr, `host-serial:`+other.Serial()+`:features": the device named is not this run's phone (`+mine.Serial()+`)`)
