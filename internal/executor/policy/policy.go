@@ -30,6 +30,14 @@ type Violation struct {
 
 func (v *Violation) Error() string { return v.Reason }
 
+// orNil keeps a nil *Violation from becoming a non-nil error.
+func (v *Violation) orNil() error {
+	if v == nil {
+		return nil
+	}
+	return v
+}
+
 // NeverImplicit are shells and wrappers whose whole job is to run another
 // command. Allowing any of them would make the allowlist meaningless, so
 // they are removed from every allowlist unless the allowlist is "*".
