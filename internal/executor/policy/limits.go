@@ -134,9 +134,13 @@ func checkCallSize(args []string, line uint) *Violation {
 // the file size limit fail with EFBIG, as the kernel's RLIMIT_FSIZE fails a
 // confined program's. The file is not embedded: *os.File's WriteString and
 // ReadFrom, which io.WriteString and io.Copy prefer, would bypass Write.
+// A program started with the redirection gets the *os.File itself (its
+// own RLIMIT_FSIZE binds it), so the position is asked of the file on each
+// write rather than counted here.
 type cappedFile struct {
-	f        *os.File
-	off, max int64
+	f      *os.File
+	append bool
+	max    int64
 }
 
 var _ io.ReadWriteCloser = (*cappedFile)(nil)
@@ -144,8 +148,23 @@ var _ io.ReadWriteCloser = (*cappedFile)(nil)
 func (f *cappedFile) Read(p []byte) (int, error) { return f.f.Read(p) }
 func (f *cappedFile) Close() error               { return f.f.Close() }
 
+func (f *cappedFile) offset() (int64, error) {
+	if f.append {
+		fi, err := f.f.Stat()
+		if err != nil {
+			return 0, err
+		}
+		return fi.Size(), nil
+	}
+	return f.f.Seek(0, io.SeekCurrent)
+}
+
 func (f *cappedFile) Write(p []byte) (int, error) {
-	room := f.max - f.off
+	off, err := f.offset()
+	if err != nil {
+		return 0, err
+	}
+	room := f.max - off
 	if room <= 0 {
 		return 0, &os.PathError{Op: "write", Path: f.f.Name(), Err: syscall.EFBIG}
 	}
@@ -154,7 +173,6 @@ func (f *cappedFile) Write(p []byte) (int, error) {
 		p = p[:room]
 	}
 	n, err := f.f.Write(p)
-	f.off += int64(n)
 	if err == nil && short {
 		err = &os.PathError{Op: "write", Path: f.f.Name(), Err: syscall.EFBIG}
 	}
@@ -162,17 +180,19 @@ func (f *cappedFile) Write(p []byte) (int, error) {
 }
 
 // capWrites wraps a file opened with flag so its size stays within max.
-func capWrites(f *os.File, flag int, max int64) (io.ReadWriteCloser, error) {
+func capWrites(f *os.File, flag int, max int64) io.ReadWriteCloser {
 	if flag&(os.O_WRONLY|os.O_RDWR) == 0 {
-		return f, nil
+		return f
 	}
-	var off int64
-	if flag&os.O_APPEND != 0 {
-		fi, err := f.Stat()
-		if err != nil {
-			return nil, err
-		}
-		off = fi.Size()
+	return &cappedFile{f: f, append: flag&os.O_APPEND != 0, max: max}
+}
+
+// osFile hands a program the file behind a capped redirection, so its
+// output goes to the file directly (bounded by its RLIMIT_FSIZE) rather
+// than through the host.
+func osFile(w io.Writer) io.Writer {
+	if c, ok := w.(*cappedFile); ok {
+		return c.f
 	}
-	return &cappedFile{f: f, off: off, max: max}, nil
+	return w
 }

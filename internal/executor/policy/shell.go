@@ -156,7 +156,7 @@ func (s *shell) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return &Violation{"sandbox", err.Error()}
 	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = hc.Stdin, hc.Stdout, hc.Stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = hc.Stdin, osFile(hc.Stdout), osFile(hc.Stderr)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.WaitDelay = drainGrace
 	if err := cmd.Start(); err != nil {
@@ -227,12 +227,7 @@ func (s *shell) open(ctx context.Context, path string, flag int, perm os.FileMod
 	if max == 0 {
 		max = sandbox.DefaultLimits.FileBytes
 	}
-	w, err := capWrites(f, flag, int64(max))
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return w, nil
+	return capWrites(f, flag, int64(max)), nil
 }
 
 func (s *shell) stat(ctx context.Context, name string, follow bool) (fs.FileInfo, error) {
