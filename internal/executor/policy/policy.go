@@ -155,6 +155,9 @@ func (a Allowlist) CheckCall(args []string, line uint) *Violation {
 	if !a.Allows(args[0]) {
 		return a.refusal(args[0], line)
 	}
+	if v := checkArgs(args, line); v != nil && !a.all {
+		return v
+	}
 	if rmRecursiveForce(args) {
 		return &Violation{"deny:rm -rf", fmt.Sprintf("deny pattern \"rm -rf\" matched %q", strings.Join(args, " "))}
 	}

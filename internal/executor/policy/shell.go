@@ -149,6 +149,9 @@ func (s *shell) exec(ctx context.Context, args []string) error {
 		}
 		return true
 	})
+	if !s.o.Allow.AllowsAll() {
+		args = sandboxArgs(args)
+	}
 	cmd, err := s.o.Sandbox.Command(sandbox.Spec{
 		Args: args, Workspace: s.o.Workspace, Dir: hc.Dir, Env: env,
 		ADBGate: s.o.ADBGate, Limits: s.o.Limits, Cgroup: s.cgroup,

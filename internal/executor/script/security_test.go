@@ -197,3 +197,22 @@ func missingInCI(t *testing.T, why string) {
 	}
 	t.Skip(why)
 }
+
+// TestProgramRunningOptionsOfAllowedTools: sort, an allowed tool, cannot
+// be made to run a program (--compress-program in any spelling), and a
+// listed sed runs with --sandbox, so its e command runs nothing.
+func TestProgramRunningOptionsOfAllowedTools(t *testing.T) {
+	needSandbox(t)
+	e := New(t.TempDir(), Config{})
+	for _, script := range []string{
+		"ls > f; sort -S 1 --compress-program=bash f",
+		"ls > f; sort --comp bash f",
+		"opt=--compress-program; sort $opt=bash f",
+	} {
+		out := modelSees(t, e, script)
+		assert.Contains(t, out, `runs another program and is never allowed`, script)
+	}
+	out := modelSees(t, New(t.TempDir(), Config{AllowedCommands: []string{"sed", "echo"}}), "echo id | sed e")
+	assert.Contains(t, out, "e/r/w commands disabled in sandbox mode")
+	assert.NotContains(t, out, "uid=")
+}
