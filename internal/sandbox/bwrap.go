@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -38,7 +39,9 @@ func bwrapArgs(spec Spec) []string {
 		a = append(a, bindSystem(f)...)
 	}
 	a = append(a,
-		"--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+		// /tmp is memory: a tmpfs as large as the memory limit, so a
+		// process cannot hold more there than it could in its heap.
+		"--proc", "/proc", "--dev", "/dev", "--size", strconv.FormatUint(spec.Limits.withDefaults().MemoryBytes, 10), "--tmpfs", "/tmp",
 		"--bind", spec.Workspace, spec.Workspace,
 		"--chdir", spec.Dir,
 		"--clearenv",

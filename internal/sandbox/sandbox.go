@@ -115,6 +115,7 @@ type Sandbox struct {
 	mode  Mode
 	logf  func(format string, args ...any)
 	probe func() Capabilities
+	root  bool // RLIMIT_NPROC does not bind root
 }
 
 // New returns a sandbox in mode; logf receives the loud warnings of
@@ -126,7 +127,7 @@ func New(mode Mode, logf func(format string, args ...any)) *Sandbox {
 	if mode == "" {
 		mode = ModeAuto
 	}
-	return &Sandbox{mode: mode, logf: logf, probe: Probe}
+	return &Sandbox{mode: mode, logf: logf, probe: Probe, root: isRoot()}
 }
 
 // Mode returns the sandbox's mode.
@@ -158,6 +159,9 @@ func (s *Sandbox) Command(spec Spec) (*exec.Cmd, error) {
 	if !caps.Bwrap {
 		return nil, fmt.Errorf("%w: %s; install bubblewrap (Debian: apt-get install bubblewrap) or opt out with %s in config.json (the command then runs with your full rights)", ErrUnavailable, caps.BwrapErr, OptOutKey)
 	}
+	if err := processLimitMissing(caps, s.root); err != nil {
+		return nil, err
+	}
 	ws, err := filepath.Abs(spec.Workspace)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: workspace: %w", err)
@@ -174,6 +178,7 @@ func (s *Sandbox) Command(spec Spec) (*exec.Cmd, error) {
 	if spec.Cgroup != nil {
 		h.CgroupProcs = spec.Cgroup.procsFile()
 	}
+	spec.Limits = h.Limits
 	args := append([]string{helperArg, h.encode(), caps.BwrapPath}, bwrapArgs(spec)...)
 	cmd := exec.Command(self, args...)
 	cmd.Dir = "/"
@@ -241,7 +246,7 @@ func probe() Capabilities {
 		c.BwrapErr = "bubblewrap (bwrap) is not installed"
 		return c
 	}
-	out, err := exec.Command(path, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true").CombinedOutput()
+	out, err := exec.Command(path, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--size", "1048576", "--tmpfs", "/tmp", "true").CombinedOutput()
 	if err != nil {
 		c.BwrapErr = fmt.Sprintf("bwrap cannot create namespaces here (%v: %s); user namespaces may be disabled", err, strings.TrimSpace(string(out)))
 		return c
