@@ -112,6 +112,9 @@ func compileProto(chunk string, src []byte) (*glua.FunctionProto, error) {
 	if err != nil {
 		return nil, syntaxError(chunk, err)
 	}
+	if err := checkDepth(stmts); err != nil {
+		return nil, syntaxError(chunk, err)
+	}
 	proto, err := glua.Compile(stmts, chunk)
 	if err != nil {
 		return nil, syntaxError(chunk, err)
