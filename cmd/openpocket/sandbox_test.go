@@ -78,3 +78,42 @@ adb -H 127.0.0.1 -P 5037 devices
 	require.NoError(t, err)
 	assert.False(t, strings.Contains(string(fw), mine.Serial()), "a forward was opened: %s", fw)
 }
+
+// TestSecretParamNeverInLogs: a playbook's Lua logs and prints a secret
+// parameter; log.txt and the terminal show ••• and no file the run wrote
+// holds the value.
+func TestSecretParamNeverInLogs(t *testing.T) {
+	phone := simtest.Start(t)
+	home := t.TempDir()
+	flow := filepath.Join(t.TempDir(), "secret.yaml")
+	require.NoError(t, os.WriteFile(flow, []byte(`params:
+  password: {type: string, secret: true, required: true}
+steps:
+  - lua: |
+      log.info("pw is " .. password)
+      log.warn("pair", "pw", password, "n", 1)
+      print("printed " .. password)
+`), 0o644))
+	const secret = "Hunter2-S3CRET"
+	res := runBinary(t, nil, "--home", home, "--device", phone.Serial(), "play", flow, "-e", "password="+secret)
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.NotContains(t, res.stdout+res.stderr, secret)
+	logs, err := filepath.Glob(filepath.Join(home, "state", "runs", "*", "log.txt"))
+	require.NoError(t, err)
+	require.Len(t, logs, 1)
+	b, err := os.ReadFile(logs[0])
+	require.NoError(t, err)
+	for _, want := range []string{"pw is •••", "pw=•••", "printed •••"} {
+		assert.Contains(t, string(b), want)
+	}
+	require.NoError(t, filepath.WalkDir(home, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err == nil && strings.Contains(string(data), secret) {
+			t.Errorf("%s holds the secret", path)
+		}
+		return nil
+	}))
+}
