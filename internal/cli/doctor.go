@@ -276,6 +276,6 @@ func (d *doctor) sandbox(cfg workspace.Config) {
 		if !g.Holds {
 			fix = "see docs/security.md (Host processes)"
 		}
-		d.add(g.Holds, false, "sandbox "+g.Name+": "+g.How, fix)
+		d.add(g.Holds, false, "sandbox: "+g.Name+": "+g.How, fix)
 	}
 }

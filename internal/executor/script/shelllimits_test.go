@@ -48,7 +48,11 @@ func TestShellVariableGrowthStops(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, res.Rejected, "memory limit exceeded: the script's shell grew the heap by", "%+v", res)
 	assert.NotContains(t, res.Stdout, "grew to")
-	assert.Less(t, peak-before, uint64(200<<20), "the heap grew by %d MiB", (peak-before)>>20)
+	// The watch is sampled: the statement running when it fires finishes
+	// (x doubles once more, with its copies), so the bound is well above
+	// the 64 MiB limit, and well below the 738 MiB the loop reaches
+	// unwatched.
+	assert.Less(t, peak-before, uint64(512<<20), "the heap grew by %d MiB", (peak-before)>>20)
 }
 
 // TestShellArgumentsCapped: a command whose expanded arguments pass 16 MiB
