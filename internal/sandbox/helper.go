@@ -16,7 +16,7 @@ import (
 // helperArg marks the re-exec of the current binary as the sandbox helper:
 // os.Args = [self, helperArg, config, bwrap, bwrap args...]. The helper
 // applies what bubblewrap cannot (rlimits, the pids cgroup, Landlock's TCP
-// rule) to itself and then becomes bwrap, so every process of the tree
+// deny) to itself and then becomes bwrap, so every process of the tree
 // inherits them.
 const helperArg = "__openpocket-sandbox-helper"
 

@@ -4,7 +4,8 @@
 // every command actually executed is checked against the allowlist after
 // expansion and every program runs inside the OS sandbox (package sandbox:
 // the workspace read-write, no home, no other processes, an allowlisted
-// environment, network only to the adb server, resource limits). Each run
+// environment, no network, adb only to the run's own phone through the
+// run's sandbox.ADBGate, resource limits). Each run
 // is recorded as a run artifact (seed 003 "Script Run Artifact"):
 //
 //	<workspace>/scripts/runs/run-<runId>/{script.sh,stdout.log,stderr.log,result.json}
