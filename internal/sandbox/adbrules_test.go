@@ -1,6 +1,9 @@
 package sandbox
 
 import (
+	"io"
+	"net"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -54,5 +57,53 @@ func TestGateRules(t *testing.T) {
 	list := "127.0.0.1:5555\tdevice\n127.0.0.1:55555\tdevice\nemulator-5554\tdevice\n"
 	if got := filterDevices(list, own); got != "127.0.0.1:5555\tdevice\n" {
 		t.Errorf("filtered list %q", got)
+	}
+}
+
+// TestGateFollowsTheConfiguredServer: the gate talks to the server its
+// phone is attached to (the device's, else ADB_SERVER_SOCKET or
+// ANDROID_ADB_SERVER_PORT as adb picks it), not always 5037.
+func TestGateFollowsTheConfiguredServer(t *testing.T) {
+	srv, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	go func() {
+		for {
+			c, err := srv.Accept()
+			if err != nil {
+				return
+			}
+			if req, err := readRequest(c); err == nil && req == "host:version" {
+				c.Write([]byte("OKAY00040029"))
+			}
+			c.Close()
+		}
+	}()
+	_, port, _ := net.SplitHostPort(srv.Addr().String())
+	t.Setenv("ADB_SERVER_SOCKET", "")
+	t.Setenv("ANDROID_ADB_SERVER_PORT", port)
+	if got := ADBServerAddr(""); got != "127.0.0.1:"+port {
+		t.Fatalf("ADBServerAddr with ANDROID_ADB_SERVER_PORT=%s: %s", port, got)
+	}
+	t.Setenv("ADB_SERVER_SOCKET", "tcp:127.0.0.1:"+port)
+	t.Setenv("ANDROID_ADB_SERVER_PORT", "1")
+	for _, dev := range []GateDevice{{Serial: "x"}, {Serial: "x", Server: srv.Addr().String()}} {
+		g, err := NewADBGate(func() (GateDevice, error) { return dev, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := net.Dial("unix", filepath.Join(g.Dir(), gateSocket))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeRequest(c, "host:version")
+		b, _ := io.ReadAll(c)
+		c.Close()
+		g.Close()
+		if string(b) != "OKAY00040029" {
+			t.Errorf("%+v: the gate answered %q", dev, b)
+		}
 	}
 }
