@@ -117,3 +117,17 @@ steps:
 		return nil
 	}))
 }
+
+// TestScriptRunADBIsTheDeviceFlagsPhone: `openpocket --device SERIAL
+// script run` (no session) gives the script that phone and no other.
+func TestScriptRunADBIsTheDeviceFlagsPhone(t *testing.T) {
+	needSandbox(t)
+	mine, other := simtest.Start(t), simtest.Start(t)
+	home := t.TempDir()
+	res := runBinary(t, nil, "--home", home, "--device", mine.Serial(), "script", "run", "--text",
+		"adb shell echo mine-says-hi; adb -s "+other.Serial()+" shell echo other-reached; adb devices")
+	assert.Contains(t, res.stdout, "mine-says-hi", res.stderr)
+	assert.NotContains(t, res.stdout, "other-reached")
+	assert.Contains(t, res.stdout, "the device named is not this run's phone ("+mine.Serial()+")")
+	assert.NotContains(t, res.stdout, other.Serial()+"\tdevice")
+}

@@ -15,16 +15,33 @@ import (
 // (internal/adb's Device).
 type serverAddresser interface{ ServerAddr() string }
 
+type phoneKey struct{}
+
+// WithPhone names the phone (serial, and its adb server, "" for adb's
+// default) of scripts run with ctx outside a session: `openpocket --device
+// SERIAL script run`.
+func WithPhone(ctx context.Context, serial, server string) context.Context {
+	return context.WithValue(ctx, phoneKey{}, sandbox.GateDevice{Serial: serial, Server: server})
+}
+
 // phoneOf returns how the run's adb gate finds the script's phone: the
 // session's phone when ctx carries a session (opened on the script's first
-// adb request, not before), otherwise the ANDROID_SERIAL openpocket itself
-// was started with; without either, a script's adb reaches no device.
+// adb request, not before), otherwise the phone WithPhone named, otherwise
+// the ANDROID_SERIAL openpocket itself was started with; without any, a
+// script's adb reaches no device.
 func (e *Executor) phoneOf(ctx context.Context) func() (sandbox.GateDevice, error) {
 	sess := engine.SessionFrom(ctx)
+	named, _ := ctx.Value(phoneKey{}).(sandbox.GateDevice)
 	return func() (sandbox.GateDevice, error) {
 		d := sandbox.GateDevice{Server: e.cfg.ADBServer}
 		if sess == nil {
 			d.Serial = os.Getenv("ANDROID_SERIAL")
+			if named.Serial != "" {
+				d.Serial = named.Serial
+			}
+			if named.Server != "" {
+				d.Server = named.Server
+			}
 			return d, nil
 		}
 		p, err := sess.Phone()
