@@ -44,11 +44,10 @@ type gateRequest struct {
 type gateKind int
 
 const (
-	gateRefused   gateKind = iota
-	gateServer             // a server query with no device: passed as is
-	gateDevices            // the device list, filtered to the run's phone
-	gateQuery              // a device-scoped host query
-	gateTransport          // a transport switch, then one device service
+	gateServer    gateKind = iota + 1 // a server query with no device: passed as is
+	gateDevices                       // the device list, filtered to the run's phone
+	gateQuery                         // a device-scoped host query
+	gateTransport                     // a transport switch, then one device service
 )
 
 // classify matches req against the rules for a script whose phone is own
