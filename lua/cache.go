@@ -113,6 +113,9 @@ func compileProto(chunk string, src []byte) (*glua.FunctionProto, error) {
 	if err != nil {
 		return nil, syntaxError(chunk, err)
 	}
+	if err := checkDepth(stmts); err != nil {
+		return nil, syntaxError(chunk, err)
+	}
 	proto, err := glua.Compile(rewriteChunk(stmts), chunk)
 	if err != nil {
 		return nil, syntaxError(chunk, err)

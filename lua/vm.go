@@ -242,7 +242,7 @@ func (vm *VM) RunContext(ctx context.Context, chunkName string, src []byte) erro
 	if vm.closed {
 		return ErrClosed
 	}
-	proto, err := vm.cache.compile(chunkName, src)
+	proto, err := vm.compile(ctx, chunkName, src)
 	if err != nil {
 		return vm.mapCompileError(err)
 	}
@@ -252,6 +252,42 @@ func (vm *VM) RunContext(ctx context.Context, chunkName string, src []byte) erro
 	}
 	_, err = vm.pcall(ctx, chunkName, vm.L.NewFunctionFromProto(proto), vm.chunkArgs(args...))
 	return err
+}
+
+// compile compiles src (or fetches it from the cache) within the run's
+// time: when ctx or the VM's context (Options.Timeout) ends first, it
+// returns the same canceled error a running chunk would. The compile
+// itself cannot be interrupted; it goes on in the background, bounded by
+// MaxExprDepth, and its result is cached.
+func (vm *VM) compile(ctx context.Context, chunk string, src []byte) (*glua.FunctionProto, error) {
+	type compiled struct {
+		proto *glua.FunctionProto
+		err   error
+	}
+	ch := make(chan compiled, 1)
+	go func() {
+		p, err := vm.cache.compile(chunk, src)
+		ch <- compiled{p, err}
+	}()
+	var done <-chan struct{}
+	if ctx != nil {
+		done = ctx.Done()
+	}
+	var cause error
+	select {
+	case c := <-ch:
+		return c.proto, c.err
+	case <-vm.ctx.Done():
+		cause = context.Cause(vm.ctx)
+	case <-done:
+		cause = context.Cause(ctx)
+	}
+	return nil, &ScriptError{Kind: KindCanceled, Chunk: chunk, LuaChunk: chunk, Message: cause.Error(), Cause: cause}
+}
+
+func isCanceled(err error) bool {
+	var se *ScriptError
+	return errors.As(err, &se) && se.Kind == KindCanceled
 }
 
 // Eval runs one REPL line in the VM's global environment. A bare
@@ -266,12 +302,12 @@ func (vm *VM) EvalContext(ctx context.Context, src string) ([]any, error) {
 		return nil, ErrClosed
 	}
 	const chunk = "repl"
-	proto, err := vm.cache.compile(chunk, []byte("return "+src))
+	proto, err := vm.compile(ctx, chunk, []byte("return "+src))
+	if err != nil && !isCanceled(err) {
+		proto, err = vm.compile(ctx, chunk, []byte(src))
+	}
 	if err != nil {
-		proto, err = vm.cache.compile(chunk, []byte(src))
-		if err != nil {
-			return nil, vm.mapCompileError(err)
-		}
+		return nil, vm.mapCompileError(err)
 	}
 	rets, err := vm.pcall(ctx, chunk, vm.L.NewFunctionFromProto(proto), vm.chunkArgs())
 	if err != nil {

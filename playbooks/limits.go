@@ -11,6 +11,10 @@ const (
 	// MaxAliasExpansion bounds the nodes YAML aliases may add by reference
 	// (an "alias bomb" expands a few lines into billions of nodes).
 	MaxAliasExpansion = 100000
+	// MaxExprBytes bounds one ${expr}: an expression is a value or a
+	// condition, and a long one (a+a+… over 64 KB) cost the Lua compiler
+	// quadratic time. Longer logic belongs in a Lua step or script.
+	MaxExprBytes = 4096
 )
 
 // exhausted reports (once) and returns true when the node budget is

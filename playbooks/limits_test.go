@@ -76,3 +76,13 @@ func TestTooManyStepsFailFastNamingTheLine(t *testing.T) {
 	assert.Equal(t, MaxSteps+3, errs[0].Line)
 	assert.Contains(t, errs[0].Error(), fmt.Sprintf("crash.yaml:%d:5: steps[%d]: playbook has more than %d steps", MaxSteps+3, MaxSteps, MaxSteps))
 }
+
+// TestLongExpressionRefusedAtItsLine: a 64 KB ${a+a+…} (which took the Lua
+// compiler half a minute) is refused while parsing, naming its line.
+func TestLongExpressionRefusedAtItsLine(t *testing.T) {
+	src := "params: {a: {default: 1}}\nsteps:\n  - input: \"${" + strings.Repeat("a+", 32<<10) + "a}\"\n"
+	errs := compileErr(t, src)
+	require.Len(t, errs, 1)
+	assert.Contains(t, errs[0].Error(), "crash.yaml:3:")
+	assert.Contains(t, errs[0].Error(), "is 65537 bytes; an expression may have at most 4096")
+}

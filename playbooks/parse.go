@@ -547,6 +547,9 @@ func parseInterp(s string) (*Str, string) {
 		if expr == "" {
 			return &Str{Raw: s, Parts: []StrPart{{Text: s}}}, fmt.Sprintf("empty ${} in %q", s)
 		}
+		if len(expr) > MaxExprBytes {
+			return &Str{Raw: s, Parts: []StrPart{{Text: s}}}, fmt.Sprintf("${%.20s…} is %d bytes; an expression may have at most %d (compute longer values in a lua: step)", expr, len(expr), MaxExprBytes)
+		}
 		flush()
 		out.Parts = append(out.Parts, StrPart{Text: expr, IsExpr: true})
 		i = end + 1

@@ -58,3 +58,22 @@ func TestSelectorStringUsesLuaNames(t *testing.T) {
 		t.Errorf("want the nested field by its Lua name and the pattern untouched, got %v", err)
 	}
 }
+
+// TestRePatternAndMatchesBounded: an 8 MiB pattern is refused before Go
+// compiles it (it took 1.5 GB), and re.gsub refuses to collect millions
+// of matches.
+func TestRePatternAndMatchesBounded(t *testing.T) {
+	vm, err := lua.New(t.Context(), stdlib.Registry(), lua.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vm.Close()
+	_, err = vm.Eval(`require("re").match(string.rep("(a|b)", 8 * 1024 * 1024 / 5), "ab")`)
+	if err == nil || !strings.Contains(err.Error(), "re.match: the pattern is 8388605 bytes, the limit is 32768") {
+		t.Errorf("want the pattern size limit, got %v", err)
+	}
+	_, err = vm.Eval(`require("re").gsub("", string.rep("x", 2 * 1024 * 1024), "")`)
+	if err == nil || !strings.Contains(err.Error(), "re.gsub: more than 1048576 matches in one call") {
+		t.Errorf("want the match count limit, got %v", err)
+	}
+}

@@ -1,6 +1,7 @@
 package stdlib
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"strings"
@@ -10,6 +11,15 @@ import (
 
 // maxCachedRegexps bounds a VM's compiled-pattern cache.
 const maxCachedRegexps = 256
+
+// MaxPatternBytes bounds a re pattern: Go compiles a pattern into a
+// program many times its size (an 8 MiB pattern took 1.5 GB and overran
+// its run's timeout while compiling).
+const MaxPatternBytes = 32 << 10
+
+// maxMatches bounds the matches re.gsub collects in one call (each costs
+// a slice on the Go side, out of the Lua heap limit's sight).
+const maxMatches = 1 << 20
 
 func openRe(vm *lua.VM) (lua.LValue, error) {
 	e := envOf(vm)
@@ -61,10 +71,17 @@ func openRe(vm *lua.VM) (lua.LValue, error) {
 			}
 			// Every $ reference expands to at most the match's length.
 			refs := strings.Count(string(tmpl), "$")
-			matches := re.FindAllStringSubmatchIndex(s, -1)
+			matches := re.FindAllStringSubmatchIndex(s, maxMatches+1)
+			if len(matches) > maxMatches {
+				return lua.Raisef(L, "re.gsub: more than %d matches in one call", maxMatches)
+			}
+			checkCtx(L)
 			var out []byte
 			last := 0
-			for _, m := range matches {
+			for i, m := range matches {
+				if i%4096 == 4095 {
+					checkCtx(L)
+				}
 				out = append(out, s[last:m[0]]...)
 				last = m[1]
 				if isStr {
@@ -120,6 +137,9 @@ func (e *env) checkRe(L *lua.LState, fn string) *regexp.Regexp {
 	if re, ok := e.res[pat]; ok {
 		return re
 	}
+	if len(pat) > MaxPatternBytes {
+		lua.Raisef(L, "%s: the pattern is %d bytes, the limit is %d", fn, len(pat), MaxPatternBytes)
+	}
 	re, err := regexp.Compile(pat)
 	if err != nil {
 		lua.Raise(L, fmt.Errorf("%s: invalid pattern %q: %v", fn, pat, err))
@@ -129,4 +149,12 @@ func (e *env) checkRe(L *lua.LState, fn string) *regexp.Regexp {
 	}
 	e.res[pat] = re
 	return re
+}
+
+// checkCtx raises when the run's context has ended (timeout, Ctrl-C), so a
+// long re call stops where it stands.
+func checkCtx(L *lua.LState) {
+	if ctx := L.Context(); ctx != nil && ctx.Err() != nil {
+		lua.Raise(L, context.Cause(ctx))
+	}
 }

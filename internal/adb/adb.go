@@ -266,6 +266,10 @@ var _ device.Transport = (*Device)(nil)
 // Serial is the device's adb serial.
 func (d *Device) Serial() string { return d.serial }
 
+// ServerAddr is the address of the adb server the device is attached to
+// (a confined script's adb gate connects there).
+func (d *Device) ServerAddr() string { return d.client.addr }
+
 // open dials the server, switches to the device's transport and opens service.
 func (d *Device) open(ctx context.Context, service string) (*conn, error) {
 	cn, err := d.client.dial(ctx)

@@ -270,17 +270,12 @@ func (d *doctor) sandbox(cfg workspace.Config) {
 		d.add(false, false, "sandbox: off in config.json (scriptExecutor.sandbox); scripts and exec run unconfined", `remove `+sandbox.OptOutKey+` once bubblewrap works here`)
 		return
 	}
-	c := sandbox.Probe()
-	if !c.Bwrap {
-		d.add(false, false, "sandbox: "+c.BwrapErr+"; run_script and exec are refused", "apt-get install bubblewrap, and allow unprivileged user namespaces")
-		return
+	// One line per limit, ✗ where it does not hold here.
+	for _, g := range sandbox.Probe().Guarantees(os.Geteuid() == 0) {
+		fix := ""
+		if !g.Holds {
+			fix = "see docs/security.md (Host processes)"
+		}
+		d.add(g.Holds, false, "sandbox: "+g.Name+": "+g.How, fix)
 	}
-	what := "sandbox: bubblewrap at " + c.BwrapPath + " starts a sandbox"
-	if c.LandlockABI > 0 {
-		what += fmt.Sprintf(", Landlock ABI %d", c.LandlockABI)
-	}
-	if c.PidsCgroup != "" {
-		what += ", pids cgroup"
-	}
-	d.add(true, false, what, "")
 }

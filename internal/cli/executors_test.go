@@ -28,7 +28,7 @@ func execTestApp(t *testing.T) (*App, *bytes.Buffer, *bytes.Buffer) {
 
 func TestScriptRunOK(t *testing.T) {
 	app, out, _ := execTestApp(t)
-	err := (&ScriptRunCmd{Text: "echo hello"}).Run(app.Ctx, streams(app), onUse(app))
+	err := (&ScriptRunCmd{Text: "echo hello"}).Run(app.Ctx, streams(app), Globals{}, onUse(app))
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(out.String(), "run_script exitCode=0 timedOut=false\nrunDir="+filepath.Join(app.Home, "workspace", "scripts", "runs", "run-")), out.String())
 	assert.Contains(t, out.String(), "stdout:\nhello\n")
@@ -40,30 +40,30 @@ func TestScriptRunFailureExitCodes(t *testing.T) {
 	app, out, _ := execTestApp(t)
 	file := filepath.Join(t.TempDir(), "fail.sh")
 	require.NoError(t, os.WriteFile(file, []byte("ls /definitely-missing-dir\n"), 0o644))
-	err := (&ScriptRunCmd{File: file}).Run(app.Ctx, streams(app), onUse(app))
+	err := (&ScriptRunCmd{File: file}).Run(app.Ctx, streams(app), Globals{}, onUse(app))
 	require.Error(t, err)
 	assert.Equal(t, ExitFailed, ExitCode(err))
 	assert.True(t, isReported(err), "the result text was printed; Main adds nothing")
 	assert.Contains(t, out.String(), "run_script exitCode=2 ")
 
 	out.Reset()
-	err = (&ScriptRunCmd{Text: "sudo reboot"}).Run(app.Ctx, streams(app), onUse(app))
+	err = (&ScriptRunCmd{Text: "sudo reboot"}).Run(app.Ctx, streams(app), Globals{}, onUse(app))
 	assert.Equal(t, ExitFailed, ExitCode(err))
 	assert.True(t, strings.HasPrefix(out.String(), "run_script rejected: "), out.String())
 
-	err = (&ScriptRunCmd{File: filepath.Join(t.TempDir(), "missing.sh")}).Run(app.Ctx, streams(app), onUse(app))
+	err = (&ScriptRunCmd{File: filepath.Join(t.TempDir(), "missing.sh")}).Run(app.Ctx, streams(app), Globals{}, onUse(app))
 	assert.Equal(t, ExitUsage, ExitCode(err))
 }
 
 func TestScriptRunLua(t *testing.T) {
 	app, out, _ := execTestApp(t)
-	err := (&ScriptRunCmd{Text: "local fs = require 'fs'\nfs.write('x.txt', 'abc')\nprint((fs.read('x.txt')))", Lua: true}).Run(app.Ctx, streams(app), onUse(app))
+	err := (&ScriptRunCmd{Text: "local fs = require 'fs'\nfs.write('x.txt', 'abc')\nprint((fs.read('x.txt')))", Lua: true}).Run(app.Ctx, streams(app), Globals{}, onUse(app))
 	require.NoError(t, err)
 	assert.Contains(t, out.String(), "stdout:\nabc\n")
 	assert.FileExists(t, filepath.Join(app.Home, "workspace", "x.txt"))
 
 	out.Reset()
-	err = (&ScriptRunCmd{Text: "-- lua\nerror('bad')"}).Run(app.Ctx, streams(app), onUse(app))
+	err = (&ScriptRunCmd{Text: "-- lua\nerror('bad')"}).Run(app.Ctx, streams(app), Globals{}, onUse(app))
 	assert.Equal(t, ExitFailed, ExitCode(err))
 	assert.Contains(t, out.String(), "run_script exitCode=1 ")
 }
@@ -77,7 +77,7 @@ func TestScriptRunHonoursConfigTimeout(t *testing.T) {
 	require.NoError(t, err)
 	app.Config = filepath.Join(t.TempDir(), "config.json")
 	require.NoError(t, os.WriteFile(app.Config, data, 0o644))
-	err = (&ScriptRunCmd{Text: "sleep 30"}).Run(app.Ctx, streams(app), onUse(app))
+	err = (&ScriptRunCmd{Text: "sleep 30"}).Run(app.Ctx, streams(app), Globals{}, onUse(app))
 	assert.Equal(t, ExitFailed, ExitCode(err))
 	assert.Contains(t, out.String(), "timedOut=true")
 }
@@ -86,7 +86,7 @@ func TestBadConfigIsUsageError(t *testing.T) {
 	app, _, _ := execTestApp(t)
 	app.Config = filepath.Join(t.TempDir(), "config.json")
 	require.NoError(t, os.WriteFile(app.Config, []byte("{\n  \"scriptExecutor\": {\"timeoutSec\": \"x\"}\n}\n"), 0o644))
-	err := (&ScriptRunCmd{Text: "echo"}).Run(app.Ctx, streams(app), onUse(app))
+	err := (&ScriptRunCmd{Text: "echo"}).Run(app.Ctx, streams(app), Globals{}, onUse(app))
 	require.Error(t, err)
 	assert.Equal(t, ExitUsage, ExitCode(err), "%v", err)
 	assert.Contains(t, err.Error(), "config.json:2")

@@ -26,8 +26,10 @@ type ScriptRunCmd struct {
 
 // Run checks and runs the script in OPENPOCKET_HOME/workspace/scripts,
 // records it under scripts/runs/, prints the run_script result text and
-// fails (exit 1) unless the script exited 0 within its time limit.
-func (c *ScriptRunCmd) Run(ctx context.Context, out Streams, later OnUse) error {
+// fails (exit 1) unless the script exited 0 within its time limit. The
+// script's adb reaches only the --device phone (on --adb-server).
+func (c *ScriptRunCmd) Run(ctx context.Context, out Streams, g Globals, later OnUse) error {
+	ctx = script.WithPhone(ctx, g.Device, g.ADBServer)
 	src := c.Text
 	if c.File != "" {
 		b, err := os.ReadFile(c.File)

@@ -149,7 +149,7 @@ func (s *Service) playCompiled(ctx context.Context, lc *lifecycle, name string, 
 		return fail(err)
 	}
 	defer logFile.Close()
-	runLog, logf := s.runLoggers(logFile)
+	runLog, logf := s.runLoggers(logFile, res.Secrets)
 	rec.logf = logf
 	sess, err := lc.playSession(ctx, name, dir, runLog)
 	if err != nil {
@@ -219,10 +219,11 @@ func (s *Service) playOutput(lc *lifecycle, name, outRoot string, res *playbooks
 
 // runLoggers are a playbook run's loggers: runLog reaches the runtime's
 // logger and log.txt (the run's own lines, Lua's log.* and print, all in
-// one human format); logf writes a line to log.txt only.
-func (s *Service) runLoggers(logFile *os.File) (runLog *slog.Logger, logf func(string, ...any)) {
-	fileHandler := s.cfg.LogHandler(logFile, slog.LevelDebug)
-	runLog = slog.New(slog.NewMultiHandler(s.cfg.Logger.Handler(), fileHandler))
+// one human format); logf writes a line to log.txt only. Both mask the
+// values of secret parameters.
+func (s *Service) runLoggers(logFile *os.File, secrets map[string]any) (runLog *slog.Logger, logf func(string, ...any)) {
+	fileHandler := redacting(s.cfg.LogHandler(logFile, slog.LevelDebug), secrets)
+	runLog = slog.New(redacting(slog.NewMultiHandler(s.cfg.Logger.Handler(), fileHandler), secrets))
 	fileLog := slog.New(fileHandler)
 	return runLog, func(format string, args ...any) { fileLog.Info(fmt.Sprintf(format, args...)) }
 }

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -31,9 +32,6 @@ func bwrapArgs(spec Spec) []string {
 		"--uid", sandboxUID, "--gid", sandboxUID, "--cap-drop", "ALL",
 		"--hostname", "openpocket-sandbox",
 	}
-	if spec.Network == NetADB {
-		a = append(a, "--share-net")
-	}
 	for _, d := range systemDirs {
 		a = append(a, bindSystem(d)...)
 	}
@@ -41,12 +39,19 @@ func bwrapArgs(spec Spec) []string {
 		a = append(a, bindSystem(f)...)
 	}
 	a = append(a,
-		"--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+		// /tmp is memory: a tmpfs as large as the memory limit, so a
+		// process cannot hold more there than it could in its heap.
+		"--proc", "/proc", "--dev", "/dev", "--size", strconv.FormatUint(spec.Limits.withDefaults().MemoryBytes, 10), "--tmpfs", "/tmp",
 		"--bind", spec.Workspace, spec.Workspace,
 		"--chdir", spec.Dir,
 		"--clearenv",
 	)
-	for _, kv := range Environment(spec.Env, spec.Workspace) {
+	env := Environment(spec.Env, spec.Workspace)
+	if g := spec.ADBGate; g != nil {
+		a = append(a, "--ro-bind", g.Dir(), GateDir)
+		env = append(env, g.Env())
+	}
+	for _, kv := range env {
 		name, val, _ := strings.Cut(kv, "=")
 		a = append(a, "--setenv", name, val)
 	}

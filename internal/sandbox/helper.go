@@ -16,7 +16,7 @@ import (
 // helperArg marks the re-exec of the current binary as the sandbox helper:
 // os.Args = [self, helperArg, config, bwrap, bwrap args...]. The helper
 // applies what bubblewrap cannot (rlimits, the pids cgroup, Landlock's TCP
-// rule) to itself and then becomes bwrap, so every process of the tree
+// deny) to itself and then becomes bwrap, so every process of the tree
 // inherits them.
 const helperArg = "__openpocket-sandbox-helper"
 
@@ -24,8 +24,8 @@ const helperArg = "__openpocket-sandbox-helper"
 type helperConfig struct {
 	Limits      Limits `json:"limits"`
 	CgroupProcs string `json:"cgroupProcs,omitempty"`
-	ConnectPort int    `json:"connectPort,omitempty"`
-	LandlockABI int    `json:"landlockABI,omitempty"`
+	// LandlockABI > 0 denies every TCP bind and connect (a gated script).
+	LandlockABI int `json:"landlockABI,omitempty"`
 }
 
 func (h helperConfig) encode() string {
@@ -68,8 +68,8 @@ func runHelper(config string, argv []string) error {
 	if err := setLimits(h.Limits); err != nil {
 		return err
 	}
-	if h.ConnectPort > 0 {
-		if err := restrictConnect(h.ConnectPort, h.LandlockABI); err != nil {
+	if h.LandlockABI >= 4 {
+		if err := denyTCP(h.LandlockABI); err != nil {
 			return err
 		}
 	}
@@ -104,10 +104,12 @@ func setLimits(l Limits) error {
 	return nil
 }
 
-// restrictConnect allows TCP connect only to port and TCP bind only to an
-// ephemeral port, and (ABI 6+) scopes abstract unix sockets and signals to
-// the sandbox.
-func restrictConnect(port, abi int) error {
+// denyTCP refuses every TCP bind and connect (Landlock handles both and
+// allows none), and (ABI 6+) scopes abstract unix sockets and signals to
+// the sandbox. The private network namespace already hides the host's
+// network; this also keeps a script from listening or connecting on the
+// namespace's own loopback (an adb client starting a server of its own).
+func denyTCP(abi int) error {
 	attr := ll.RulesetAttr{HandledAccessNet: ll.AccessNetBindTCP | ll.AccessNetConnectTCP}
 	if abi >= 6 {
 		attr.Scoped = ll.ScopeAbstractUnixSocket | ll.ScopeSignal
@@ -117,14 +119,6 @@ func restrictConnect(port, abi int) error {
 		return fmt.Errorf("landlock ruleset: %w", err)
 	}
 	defer syscall.Close(fd)
-	if err := ll.LandlockAddNetPortRule(fd, &ll.NetPortAttr{AllowedAccess: ll.AccessNetConnectTCP, Port: uint64(port)}, 0); err != nil {
-		return fmt.Errorf("landlock port rule: %w", err)
-	}
-	// The adb client binds its socket to an ephemeral port before it
-	// connects; port 0 allows exactly that, no fixed port.
-	if err := ll.LandlockAddNetPortRule(fd, &ll.NetPortAttr{AllowedAccess: ll.AccessNetBindTCP, Port: 0}, 0); err != nil {
-		return fmt.Errorf("landlock port rule: %w", err)
-	}
 	if err := ll.AllThreadsPrctl(prSetNoNewPrivs, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("no_new_privs: %w", err)
 	}

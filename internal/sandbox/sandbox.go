@@ -1,10 +1,12 @@
 // Package sandbox confines host processes started on behalf of a model, a
 // skill or a script. On Linux it wraps the command in bubblewrap (new user,
 // mount, pid, ipc, uts and network namespaces; the workspace read-write,
-// system directories read-only, everything else absent), applies resource
-// limits and a pids cgroup through a small re-exec helper of the current
-// binary, and limits TCP connections to the adb server's port with Landlock
-// when the process needs the device.
+// system directories read-only, everything else absent) and applies
+// resource limits and a pids cgroup through a small re-exec helper of the
+// current binary. A process that needs the phone (a script) reaches the adb
+// server only through an ADBGate: a unix socket bound into the sandbox,
+// served by a filter that lets through the run's own phone and nothing
+// else; Landlock then denies it every TCP bind and connect.
 //
 // Nothing here trusts the command: it is assumed hostile. When no
 // confinement works on the machine, Command returns an error naming the
@@ -48,18 +50,6 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf(`expected "auto" or "off", got %q`, s)
 }
 
-// Network says what a confined process may reach.
-type Network int
-
-const (
-	// NetNone: a private network namespace with only its own loopback.
-	NetNone Network = iota
-	// NetADB: the host network, but TCP connect only to the adb server's
-	// port (Landlock); without Landlock network rules this degrades to
-	// NetNone.
-	NetADB
-)
-
 // Limits are the resource limits of one confined process tree. Zero fields
 // take DefaultLimits' values.
 type Limits struct {
@@ -102,10 +92,12 @@ type Spec struct {
 	Dir       string
 	// Env adds NAME=value entries to the base environment; names outside
 	// EnvAllowlist and secret-looking names are dropped.
-	Env     []string
-	Network Network
-	// ADBPort is the adb server's port for NetADB (default 5037).
-	ADBPort int
+	Env []string
+	// ADBGate, when set, is the process's only way to the adb server (its
+	// socket is bound at GateDir and ADB_SERVER_SOCKET names it). Every
+	// confined process runs in a private network namespace; with a gate,
+	// Landlock (ABI 4+) also denies every TCP bind and connect there.
+	ADBGate *ADBGate
 	Limits  Limits
 	// Cgroup, when non-nil, is joined by the process before it starts
 	// (NewCgroup; a script's commands share one process budget).
@@ -123,6 +115,7 @@ type Sandbox struct {
 	mode  Mode
 	logf  func(format string, args ...any)
 	probe func() Capabilities
+	root  bool // RLIMIT_NPROC does not bind root
 }
 
 // New returns a sandbox in mode; logf receives the loud warnings of
@@ -134,7 +127,7 @@ func New(mode Mode, logf func(format string, args ...any)) *Sandbox {
 	if mode == "" {
 		mode = ModeAuto
 	}
-	return &Sandbox{mode: mode, logf: logf, probe: Probe}
+	return &Sandbox{mode: mode, logf: logf, probe: Probe, root: isRoot()}
 }
 
 // Mode returns the sandbox's mode.
@@ -157,35 +150,35 @@ func (s *Sandbox) Command(spec Spec) (*exec.Cmd, error) {
 		cmd := exec.Command(spec.Args[0], spec.Args[1:]...)
 		cmd.Dir = spec.Dir
 		cmd.Env = Environment(spec.Env, spec.Workspace)
+		if spec.ADBGate != nil {
+			cmd.Env = append(cmd.Env, spec.ADBGate.hostEnv())
+		}
 		return cmd, nil
 	}
 	caps := s.probe()
 	if !caps.Bwrap {
 		return nil, fmt.Errorf("%w: %s; install bubblewrap (Debian: apt-get install bubblewrap) or opt out with %s in config.json (the command then runs with your full rights)", ErrUnavailable, caps.BwrapErr, OptOutKey)
 	}
+	if err := processLimitMissing(caps, s.root); err != nil {
+		return nil, err
+	}
 	ws, err := filepath.Abs(spec.Workspace)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: workspace: %w", err)
 	}
 	spec.Workspace = ws
-	if spec.ADBPort == 0 {
-		spec.ADBPort = 5037
-	}
-	if spec.Network == NetADB && caps.LandlockABI < 4 {
-		spec.Network = NetNone
-	}
 	self, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: locate helper: %w", err)
 	}
 	h := helperConfig{Limits: spec.Limits.withDefaults()}
-	if spec.Network == NetADB {
-		h.ConnectPort = spec.ADBPort
+	if spec.ADBGate != nil && caps.LandlockABI >= 4 {
 		h.LandlockABI = caps.LandlockABI
 	}
 	if spec.Cgroup != nil {
 		h.CgroupProcs = spec.Cgroup.procsFile()
 	}
+	spec.Limits = h.Limits
 	args := append([]string{helperArg, h.encode(), caps.BwrapPath}, bwrapArgs(spec)...)
 	cmd := exec.Command(self, args...)
 	cmd.Dir = "/"
@@ -253,7 +246,7 @@ func probe() Capabilities {
 		c.BwrapErr = "bubblewrap (bwrap) is not installed"
 		return c
 	}
-	out, err := exec.Command(path, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true").CombinedOutput()
+	out, err := exec.Command(path, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--size", "1048576", "--tmpfs", "/tmp", "true").CombinedOutput()
 	if err != nil {
 		c.BwrapErr = fmt.Sprintf("bwrap cannot create namespaces here (%v: %s); user namespaces may be disabled", err, strings.TrimSpace(string(out)))
 		return c

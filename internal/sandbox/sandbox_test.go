@@ -6,9 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // needBwrap skips only outside CI when bubblewrap is missing; CI installs it.
@@ -62,30 +62,60 @@ func TestConfinedView(t *testing.T) {
 	}
 }
 
-func TestNetworkOnlyADBPort(t *testing.T) {
+// TestGatedScriptHasNoNetwork: a process with an adb gate (a script)
+// reaches nothing on the host's network — not a TCP listener, not the
+// adb port itself, not a UDP socket — and a listener it opens (perl, any
+// address, an ephemeral port) is never reachable from the host.
+func TestGatedScriptHasNoNetwork(t *testing.T) {
 	needBwrap(t)
-	if Probe().LandlockABI < 4 {
-		missingInCI(t, "kernel without Landlock network rules: NetADB degrades to no network")
-	}
-	other, err := net.Listen("tcp", "127.0.0.1:0")
+	tcp, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer other.Close()
-	adb, err := net.Listen("tcp", "127.0.0.1:0")
+	defer tcp.Close()
+	udp, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer adb.Close()
-	port := func(l net.Listener) string { return strconv.Itoa(l.Addr().(*net.TCPAddr).Port) }
-	script := `(exec 3<>/dev/tcp/127.0.0.1/` + port(adb) + `) && echo ADB-OK; (exec 3<>/dev/tcp/127.0.0.1/` + port(other) + `) && echo OTHER-OK; true`
-	out, _ := run(t, Spec{Args: []string{"bash", "-c", script}, Workspace: t.TempDir(), Network: NetADB, ADBPort: adb.Addr().(*net.TCPAddr).Port})
-	if !strings.Contains(out, "ADB-OK") || strings.Contains(out, "OTHER-OK") || !strings.Contains(out, "Permission denied") {
-		t.Errorf("want the adb port reachable and the other refused:\n%s", out)
+	defer udp.Close()
+	gate, err := NewADBGate(func() (GateDevice, error) { return GateDevice{Serial: "emulator-5554"}, nil })
+	if err != nil {
+		t.Fatal(err)
 	}
-	out, _ = run(t, Spec{Args: []string{"bash", "-c", script}, Workspace: t.TempDir(), Network: NetNone, ADBPort: adb.Addr().(*net.TCPAddr).Port})
-	if strings.Contains(out, "-OK") {
-		t.Errorf("NetNone reached the host:\n%s", out)
+	defer gate.Close()
+	port := func(a net.Addr) string { _, p, _ := net.SplitHostPort(a.String()); return p }
+	ws := t.TempDir()
+	script := `(exec 3<>/dev/tcp/127.0.0.1/` + port(tcp.Addr()) + `) && echo TCP-OK; ` +
+		`(exec 3<>/dev/tcp/127.0.0.1/5037) && echo ADB-PORT-OK; ` +
+		`echo datagram > /dev/udp/127.0.0.1/` + port(udp.LocalAddr()) + `; ` +
+		`perl -MIO::Socket::INET -e '$s=IO::Socket::INET->new(Listen=>5,LocalAddr=>"0.0.0.0",LocalPort=>0,Proto=>"tcp") or die "listen: $!\n"; ` +
+		`open F,">port.tmp"; print F $s->sockport; close F; rename "port.tmp","port"; $SIG{ALRM}=sub{die "no one came\n"}; alarm 3; $c=$s->accept; print "ACCEPTED\n"'; true`
+	reached := make(chan string, 1)
+	go func() { // connect to whatever port the script listens on
+		for range 60 {
+			if b, err := os.ReadFile(filepath.Join(ws, "port")); err == nil {
+				if c, err := net.DialTimeout("tcp", "127.0.0.1:"+string(b), time.Second); err == nil {
+					c.Close()
+					reached <- string(b)
+					return
+				}
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		reached <- ""
+	}()
+	out, _ := run(t, Spec{Args: []string{"bash", "-c", script}, Workspace: ws, ADBGate: gate})
+	for _, bad := range []string{"TCP-OK", "ADB-PORT-OK", "ACCEPTED"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("%s: the sandbox reached the host's network:\n%s", bad, out)
+		}
+	}
+	if p := <-reached; p != "" {
+		t.Errorf("the host connected to the script's listener on port %s", p)
+	}
+	udp.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	if n, _, err := udp.ReadFrom(make([]byte, 64)); err == nil {
+		t.Errorf("a %d-byte UDP datagram from the sandbox reached the host", n)
 	}
 }
 

@@ -30,6 +30,14 @@ type Violation struct {
 
 func (v *Violation) Error() string { return v.Reason }
 
+// orNil keeps a nil *Violation from becoming a non-nil error.
+func (v *Violation) orNil() error {
+	if v == nil {
+		return nil
+	}
+	return v
+}
+
 // NeverImplicit are shells and wrappers whose whole job is to run another
 // command. Allowing any of them would make the allowlist meaningless, so
 // they are removed from every allowlist unless the allowlist is "*".
@@ -146,6 +154,9 @@ func (a Allowlist) CheckCall(args []string, line uint) *Violation {
 	}
 	if !a.Allows(args[0]) {
 		return a.refusal(args[0], line)
+	}
+	if v := checkArgs(args, line); v != nil && !a.all {
+		return v
 	}
 	if rmRecursiveForce(args) {
 		return &Violation{"deny:rm -rf", fmt.Sprintf("deny pattern \"rm -rf\" matched %q", strings.Join(args, " "))}

@@ -66,7 +66,7 @@ func command(o SpawnOptions) (*exec.Cmd, *sandbox.Cgroup, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	cmd, err := o.Sandbox.Command(sandbox.Spec{Args: o.Args, Workspace: o.Workspace, Dir: o.Dir, Env: o.Env, Network: sandbox.NetNone, Limits: o.Limits, Cgroup: cg})
+	cmd, err := o.Sandbox.Command(sandbox.Spec{Args: o.Args, Workspace: o.Workspace, Dir: o.Dir, Env: o.Env, Limits: o.Limits, Cgroup: cg})
 	if err != nil {
 		cg.Close()
 		return nil, nil, err

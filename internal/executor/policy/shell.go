@@ -28,8 +28,8 @@ type ShellOptions struct {
 	Dir       string
 	// Sandbox confines every external command (required).
 	Sandbox *sandbox.Sandbox
-	Network sandbox.Network
-	ADBPort int
+	// ADBGate, when set, is the commands' only way to the adb server.
+	ADBGate *sandbox.ADBGate
 	Limits  sandbox.Limits
 	// Env is the starting environment (already reduced by the caller).
 	Env    []string
@@ -37,6 +37,9 @@ type ShellOptions struct {
 	Stderr io.Writer
 	// MaxChars limits the script length (0: none).
 	MaxChars int
+	// MaxMemoryBytes bounds the interpreter's own heap growth (0:
+	// DefaultShellMemory); Limits.FileBytes bounds its redirections too.
+	MaxMemoryBytes int64
 }
 
 // RunShell parses script and runs it with mvdan.cc/sh/v3's interpreter. Every
@@ -88,8 +91,18 @@ func RunShell(ctx context.Context, script string, o ShellOptions) error {
 	if err != nil {
 		return fmt.Errorf("shell: %w", err)
 	}
-	err = r.Run(ctx, file)
+	mem := o.MaxMemoryBytes
+	if mem <= 0 {
+		mem = DefaultShellMemory
+	}
+	runCtx, unwatch := watchMemory(ctx, mem)
+	err = r.Run(runCtx, file)
+	cause := context.Cause(runCtx)
+	unwatch()
 	var refused *Violation
+	if errors.As(cause, &refused) && ctx.Err() == nil {
+		return refused
+	}
 	if errors.As(err, &refused) {
 		return refused
 	}
@@ -111,9 +124,13 @@ func (s *shell) call(ctx context.Context, args []string) ([]string, error) {
 		return args, nil
 	}
 	if s.funcs[args[0]] && !strings.Contains(args[0], "/") {
-		return args, nil
+		return args, checkCallSize(args, interp.HandlerCtx(ctx).Pos.Line()).orNil()
 	}
-	if v := s.o.Allow.CheckCall(args, interp.HandlerCtx(ctx).Pos.Line()); v != nil {
+	line := interp.HandlerCtx(ctx).Pos.Line()
+	if v := checkCallSize(args, line); v != nil {
+		return nil, v
+	}
+	if v := s.o.Allow.CheckCall(args, line); v != nil {
 		return nil, v
 	}
 	return args, nil
@@ -132,14 +149,17 @@ func (s *shell) exec(ctx context.Context, args []string) error {
 		}
 		return true
 	})
+	if !s.o.Allow.AllowsAll() {
+		args = sandboxArgs(args)
+	}
 	cmd, err := s.o.Sandbox.Command(sandbox.Spec{
 		Args: args, Workspace: s.o.Workspace, Dir: hc.Dir, Env: env,
-		Network: s.o.Network, ADBPort: s.o.ADBPort, Limits: s.o.Limits, Cgroup: s.cgroup,
+		ADBGate: s.o.ADBGate, Limits: s.o.Limits, Cgroup: s.cgroup,
 	})
 	if err != nil {
 		return &Violation{"sandbox", err.Error()}
 	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = hc.Stdin, hc.Stdout, hc.Stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = hc.Stdin, osFile(hc.Stdout), osFile(hc.Stderr)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.WaitDelay = drainGrace
 	if err := cmd.Start(); err != nil {
@@ -206,7 +226,11 @@ func (s *shell) open(ctx context.Context, path string, flag int, perm os.FileMod
 		f.Close()
 		return nil, &fs.PathError{Op: "open", Path: path, Err: errors.New("not a regular file")}
 	}
-	return f, nil
+	max := s.o.Limits.FileBytes
+	if max == 0 {
+		max = sandbox.DefaultLimits.FileBytes
+	}
+	return capWrites(f, flag, int64(max)), nil
 }
 
 func (s *shell) stat(ctx context.Context, name string, follow bool) (fs.FileInfo, error) {

@@ -4,7 +4,8 @@
 // every command actually executed is checked against the allowlist after
 // expansion and every program runs inside the OS sandbox (package sandbox:
 // the workspace read-write, no home, no other processes, an allowlisted
-// environment, network only to the adb server, resource limits). Each run
+// environment, no network, adb only to the run's own phone through the
+// run's sandbox.ADBGate, resource limits). Each run
 // is recorded as a run artifact (docs/formats.md#script-runs):
 //
 //	<workspace>/scripts/runs/run-<runId>/{script.sh,stdout.log,stderr.log,result.json}
@@ -56,8 +57,10 @@ type Config struct {
 	Sandbox *sandbox.Sandbox
 	// Limits are the resource limits of the script's processes.
 	Limits sandbox.Limits
-	// ADBPort is the adb server port scripts may connect to (default 5037).
-	ADBPort int
+	// ADBServer is the adb server ("host:port") of a run without a phone
+	// of its own ("": as adb picks it from the environment). A script's
+	// adb reaches it only through the run's gate (sandbox.ADBGate).
+	ADBServer string
 }
 
 func (c Config) withDefaults() Config {
@@ -141,6 +144,11 @@ func (e *Executor) Run(ctx context.Context, script string, timeout time.Duration
 	}
 	stdout := tools.NewCapWriter(e.cfg.MaxOutputChars)
 	stderr := tools.NewCapWriter(e.cfg.MaxOutputChars)
+	gate, err := sandbox.NewADBGate(e.phoneOf(ctx))
+	if err != nil {
+		return res, err
+	}
+	defer gate.Close()
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
@@ -149,10 +157,9 @@ func (e *Executor) Run(ctx context.Context, script string, timeout time.Duration
 		Workspace: e.workspace,
 		Dir:       e.ScriptsDir(),
 		Sandbox:   e.cfg.Sandbox,
-		Network:   sandbox.NetADB,
-		ADBPort:   e.cfg.ADBPort,
+		ADBGate:   gate,
 		Limits:    e.limits(timeout),
-		Env:       sandbox.Environment(os.Environ(), e.workspace),
+		Env:       scriptEnv(e.workspace),
 		Stdout:    stdout,
 		Stderr:    stderr,
 	})

@@ -2,11 +2,9 @@ package script
 
 import (
 	"context"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -115,38 +113,6 @@ func TestAllowedCatCannotReadSecrets(t *testing.T) {
 	}
 }
 
-// TestNetworkOnlyToADB: a local listener that is not the adb server cannot
-// be reached; the adb port can.
-func TestNetworkOnlyToADB(t *testing.T) {
-	needSandbox(t)
-	if sandbox.Probe().LandlockABI < 4 {
-		missingInCI(t, "kernel without Landlock network rules: scripts get no network at all")
-	}
-	listen := func() (net.Listener, int) {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		t.Cleanup(func() { l.Close() })
-		go func() {
-			for {
-				c, err := l.Accept()
-				if err != nil {
-					return
-				}
-				c.Write([]byte("hello from listener\n"))
-				c.Close()
-			}
-		}()
-		return l, l.Addr().(*net.TCPAddr).Port
-	}
-	_, other := listen()
-	_, adbPort := listen()
-	// "*" lets bash itself connect, so the kernel rule is what is tested.
-	e := New(t.TempDir(), Config{AllowedCommands: []string{"*"}, ADBPort: adbPort})
-	out := modelSees(t, e, "bash -c 'cat < /dev/tcp/127.0.0.1/"+strconv.Itoa(other)+"' 2>&1; bash -c 'cat < /dev/tcp/127.0.0.1/"+strconv.Itoa(adbPort)+"'")
-	assert.Contains(t, out, "/dev/tcp/127.0.0.1/"+strconv.Itoa(other)+": Permission denied", "the other listener is refused")
-	assert.Equal(t, 1, strings.Count(out, "hello from listener"), "only the adb port answers:\n%s", out)
-}
-
 // TestForkBombEnds: the run's pids cgroup stops a fork bomb at its limit
 // ("fork: retry: Resource temporarily unavailable") and the timeout ends
 // every process of it.
@@ -201,22 +167,24 @@ func TestSandboxUnavailableRefuses(t *testing.T) {
 	assert.True(t, strings.Contains(logged[0], "UNCONFINED"), logged[0])
 }
 
-// TestADBWorksInsideTheSandbox: the one network peer a script has is the
-// adb server, and the adb client reaches it from inside the sandbox.
+// TestADBWorksInsideTheSandbox: a script's adb client reaches the adb
+// server through the run's gate.
 func TestADBWorksInsideTheSandbox(t *testing.T) {
 	needSandbox(t)
+	needADB(t)
+	out := modelSees(t, New(t.TempDir(), Config{}), "adb devices")
+	assert.Contains(t, out, "run_script exitCode=0")
+	assert.Contains(t, out, "List of devices attached")
+}
+
+func needADB(t *testing.T) {
+	t.Helper()
 	if _, err := exec.LookPath("adb"); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatal("CI must have adb")
 		}
 		missingInCI(t, "adb is not installed (make setup installs it)")
 	}
-	if sandbox.Probe().LandlockABI < 4 {
-		missingInCI(t, "kernel without Landlock network rules: scripts get no network")
-	}
-	out := modelSees(t, New(t.TempDir(), Config{}), "adb devices")
-	assert.Contains(t, out, "run_script exitCode=0")
-	assert.Contains(t, out, "List of devices attached")
 }
 
 // missingInCI skips a test whose kernel feature this machine lacks, but
@@ -228,4 +196,23 @@ func missingInCI(t *testing.T, why string) {
 		t.Fatal(why + " (CI must run this test)")
 	}
 	t.Skip(why)
+}
+
+// TestProgramRunningOptionsOfAllowedTools: sort, an allowed tool, cannot
+// be made to run a program (--compress-program in any spelling), and a
+// listed sed runs with --sandbox, so its e command runs nothing.
+func TestProgramRunningOptionsOfAllowedTools(t *testing.T) {
+	needSandbox(t)
+	e := New(t.TempDir(), Config{})
+	for _, script := range []string{
+		"ls > f; sort -S 1 --compress-program=bash f",
+		"ls > f; sort --comp bash f",
+		"opt=--compress-program; sort $opt=bash f",
+	} {
+		out := modelSees(t, e, script)
+		assert.Contains(t, out, `runs another program and is never allowed`, script)
+	}
+	out := modelSees(t, New(t.TempDir(), Config{AllowedCommands: []string{"sed", "echo"}}), "echo id | sed e")
+	assert.Contains(t, out, "e/r/w commands disabled in sandbox mode")
+	assert.NotContains(t, out, "uid=")
 }
