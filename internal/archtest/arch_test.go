@@ -31,6 +31,7 @@ var rules = []rule{
 	{prefix: "engine/action"},
 	{prefix: "engine/screen"},
 	{prefix: "engine/textpos"},
+	{prefix: "engine/hostfs"},
 	{prefix: "engine", own: []string{"engine"}},
 	{prefix: "lua", own: []string{"lua", "engine"}, libs: []string{"github.com/yuin/gopher-lua"}},
 	{prefix: "lua/luasrc"},
@@ -62,7 +63,7 @@ var rules = []rule{
 	{prefix: "internal/run", own: []string{"engine", "lua", "stdlib", "playbooks", "internal/skills", "internal/workspace"}},
 	{prefix: "docs"},
 	{prefix: "internal/mcp", own: []string{"engine", "docs"}, libs: []string{"github.com/modelcontextprotocol/go-sdk"}},
-	{prefix: "internal/humanauth", own: []string{"stdlib/agent", "internal/atomicfile"}},
+	{prefix: "internal/humanauth", own: []string{"stdlib/agent", "internal/atomicfile", "engine/hostfs"}},
 	{prefix: "internal/relay", own: []string{"internal/humanauth"}},
 	{prefix: "internal/browsertest", libs: []string{"github.com/chromedp/chromedp"}},
 	// The gateway runs scheduled jobs on the run service over ports the
