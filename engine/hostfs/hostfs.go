@@ -132,6 +132,9 @@ func openIn(rt *os.Root, r string, flag int, perm os.FileMode) (*os.File, error)
 		before, err := rt.Lstat(r)
 		switch {
 		case err == nil:
+			if flag&os.O_EXCL != 0 {
+				return nil, fs.ErrExist // whatever it is, even a link
+			}
 			if k := kind(before.Mode()); k != nil {
 				return nil, k
 			}
