@@ -339,3 +339,48 @@ func writeTemp(root, name string, data []byte, perm os.FileMode, onlyNew bool) (
 	}
 	return rt.Rename(tmp, r)
 }
+
+// ReadRegular reads a file at a place the user chose (a flag, the home's
+// own skills): links are followed, but the file must be regular — opened
+// non-blocking, so a FIFO is an error at once — and at most maxBytes
+// (MaxRead when <= 0).
+func ReadRegular(path string, maxBytes int64) ([]byte, error) {
+	if maxBytes <= 0 {
+		maxBytes = MaxRead
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err == nil {
+		err = kind(fi.Mode())
+	}
+	if err == nil {
+		var data []byte
+		data, err = io.ReadAll(io.LimitReader(f, maxBytes+1))
+		if err == nil && int64(len(data)) > maxBytes {
+			err = fmt.Errorf("%w of %d bytes", ErrTooLarge, maxBytes)
+		}
+		if err == nil {
+			return data, nil
+		}
+	}
+	return nil, &Error{Op: "read", Path: path, Root: filepath.Dir(path), Err: err}
+}
+
+// Rename renames oldname to newname, both inside root (a link is moved
+// itself, never followed).
+func Rename(root, oldname, newname string) error {
+	rt, r, err := openRoot(root, oldname)
+	if err != nil {
+		return wrap("rename", root, oldname, err)
+	}
+	defer rt.Close()
+	n, err := rel(rt.Name(), newname)
+	if err != nil {
+		return wrap("rename", root, newname, err)
+	}
+	return wrap("rename", root, oldname, rt.Rename(r, n))
+}
