@@ -15,12 +15,13 @@ import (
 	"time"
 
 	"github.com/openpocket/openpocket/engine"
-	enginedevice "github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/internal/atomicfile"
 	"github.com/openpocket/openpocket/internal/executor/execset"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/skills"
 	"github.com/openpocket/openpocket/internal/workspace"
+	"github.com/openpocket/openpocket/playbooks"
+	enginedevice "github.com/openpocket/openpocket/engine/device"
 )
 
 // MCPCmd serves the phone to coding agents over the Model Context
@@ -227,6 +228,9 @@ func (b *MCPBackend) Play(ctx context.Context, device, file string, yaml []byte,
 	if err != nil {
 		return nil, err
 	}
+	if file != "" && !filepath.IsAbs(file) {
+		file = filepath.Join(h.Workspace(), file) // relative to the workspace
+	}
 	if file == "" {
 		dir := filepath.Join(h.State(), "mcp")
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -237,7 +241,15 @@ func (b *MCPBackend) Play(ctx context.Context, device, file string, yaml []byte,
 			return nil, err
 		}
 	}
-	res, err := compilePlaybook(b.f.stderr, file, playbookParams{values: params})
+	// The client names the file: it and its includes are read inside the
+	// workspace only (an inline playbook's includes too).
+	pp := playbookParams{values: params, root: h.Workspace()}
+	var res *playbooks.Result
+	if len(yaml) > 0 {
+		res, err = compilePlaybookSource(b.f.stderr, file, yaml, pp)
+	} else {
+		res, err = compilePlaybook(b.f.stderr, file, pp)
+	}
 	if err != nil {
 		return nil, err
 	}
