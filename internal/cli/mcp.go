@@ -15,13 +15,13 @@ import (
 	"time"
 
 	"github.com/openpocket/openpocket/engine"
+	enginedevice "github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/internal/atomicfile"
 	"github.com/openpocket/openpocket/internal/executor/execset"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/skills"
 	"github.com/openpocket/openpocket/internal/workspace"
 	"github.com/openpocket/openpocket/playbooks"
-	enginedevice "github.com/openpocket/openpocket/engine/device"
 )
 
 // MCPCmd serves the phone to coding agents over the Model Context
