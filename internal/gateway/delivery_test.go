@@ -3,8 +3,8 @@ package gateway
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -80,7 +80,9 @@ func TestModelWrittenJobsDeliverOnlyToAllowedChats(t *testing.T) {
 
 	ch := &chatChannel{allowed: []string{"42"}}
 	runs := newFakeRuns()
-	runs.result = func(c fakeCall) (engine.RunResult, error) { return engine.RunResult{Success: true, Message: "done"}, nil }
+	runs.result = func(c fakeCall) (engine.RunResult, error) {
+		return engine.RunResult{Success: true, Message: "done"}, nil
+	}
 	o := Options{Home: ws, Config: ws.Config(), runsFor: runs.runsFor,
 		StartChannels: func(workspace.Config, string, Current, *slog.Logger) ([]Channel, error) { return []Channel{ch}, nil }}
 	h := startGatewayWith(t, home, o, runs)
