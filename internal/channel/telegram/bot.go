@@ -88,9 +88,11 @@ func New(o Options) (*Bot, error) {
 	if o.Runner == nil {
 		return nil, errors.New("telegram: no runner")
 	}
+	knownTokens.Store(strings.TrimSpace(o.Token), struct{}{})
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	o.Logger = slog.New(redactingHandler{o.Logger.Handler()})
 	if o.ProgressEvery <= 0 {
 		o.ProgressEvery = 3
 	}
