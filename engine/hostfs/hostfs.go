@@ -384,3 +384,14 @@ func Rename(root, oldname, newname string) error {
 	}
 	return wrap("rename", root, oldname, rt.Rename(r, n))
 }
+
+// Mkdir creates the directory name inside root; an existing one is
+// fs.ErrExist.
+func Mkdir(root, name string, perm os.FileMode) error {
+	rt, r, err := openRoot(root, name)
+	if err != nil {
+		return wrap("mkdir", root, name, err)
+	}
+	defer rt.Close()
+	return wrap("mkdir", root, name, rt.Mkdir(r, perm))
+}
