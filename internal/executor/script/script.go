@@ -235,6 +235,9 @@ func (e *Executor) newRun(scriptName, script string) (Result, error) {
 // write the script and its output there.
 func (e *Executor) newRunDir() (Result, error) {
 	runs := filepath.Join(e.ScriptsDir(), "runs")
+	if err := os.MkdirAll(e.workspace, 0o755); err != nil { // the configured root itself
+		return Result{}, fmt.Errorf("run_script: %w", err)
+	}
 	if err := hostfs.MkdirAll(e.workspace, runs, 0o755); err != nil {
 		return Result{}, fmt.Errorf("run_script: %w", err)
 	}
