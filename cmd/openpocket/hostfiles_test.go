@@ -101,3 +101,25 @@ func TestCronThroughLinksNeverTouchesFilesOutside(t *testing.T) {
 	ents, _ := os.ReadDir(outDir)
 	assert.Len(t, ents, 1, "nothing new outside the workspace: %v", ents)
 }
+
+// TestSessionsNeverReadThroughALinkOrAFIFO: the model made one session
+// file a link to a secret and another a FIFO; `sessions list` and
+// `sessions show` finish at once and never print the secret.
+func TestSessionsNeverReadThroughALinkOrAFIFO(t *testing.T) {
+	home := initHome(t)
+	secret := filepath.Join(t.TempDir(), "id_rsa")
+	require.NoError(t, os.WriteFile(secret, []byte("-----BEGIN PRIVATE KEY-----\nSECRETKEY\n"), 0o600))
+	sessions := filepath.Join(home, "workspace", "sessions")
+	require.NoError(t, os.Symlink(secret, filepath.Join(sessions, "session-20260101-000000.md")))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(sessions, "session-20260101-000001.md"), 0o644))
+
+	res := runQuick(t, home, "sessions", "list")
+	assert.NotContains(t, res.stdout+res.stderr, "SECRETKEY")
+	assert.Contains(t, res.stderr, "symbolic link")
+	assert.Contains(t, res.stderr, "a FIFO")
+	for _, id := range []string{"20260101-000000", "20260101-000001"} {
+		res = runQuick(t, home, "sessions", "show", "--raw", id)
+		assert.NotEqual(t, 0, res.code, id)
+		assert.NotContains(t, res.stdout+res.stderr, "SECRETKEY", id)
+	}
+}

@@ -333,7 +333,7 @@ func (b *MCPBackend) SessionsList(ctx context.Context, limit int) (any, error) {
 	}
 	out := []sessionSummary{}
 	for _, f := range files {
-		if s, err := readSessionSummary(f); err == nil {
+		if s, err := readSessionSummary(h, f); err == nil {
 			out = append(out, s)
 		}
 	}
@@ -358,7 +358,7 @@ func (b *MCPBackend) SessionGet(ctx context.Context, id string) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	data, err := os.ReadFile(path)
+	data, err := h.ReadSessionFile(path)
 	if err != nil {
 		return "", fmt.Errorf("session %s: %w", id, err)
 	}

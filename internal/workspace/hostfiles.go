@@ -37,3 +37,16 @@ func within(root, path string) bool {
 var openAppend = func(root, path string, perm os.FileMode) (atomicfile.AppendFile, error) {
 	return hostfs.OpenAppend(root, path, perm)
 }
+
+// ReadSessionFile reads a session (or trace) file inside the workspace
+// through engine/hostfs: the model may have made it a link to a secret
+// (which sessions show, the dashboard or MCP's session_get would then
+// print) or a FIFO (which would hang them).
+func (h *Home) ReadSessionFile(path string) ([]byte, error) {
+	return hostfs.ReadFile(h.rootFor(path), path, maxHostRead)
+}
+
+// OpenSessionFile is ReadSessionFile for a reader.
+func (h *Home) OpenSessionFile(path string) (*os.File, error) {
+	return hostfs.Open(h.rootFor(path), path)
+}
