@@ -159,7 +159,7 @@ func (a *agent) Sessions() ([]dashboard.SessionInfo, error) {
 	var out []dashboard.SessionInfo
 	for _, f := range files {
 		id := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "session-"), ".md")
-		data, err := os.ReadFile(f)
+		data, err := a.rt.Home.ReadSessionFile(f)
 		if err != nil {
 			continue
 		}
@@ -184,7 +184,7 @@ func (a *agent) SessionMarkdown(id string) (string, error) {
 	if !sessionID.MatchString(id) {
 		return "", fmt.Errorf("session %q: expected an id like 20260222-030000", id)
 	}
-	data, err := os.ReadFile(filepath.Join(a.sessionsDir(), "session-"+id+".md"))
+	data, err := a.rt.Home.ReadSessionFile(filepath.Join(a.sessionsDir(), "session-"+id+".md"))
 	return string(data), err
 }
 

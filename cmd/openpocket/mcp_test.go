@@ -79,10 +79,16 @@ func text(res *sdk.CallToolResult) string {
 	return b.String()
 }
 
+// homeKey carries the test's home to the subtests' helpers.
+type homeKey struct{}
+
+func mcpHome(ctx context.Context) string { return ctx.Value(homeKey{}).(string) }
+
 func TestMCPToolsOnVirtualPhone(t *testing.T) {
 	phone := simtest.Start(t)
 	home := t.TempDir()
 	withMCPClient(t, home, phone.Serial(), nil, func(ctx context.Context, cs *sdk.ClientSession) {
+		ctx = context.WithValue(ctx, homeKey{}, home)
 		t.Run("list tools", func(t *testing.T) { mcpListTools(t, ctx, cs, phone) })
 		t.Run("devices", func(t *testing.T) { mcpDevices(t, ctx, cs, phone) })
 		t.Run("snapshot", func(t *testing.T) { mcpSnapshot(t, ctx, cs, phone) })
@@ -180,9 +186,14 @@ func mcpRunInlineLua(t *testing.T, ctx context.Context, cs *sdk.ClientSession, p
 }
 
 func mcpPlayAnExamplePlaybook(t *testing.T, ctx context.Context, cs *sdk.ClientSession, phone *sim.Sim) {
-	file, err := filepath.Abs("../../examples/wifi_toggle.yaml")
+	// play reads files in the workspace only: copy the example there and
+	// name it relative to the workspace.
+	src, err := os.ReadFile("../../examples/wifi_toggle.yaml")
 	require.NoError(t, err)
-	res := call(t, ctx, cs, "play", map[string]any{"file": file})
+	ws := filepath.Join(mcpHome(ctx), "workspace")
+	require.NoError(t, os.MkdirAll(filepath.Join(ws, "flows"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "flows", "wifi_toggle.yaml"), src, 0o644))
+	res := call(t, ctx, cs, "play", map[string]any{"file": "flows/wifi_toggle.yaml"})
 	require.False(t, res.IsError, text(res))
 	var report struct {
 		Status    string `json:"status"`

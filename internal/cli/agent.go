@@ -125,7 +125,7 @@ func newAgents(auth *HumanAuth, h *workspace.Home, cfg workspace.Config) *Agents
 	jobsPath, _ := cronFiles(h, cfg)
 	return &Agents{auth: auth, humanAuth: cfg.HumanAuth,
 		schedule: func(ctx context.Context, act action.Action, replyTo string) (string, error) {
-			return scheduleAt(ctx, jobsPath, act, replyTo)
+			return scheduleAt(ctx, jobsPath, h.State(), act, replyTo)
 		}}
 }
 

@@ -14,9 +14,9 @@ import (
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/action"
 	"github.com/openpocket/openpocket/engine/device"
+	"github.com/openpocket/openpocket/engine/hostfs"
 	"github.com/openpocket/openpocket/engine/prompt"
 	"github.com/openpocket/openpocket/internal/adb"
-	"github.com/openpocket/openpocket/internal/atomicfile"
 	"github.com/openpocket/openpocket/internal/lease"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/workspace"
@@ -68,7 +68,7 @@ func (r *ChannelRunner) RunTask(ctx context.Context, task, replyTo string, onEve
 	jobsPath := r.jobsPath(cfg)
 	env := agentEnv{svc: svc, target: target, humanAuth: cfg.HumanAuth,
 		schedule: func(ctx context.Context, act action.Action, replyTo string) (string, error) {
-			return scheduleAt(ctx, jobsPath, act, replyTo)
+			return scheduleAt(ctx, jobsPath, r.home.State(), act, replyTo)
 		}}
 	return agentOn(ctx, r.auth, env, task, agentRunOptions{OnEvent: onEvent, Ask: auth, ReplyTo: replyTo, UserInput: ask,
 		OnAuthLink: func(id, url string) { r.links.Store(id, url) }})
@@ -84,7 +84,7 @@ func (r *ChannelRunner) jobsPath(cfg workspace.Config) string {
 func (r *ChannelRunner) Schedule(ctx context.Context, act action.Action, replyTo string) (string, error) {
 	_, cfg, done := r.current()
 	defer done()
-	return scheduleAt(ctx, r.jobsPath(cfg), act, replyTo)
+	return scheduleAt(ctx, r.jobsPath(cfg), r.home.State(), act, replyTo)
 }
 
 // RelayLink is the relay page of a pending human-auth request ("" when
@@ -179,7 +179,10 @@ func (r *ChannelRunner) Onboarded(ctx context.Context) (bool, error) {
 func (r *ChannelRunner) CompleteOnboarding(ctx context.Context, name string) error {
 	h := r.home
 	p := filepath.Join(h.Workspace(), "USER.md")
-	old, err := os.ReadFile(p)
+	// USER.md is in the workspace: read and written through hostfs, so a
+	// link the model put there neither copies a secret into the workspace
+	// nor carries the write out.
+	old, err := hostfs.ReadFile(h.Workspace(), p, 0)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
@@ -188,7 +191,7 @@ func (r *ChannelRunner) CompleteOnboarding(ctx context.Context, name string) err
 		text = "# User\n"
 	}
 	text = strings.TrimRight(text, "\n") + "\n\n- Call the user: " + name + "\n"
-	if err := atomicfile.WriteFile(p, []byte(text), 0o644); err != nil {
+	if err := hostfs.WriteFile(h.Workspace(), p, []byte(text), 0o644); err != nil {
 		return err
 	}
 	return h.MarkOnboardingCompleted(time.Now())

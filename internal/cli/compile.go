@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/openpocket/openpocket/engine/hostfs"
 	"github.com/openpocket/openpocket/lua"
 	"github.com/openpocket/openpocket/playbooks"
 )
@@ -71,6 +73,11 @@ type playbookParams struct {
 	shared bool
 	// quiet drops the notes (the playbook is filtered out anyway).
 	quiet bool
+	// root, when set, confines the playbook and every file it includes to
+	// that directory (engine/hostfs: no "..", absolute path or link out,
+	// no FIFO): MCP clients name files, and an error quoting a line of
+	// /etc/shadow must be impossible.
+	root string
 }
 
 // compilePlaybook reads and compiles one playbook, prints its warnings and
@@ -78,15 +85,32 @@ type playbookParams struct {
 // reporting a syntax error at the YAML line of its step. Errors are
 // UsageErrors (exit 2).
 func compilePlaybook(warn io.Writer, file string, p playbookParams) (*playbooks.Result, error) {
-	src, err := os.ReadFile(file)
+	read := os.ReadFile
+	if p.root != "" {
+		read = func(name string) ([]byte, error) { return hostfs.ReadFile(p.root, name, maxPlaybookBytes) }
+	}
+	src, err := read(file)
 	if err != nil {
 		return nil, UsageError{err}
+	}
+	return compilePlaybookSource(warn, file, src, p)
+}
+
+// compilePlaybookSource is compilePlaybook for source already read (an
+// inline playbook); with p.root its includes are read inside the root.
+func compilePlaybookSource(warn io.Writer, file string, src []byte, p playbookParams) (*playbooks.Result, error) {
+	var resolve func(string) ([]byte, string, error)
+	if p.root != "" {
+		resolve = func(name string) ([]byte, string, error) {
+			b, err := hostfs.ReadFile(p.root, name, maxPlaybookBytes)
+			return b, filepath.Clean(name), err
+		}
 	}
 	params := p.values
 	if p.shared {
 		params = declaredParams(warn, src, file, params, p.quiet)
 	}
-	res, err := playbooks.CompileWithMap(src, playbooks.Options{File: file, Params: params, Lint: p.lint})
+	res, err := playbooks.CompileWithMap(src, playbooks.Options{File: file, Params: params, Lint: p.lint, ResolveInclude: resolve})
 	if res != nil {
 		for _, w := range res.Warnings {
 			fmt.Fprintf(warn, "warning: %s\n", w)
@@ -106,6 +130,9 @@ func compilePlaybook(warn io.Writer, file string, p playbookParams) (*playbooks.
 	}
 	return res, nil
 }
+
+// maxPlaybookBytes caps a playbook read through a root.
+const maxPlaybookBytes = 4 << 20
 
 var luaColumn = regexp.MustCompile(` \(column \d+\)`)
 

@@ -21,6 +21,7 @@ import (
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/skills"
 	"github.com/openpocket/openpocket/internal/workspace"
+	"github.com/openpocket/openpocket/playbooks"
 )
 
 // MCPCmd serves the phone to coding agents over the Model Context
@@ -227,6 +228,9 @@ func (b *MCPBackend) Play(ctx context.Context, device, file string, yaml []byte,
 	if err != nil {
 		return nil, err
 	}
+	if file != "" && !filepath.IsAbs(file) {
+		file = filepath.Join(h.Workspace(), file) // relative to the workspace
+	}
 	if file == "" {
 		dir := filepath.Join(h.State(), "mcp")
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -237,7 +241,15 @@ func (b *MCPBackend) Play(ctx context.Context, device, file string, yaml []byte,
 			return nil, err
 		}
 	}
-	res, err := compilePlaybook(b.f.stderr, file, playbookParams{values: params})
+	// The client names the file: it and its includes are read inside the
+	// workspace only (an inline playbook's includes too).
+	pp := playbookParams{values: params, root: h.Workspace()}
+	var res *playbooks.Result
+	if len(yaml) > 0 {
+		res, err = compilePlaybookSource(b.f.stderr, file, yaml, pp)
+	} else {
+		res, err = compilePlaybook(b.f.stderr, file, pp)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -321,7 +333,7 @@ func (b *MCPBackend) SessionsList(ctx context.Context, limit int) (any, error) {
 	}
 	out := []sessionSummary{}
 	for _, f := range files {
-		if s, err := readSessionSummary(f); err == nil {
+		if s, err := readSessionSummary(h, f); err == nil {
 			out = append(out, s)
 		}
 	}
@@ -346,7 +358,7 @@ func (b *MCPBackend) SessionGet(ctx context.Context, id string) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	data, err := os.ReadFile(path)
+	data, err := h.ReadSessionFile(path)
 	if err != nil {
 		return "", fmt.Errorf("session %s: %w", id, err)
 	}

@@ -12,8 +12,10 @@ import (
 // scheduleAt runs the model's cron_add / cron_list / cron_remove on the
 // jobs file at jobsPath. A job added from a chat gets that chat as its
 // delivery (replyTo is "channel:chat", "" for none). The result is told to
-// the model (and, from the chat assistant, to the person).
-func scheduleAt(_ context.Context, jobsPath string, act action.Action, replyTo string) (string, error) {
+// the model (and, from the chat assistant, to the person). The delivery is
+// signed with the key in stateDir: a delivery the model writes into
+// jobs.json itself has no valid signature and reaches allowed chats only.
+func scheduleAt(_ context.Context, jobsPath, stateDir string, act action.Action, replyTo string) (string, error) {
 	switch act.Type {
 	case "cron_list":
 		f, _, _, err := loadJobsAt(jobsPath)
@@ -41,12 +43,12 @@ func scheduleAt(_ context.Context, jobsPath string, act action.Action, replyTo s
 		}
 		return fmt.Sprintf("Removed job %s.", id), nil
 	case "cron_add":
-		return cronAddAction(jobsPath, act, replyTo)
+		return cronAddAction(jobsPath, stateDir, act, replyTo)
 	}
 	return "", fmt.Errorf("%s is not a schedule action", act.Type)
 }
 
-func cronAddAction(jobsPath string, act action.Action, replyTo string) (string, error) {
+func cronAddAction(jobsPath, stateDir string, act action.Action, replyTo string) (string, error) {
 	task := strings.TrimSpace(act.Str("task"))
 	if task == "" {
 		return "", fmt.Errorf("cron_add: task is empty; say what to do each time")
@@ -60,7 +62,12 @@ func cronAddAction(jobsPath string, act action.Action, replyTo string) (string, 
 			EveryMs: int64(act.Int("everyMs")), TZ: strings.TrimSpace(act.Str("tz")), SummaryText: strings.TrimSpace(act.Str("summary"))},
 		Payload: cron.Payload{Kind: cron.PayloadAgentTurn, Task: task}}
 	if ch, to, ok := strings.Cut(replyTo, ":"); ok {
-		j.SetDelivery(cron.Delivery{Channel: ch, To: to})
+		key, err := cron.DeliveryKey(stateDir)
+		if err != nil {
+			return "", err
+		}
+		j.ID = cron.NewID()
+		j.SignDelivery(cron.Delivery{Channel: ch, To: to}, key)
 	}
 	var added cron.Job
 	err := updateJobsAt(jobsPath, func(f *cron.JobsFile, _ string) error {

@@ -50,7 +50,7 @@ func (c *SessionsListCmd) Run(streams Streams, h *workspace.Home) error {
 	}
 	out := []sessionSummary{}
 	for _, f := range files {
-		s, err := readSessionSummary(f)
+		s, err := readSessionSummary(h, f)
 		if err != nil {
 			fmt.Fprintf(streams.Stderr, "warning: %s: %v\n", f, err)
 			continue
@@ -76,8 +76,8 @@ func (c *SessionsListCmd) Run(streams Streams, h *workspace.Home) error {
 
 // readSessionSummary reads the header, task, step count and final status
 // of a session file (docs/formats.md#session).
-func readSessionSummary(path string) (sessionSummary, error) {
-	f, err := os.Open(path)
+func readSessionSummary(h *workspace.Home, path string) (sessionSummary, error) {
+	f, err := h.OpenSessionFile(path) // no link out, no FIFO
 	if err != nil {
 		return sessionSummary{}, err
 	}
@@ -139,7 +139,7 @@ func (c *SessionsShowCmd) Run(out Streams, h *workspace.Home, cfg workspace.Conf
 	if err != nil {
 		return UsageError{err}
 	}
-	data, err := os.ReadFile(path)
+	data, err := h.ReadSessionFile(path)
 	if err != nil {
 		return UsageError{err}
 	}

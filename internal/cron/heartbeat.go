@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/jonboulle/clockwork"
+
+	"github.com/openpocket/openpocket/engine/hostfs"
 )
 
 // HeartbeatStatus is what the gateway is doing right now.
@@ -167,15 +167,13 @@ func (h *Heartbeat) checkStuck(st HeartbeatStatus, runtime time.Duration) {
 func (h *Heartbeat) append(line []byte) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if err := os.MkdirAll(filepath.Dir(h.path), 0o755); err != nil {
-		return fmt.Errorf("heartbeat: %w", err)
-	}
-	if info, err := os.Stat(h.path); err == nil && info.Size()+int64(len(line)) > h.opts.MaxBytes {
-		if err := os.Rename(h.path, h.path+".1"); err != nil {
+	root := confine(h.path)
+	if info, err := hostfs.Lstat(root, h.path); err == nil && info.Size()+int64(len(line)) > h.opts.MaxBytes {
+		if err := hostfs.Rename(root, h.path, h.path+".1"); err != nil {
 			return fmt.Errorf("heartbeat: rotate %s: %w", h.path, err)
 		}
 	}
-	f, err := os.OpenFile(h.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	f, err := hostfs.OpenAppend(root, h.path, 0o644)
 	if err != nil {
 		return fmt.Errorf("heartbeat: %w", err)
 	}

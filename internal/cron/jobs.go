@@ -8,15 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/openpocket/openpocket/engine/hostfs"
 	"github.com/openpocket/openpocket/engine/textpos"
-	"github.com/openpocket/openpocket/internal/atomicfile"
 )
 
 // JobsVersion is the jobs.json format written by SaveJobs.
@@ -313,7 +312,7 @@ func (l legacyJob) migrate(data []byte) (Job, error) {
 // reserved for an unreadable file or malformed JSON (with line:column).
 func LoadJobs(path string) (JobsFile, []Problem, error) {
 	f := JobsFile{Version: JobsVersion}
-	data, err := os.ReadFile(path)
+	data, err := hostfs.ReadFile(confine(path), path, maxJobsBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return f, nil, nil
 	}
@@ -465,7 +464,7 @@ func SaveJobs(path string, f JobsFile) error {
 	}
 	// Keep "version" first for readers: map keys sort, so move it.
 	data = versionFirst(data)
-	if err := atomicfile.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+	if err := hostfs.WriteFile(confine(path), path, append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("save jobs: %w", err)
 	}
 	return nil

@@ -99,10 +99,7 @@ func JobsLockPath(path string) string { return path + ".lock" }
 func UpdateJobs(path string, fn func(*JobsFile) error) error {
 	updateJobsMu.Lock()
 	defer updateJobsMu.Unlock()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("save jobs: %w", err)
-	}
-	unlock, err := lockFile(JobsLockPath(path))
+	unlock, err := lockFile(confine(path), JobsLockPath(path))
 	if err != nil {
 		return fmt.Errorf("jobs file: %w", err)
 	}

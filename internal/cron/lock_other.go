@@ -7,4 +7,4 @@ func processAlive(pid int) bool { return true }
 
 // lockFile has no cross-process lock here; UpdateJobs still serializes
 // the writers of this process.
-func lockFile(path string) (unlock func(), err error) { return func() {}, nil }
+func lockFile(root, path string) (unlock func(), err error) { return func() {}, nil }

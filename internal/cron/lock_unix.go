@@ -5,8 +5,9 @@ package cron
 import (
 	"errors"
 	"fmt"
-	"os"
 	"syscall"
+
+	"github.com/openpocket/openpocket/engine/hostfs"
 )
 
 // processAlive reports whether a process with the pid exists.
@@ -18,10 +19,12 @@ func processAlive(pid int) bool {
 // lockFile takes an exclusive flock on path (created if missing) and
 // returns its release. The kernel drops the lock when the holder exits,
 // so a crashed writer never leaves jobs.json locked.
-func lockFile(path string) (unlock func(), err error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o644)
+func lockFile(root, path string) (unlock func(), err error) {
+	// Beside the jobs file in the workspace: through hostfs, so neither a
+	// link at the lock nor at its directory creates a file outside.
+	f, err := hostfs.OpenAppend(root, path, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", path, err)
+		return nil, fmt.Errorf("lock: %w", err)
 	}
 	for {
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)

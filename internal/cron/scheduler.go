@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +14,8 @@ import (
 
 	"github.com/go-co-op/gocron/v2"
 	"github.com/jonboulle/clockwork"
+
+	"github.com/openpocket/openpocket/engine/hostfs"
 )
 
 // Runner runs one job (agent turn, playbook or Lua script). ok=false or a
@@ -145,12 +146,12 @@ type fileSig struct {
 }
 
 func statSig(path string) fileSig {
-	info, err := os.Stat(path)
+	info, err := hostfs.Lstat(confine(path), path)
 	if err != nil {
 		return fileSig{}
 	}
 	sig := fileSig{exists: true, mod: info.ModTime(), size: info.Size()}
-	if data, err := os.ReadFile(path); err == nil {
+	if data, err := hostfs.ReadFile(confine(path), path, maxJobsBytes); err == nil {
 		sig.sum = sha256.Sum256(data)
 	}
 	return sig

@@ -5,9 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 
-	"github.com/openpocket/openpocket/internal/atomicfile"
+	"github.com/openpocket/openpocket/engine/hostfs"
 )
 
 // Run statuses recorded in the state file.
@@ -38,7 +37,7 @@ type State struct {
 // LoadState reads a state file; a missing file is an empty state.
 func LoadState(path string) (State, error) {
 	st := State{Version: 1, Jobs: map[string]JobState{}}
-	data, err := os.ReadFile(path)
+	data, err := hostfs.ReadFile(confine(path), path, maxJobsBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return st, nil
 	}
@@ -65,7 +64,7 @@ func SaveState(path string, st State) error {
 	if err != nil {
 		return fmt.Errorf("encode cron state: %w", err)
 	}
-	if err := atomicfile.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+	if err := hostfs.WriteFile(confine(path), path, append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("save cron state: %w", err)
 	}
 	return nil

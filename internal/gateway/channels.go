@@ -60,6 +60,13 @@ func (g *Gateway) stopChannels(timeout time.Duration) error {
 	}
 }
 
+// ChatAllower is a Channel that says whether a chat is one it allows
+// (Telegram: allowedUserIds, allowedChatIds). Jobs whose delivery
+// OpenPocket did not sign deliver only to such chats.
+type ChatAllower interface {
+	AllowsChat(to string) bool
+}
+
 // deliver posts a finished job's result to the chat its delivery names.
 func (g *Gateway) deliver(e cron.Event) {
 	if e.Kind != cron.EventFinished || len(g.channels) == 0 {
@@ -88,9 +95,19 @@ func (g *Gateway) deliver(e cron.Event) {
 	if e.Status != cron.StatusOK {
 		text = fmt.Sprintf("✗ %s failed: %s", name, e.Message)
 	}
+	trusted := false
+	if key, err := cron.DeliveryKey(g.home.State()); err == nil {
+		trusted = cron.DeliveryTrusted(*job, d, key)
+	}
 	for _, ch := range g.channels {
 		if ch.Name() != d.Channel {
 			continue
+		}
+		// A delivery OpenPocket did not write (by hand, or by the model
+		// through the workspace) goes only to a chat the channel allows.
+		if a, ok := ch.(ChatAllower); !trusted && (!ok || !a.AllowsChat(d.To)) {
+			g.print.line("!", "job %s: result not delivered: its delivery to %s %s was written outside openpocket (jobs.json edited by hand or by the model) and that chat is not allowed (channels.%s allowed users/chats)", job.ID, d.Channel, d.To, d.Channel)
+			return
 		}
 		g.chWG.Add(1)
 		go func() { // never block the scheduler on a slow chat

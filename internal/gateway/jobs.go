@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/engine/hostfs"
 	"github.com/openpocket/openpocket/internal/cron"
 	"github.com/openpocket/openpocket/internal/lease"
 	"github.com/openpocket/openpocket/internal/run"
@@ -246,6 +247,9 @@ func (r *serviceRuns) runPlaybook(ctx context.Context, path string, params map[s
 	return out, nil
 }
 
+// maxLuaJobBytes caps a Lua job's script.
+const maxLuaJobBytes = 4 << 20
+
 // runLuaFile runs a Lua script: no terminal output, the result as a
 // RunResult. A path that is not a .lua file names a skill (its .md file
 // or its name); the skill's replay runs with args as KEY=VALUE parameters.
@@ -253,7 +257,7 @@ func (r *serviceRuns) runLuaFile(ctx context.Context, path string, args []string
 	if !strings.HasSuffix(path, ".lua") {
 		return r.runSkill(ctx, path, args)
 	}
-	src, err := os.ReadFile(path)
+	src, err := hostfs.ReadRegular(path, maxLuaJobBytes) // a FIFO must not hang the gateway
 	if err != nil {
 		return engine.RunResult{Message: err.Error()}, r.bad(fmt.Errorf("lua job: %w", err))
 	}

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
-	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/openpocket/openpocket/engine/hostfs"
 	"github.com/openpocket/openpocket/stdlib/agent"
 )
 
@@ -162,28 +162,20 @@ func (b *Broker) template(req agent.HumanAuthRequest) (map[string]any, error) {
 // maxTemplateBytes caps a template file.
 const maxTemplateBytes = 256 << 10
 
-// readWorkspaceFile reads a workspace-relative path through os.Root: no
-// "..", absolute paths or symlinks out of the workspace.
+// readWorkspaceFile reads a workspace-relative path through engine/hostfs:
+// no "..", absolute path or link out of the workspace, and a FIFO or
+// device is an error at once (it used to block the run).
 func readWorkspaceFile(workspace, path string) ([]byte, error) {
 	if workspace == "" {
 		return nil, errors.New("no workspace to read templates from")
 	}
-	root, err := os.OpenRoot(workspace)
-	if err != nil {
-		return nil, err
+	rel := filepath.FromSlash(strings.TrimPrefix(path, "./"))
+	if filepath.IsAbs(rel) {
+		return nil, fmt.Errorf("must be a file inside the workspace: %w", hostfs.ErrOutside)
 	}
-	defer root.Close()
-	f, err := root.Open(strings.TrimPrefix(path, "./"))
+	data, err := hostfs.ReadFile(workspace, rel, maxTemplateBytes)
 	if err != nil {
-		return nil, fmt.Errorf("must be a file inside the workspace: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxTemplateBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxTemplateBytes {
-		return nil, fmt.Errorf("larger than %d bytes", maxTemplateBytes)
+		return nil, fmt.Errorf("must be a regular file inside the workspace: %w", err)
 	}
 	return data, nil
 }

@@ -5,9 +5,11 @@
 // and holding the holder's pid, command and start time so a refused driver
 // can say who has the phone.
 //
-// The files live in Dir(): $OPENPOCKET_LEASE_DIR when set, else
-// os.TempDir()/openpocket-leases (on Linux /tmp/openpocket-leases). The
-// adb server is machine-wide, so the leases are too.
+// The files live in Dir(): $OPENPOCKET_LEASE_DIR when set, else a
+// directory private to the user ($XDG_RUNTIME_DIR/openpocket-leases, or
+// /tmp/openpocket-leases-<uid>). A directory another user owns or could
+// swap (a link, a world-writable directory without the sticky bit) is
+// refused.
 package lease
 
 import (
@@ -97,12 +99,19 @@ type Lease struct {
 	f      *os.File
 }
 
-// Dir is the machine-wide lease directory.
+// Dir is the lease directory: $OPENPOCKET_LEASE_DIR when set, else a
+// private directory of this user — $XDG_RUNTIME_DIR/openpocket-leases, or
+// os.TempDir()/openpocket-leases-<uid> without a runtime directory. Users
+// who share one adb server and must exclude each other set
+// OPENPOCKET_LEASE_DIR to a directory root created for them (mode 1777).
 func Dir() string {
 	if d := os.Getenv(DirEnv); d != "" {
 		return d
 	}
-	return filepath.Join(os.TempDir(), "openpocket-leases")
+	if rt := os.Getenv("XDG_RUNTIME_DIR"); rt != "" && filepath.IsAbs(rt) {
+		return filepath.Join(rt, "openpocket-leases")
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("openpocket-leases-%d", os.Geteuid()))
 }
 
 // Path is the lock file of serial in dir: the serial made file-name safe,
@@ -233,26 +242,23 @@ func ReadHolder(dir, serial string) (Holder, error) {
 	return h, nil
 }
 
-// permissionHint says what to do when the shared directory or a lease
+// permissionHint says what to do when the lease directory or a lease
 // file belongs to another user who did not leave it writable.
 func permissionHint(err error) string {
 	if errors.Is(err, fs.ErrPermission) {
-		return " (the lease directory is shared by every OpenPocket user of the machine: make it writable for all, or set " + DirEnv + " to a directory they share)"
+		return " (a lease directory shared by several users must be made by root with mode 1777; or set " + DirEnv + " to a directory of your own)"
 	}
 	return ""
 }
 
-// ensureDir creates the lease directory shared by all users like /tmp:
-// world-writable with the sticky bit, so nobody removes another's file.
+// ensureDir creates the lease directory (private to this user when it has
+// to make it) and refuses one another user could tamper with (checkDir).
 func ensureDir(dir string) error {
-	if st, err := os.Stat(dir); err == nil {
-		if !st.IsDir() {
-			return fmt.Errorf("%s is not a directory", dir)
-		}
-		return nil
+	if st, err := os.Lstat(dir); err == nil && !st.IsDir() && st.Mode()&fs.ModeSymlink == 0 {
+		return fmt.Errorf("%s is not a directory", dir)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	return os.Chmod(dir, 0o777|os.ModeSticky)
+	return checkDir(dir)
 }

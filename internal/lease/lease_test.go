@@ -136,9 +136,19 @@ func TestPathIsSafeAndDistinct(t *testing.T) {
 	assert.False(t, errors.Is(err, ErrBusy))
 }
 
-func TestDirIsSharedAndOverridable(t *testing.T) {
+func TestDirIsPrivateAndOverridable(t *testing.T) {
 	t.Setenv(DirEnv, "")
-	assert.Equal(t, os.TempDir()+"/openpocket-leases", Dir())
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	assert.Equal(t, fmt.Sprintf("%s/openpocket-leases-%d", os.TempDir(), os.Geteuid()), Dir())
+	rt := t.TempDir()
+	t.Setenv("XDG_RUNTIME_DIR", rt)
+	assert.Equal(t, rt+"/openpocket-leases", Dir())
+	l, err := Acquire(context.Background(), "s1", Options{})
+	require.NoError(t, err)
+	defer l.Release()
+	st, err := os.Stat(Dir())
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o700), st.Mode().Perm(), "a directory the lease makes is private")
 	t.Setenv(DirEnv, "/x/leases")
 	assert.Equal(t, "/x/leases", Dir())
 }

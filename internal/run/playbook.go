@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/engine/hostfs"
 	"github.com/openpocket/openpocket/internal/atomicfile"
 	"github.com/openpocket/openpocket/internal/workspace"
 	"github.com/openpocket/openpocket/lua"
@@ -81,16 +82,28 @@ func (r PlaybookResult) Passed() bool { return r.Status == "passed" }
 // it generates compiles, reporting a syntax error at the YAML line of its
 // step. The result carries the warnings even when err is not nil.
 func CompilePlaybook(file string, params map[string]string, lint bool) (*playbooks.Result, error) {
-	src, err := os.ReadFile(file)
+	// A regular file only, opened non-blocking: a FIFO a model left at a
+	// job's playbook path must not hang the gateway.
+	src, err := hostfs.ReadRegular(file, maxPlaybookBytes)
 	if err != nil {
 		return nil, err
 	}
 	return CompilePlaybookSource(file, src, params, lint)
 }
 
+// maxPlaybookBytes caps a playbook or an included one.
+const maxPlaybookBytes = 4 << 20
+
+// readInclude reads a playbook a run step includes: a regular file only,
+// never blocking on a FIFO.
+func readInclude(path string) ([]byte, string, error) {
+	b, err := hostfs.ReadRegular(path, maxPlaybookBytes)
+	return b, filepath.Clean(path), err
+}
+
 // CompilePlaybookSource is CompilePlaybook for source already read.
 func CompilePlaybookSource(file string, src []byte, params map[string]string, lint bool) (*playbooks.Result, error) {
-	res, err := playbooks.CompileWithMap(src, playbooks.Options{File: file, Params: params, Lint: lint})
+	res, err := playbooks.CompileWithMap(src, playbooks.Options{File: file, Params: params, Lint: lint, ResolveInclude: readInclude})
 	if err != nil {
 		return res, err
 	}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/openpocket/openpocket/engine"
-	"github.com/openpocket/openpocket/internal/atomicfile"
+	"github.com/openpocket/openpocket/engine/hostfs"
 )
 
 // Workspace-relative directories of auto artifacts (docs/formats.md).
@@ -93,10 +93,12 @@ func Write(o ArtifactOptions) (Artifacts, error) {
 		Name: slug, Task: o.Task, SessionPath: o.SessionPath, Fingerprint: fp,
 		ScriptPath: AutoScriptsDir + "/" + base + ".lua", GeneratedAt: o.Now, Params: params,
 	})
-	if err := atomicfile.WriteFile(a.ScriptPath, []byte(src), 0o644); err != nil {
+	// Both go into the workspace the model writes: through hostfs, so a
+	// link planted at skills/auto or scripts/auto leads nowhere.
+	if err := hostfs.WriteFile(o.Workspace, a.ScriptPath, []byte(src), 0o644); err != nil {
 		return a, fmt.Errorf("skills: %w", err)
 	}
-	if err := atomicfile.WriteFile(a.SkillPath, []byte(md), 0o644); err != nil {
+	if err := hostfs.WriteFile(o.Workspace, a.SkillPath, []byte(md), 0o644); err != nil {
 		return a, fmt.Errorf("skills: %w", err)
 	}
 	return a, nil
@@ -123,7 +125,7 @@ func removeDuplicates(ws, slug, fp string) ([]string, error) {
 	bases := map[string]bool{}
 	for _, dir := range []string{AutoSkillsDir, AutoScriptsDir} {
 		d := filepath.Join(ws, filepath.FromSlash(dir))
-		entries, err := os.ReadDir(d)
+		entries, err := hostfs.ReadDir(ws, d)
 		if err != nil {
 			if !errors.Is(err, os.ErrNotExist) {
 				errs = append(errs, err)
@@ -136,7 +138,7 @@ func removeDuplicates(ws, slug, fp string) ([]string, error) {
 				continue
 			}
 			base := strings.TrimSuffix(e.Name(), "."+m[2])
-			if m[1] == slug || fileHasFingerprint(filepath.Join(d, e.Name()), fp) {
+			if m[1] == slug || fileHasFingerprint(ws, filepath.Join(d, e.Name()), fp) {
 				bases[base] = true
 			}
 		}
@@ -147,7 +149,7 @@ func removeDuplicates(ws, slug, fp string) ([]string, error) {
 			filepath.Join(ws, filepath.FromSlash(AutoScriptsDir), base+".lua"),
 			filepath.Join(ws, filepath.FromSlash(AutoScriptsDir), base+".sh"),
 		} {
-			if err := os.Remove(p); err == nil {
+			if err := hostfs.Remove(ws, p); err == nil {
 				removed = append(removed, p)
 			} else if !errors.Is(err, os.ErrNotExist) {
 				errs = append(errs, err)
@@ -162,8 +164,8 @@ func removeDuplicates(ws, slug, fp string) ([]string, error) {
 
 // fileHasFingerprint reports whether an artifact names fingerprint fp (the
 // skill's "behavior_fingerprint: fp" line or the script's header).
-func fileHasFingerprint(path, fp string) bool {
-	f, err := os.Open(path)
+func fileHasFingerprint(ws, path, fp string) bool {
+	f, err := hostfs.Open(ws, path)
 	if err != nil {
 		return false
 	}
@@ -191,7 +193,9 @@ func screenFromScreenshots(steps []engine.TraceStep) (int, int) {
 		if st.Screenshot == "" {
 			continue
 		}
-		f, err := os.Open(st.Screenshot)
+		// The trace names the file and sits in the workspace: open it as
+		// a regular file only (a FIFO must not block learning).
+		f, err := hostfs.Open(filepath.Dir(st.Screenshot), st.Screenshot)
 		if err != nil {
 			continue
 		}

@@ -13,8 +13,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/openpocket/openpocket/engine/hostfs"
 	"github.com/openpocket/openpocket/engine/prompt"
-	"github.com/openpocket/openpocket/internal/atomicfile"
 )
 
 //go:embed bundled/*.md
@@ -178,7 +178,7 @@ func loadDir(dir, relTo string, src Source) ([]Skill, []error) {
 		if filepath.Ext(p) != ".md" {
 			return nil
 		}
-		s, err := LoadFile(p)
+		s, err := loadFileIn(relTo, p)
 		if err != nil {
 			problems = append(problems, err)
 			return nil
@@ -198,10 +198,17 @@ func loadDir(dir, relTo string, src Source) ([]Skill, []error) {
 	return out, problems
 }
 
+// maxSkillBytes caps a skill or replay script the host reads.
+const maxSkillBytes = 4 << 20
+
 // LoadFile reads one skill file (Source is left as workspace; Location is
-// the path).
-func LoadFile(p string) (Skill, error) {
-	b, err := os.ReadFile(p)
+// the path). The file must be regular (a FIFO is an error at once).
+func LoadFile(p string) (Skill, error) { return loadFileIn("", p) }
+
+// loadFileIn reads a skill file; with a root (the workspace, which the
+// model writes) through hostfs there, so a link is refused, not followed.
+func loadFileIn(root, p string) (Skill, error) {
+	b, err := readSkillFile(root, p)
 	if err != nil {
 		return Skill{}, err
 	}
@@ -392,7 +399,7 @@ func (l *Loader) readableCopy(s Skill) (string, error) {
 		}
 		if err == nil {
 			file = filepath.ToSlash(file)
-			data, err = os.ReadFile(s.Path)
+			data, err = hostfs.ReadRegular(s.Path, maxSkillBytes)
 		}
 	default:
 		return "", nil
@@ -402,8 +409,8 @@ func (l *Loader) readableCopy(s Skill) (string, error) {
 	}
 	rel := path.Join(ReadableDir, s.Source.String(), file)
 	dst := filepath.Join(l.WorkspaceDir, filepath.FromSlash(rel))
-	if old, err := os.ReadFile(dst); err != nil || !bytes.Equal(old, data) {
-		if err := atomicfile.WriteFile(dst, data, 0o644); err != nil {
+	if old, err := hostfs.ReadFile(l.WorkspaceDir, dst, maxSkillBytes); err != nil || !bytes.Equal(old, data) {
+		if err := hostfs.WriteFile(l.WorkspaceDir, dst, data, 0o644); err != nil {
 			return "", err
 		}
 	}
@@ -464,7 +471,11 @@ func (l *Loader) Script(s Skill) (src []byte, from string, err error) {
 		tries = append(tries, strings.TrimSuffix(s.Path, ".md")+".lua")
 	}
 	for _, p := range tries {
-		if b, err := os.ReadFile(p); err == nil {
+		root := ""
+		if l.WorkspaceDir != "" && s.Source == SourceWorkspace {
+			root = l.WorkspaceDir
+		}
+		if b, err := readSkillFile(root, p); err == nil {
 			return b, p, nil
 		}
 	}
@@ -474,14 +485,19 @@ func (l *Loader) Script(s Skill) (src []byte, from string, err error) {
 	return nil, "", fmt.Errorf("%s: %w", s.Name, ErrNoScript)
 }
 
-// readInWorkspace reads the workspace-relative file rel through an os.Root.
+// readInWorkspace reads the workspace-relative file rel through hostfs:
+// no link, "..", absolute path or FIFO.
 func readInWorkspace(ws, rel string) ([]byte, error) {
-	root, err := os.OpenRoot(ws)
-	if err != nil {
-		return nil, err
+	return hostfs.ReadFile(ws, filepath.FromSlash(rel), maxSkillBytes)
+}
+
+// readSkillFile reads p through hostfs inside root, or (no root: a path
+// the user named, or the home's skills) as a regular file anywhere.
+func readSkillFile(root, p string) ([]byte, error) {
+	if root != "" {
+		return hostfs.ReadFile(root, p, maxSkillBytes)
 	}
-	defer root.Close()
-	return root.ReadFile(filepath.FromSlash(rel))
+	return hostfs.ReadRegular(p, maxSkillBytes)
 }
 
 // FencedLua returns the first ```lua fenced block of markdown.

@@ -1,8 +1,9 @@
 package workspace
 
 import (
-	"os"
 	"path/filepath"
+
+	"github.com/openpocket/openpocket/engine/hostfs"
 )
 
 // ContextFileNames are the workspace files injected into the system
@@ -44,7 +45,9 @@ func (h *Home) ContextFiles(budget int) []ContextFile {
 			break
 		}
 		path := filepath.Join(h.Workspace(), name)
-		data, err := os.ReadFile(path)
+		// Read through hostfs: the model may have made AGENTS.md a link out
+		// or a FIFO; such a file is skipped like a missing one, at once.
+		data, err := hostfs.ReadFile(h.Workspace(), path, maxHostRead)
 		if err != nil {
 			continue
 		}

@@ -30,16 +30,16 @@ func TestDailyMemoryOnAFullDiskReportsAndKeepsWholeLines(t *testing.T) {
 	require.NoError(t, h.AppendDailyMemory(at, true, "p", "first task", "done"))
 	before := readFile(t, h.DailyMemoryPath(at))
 
-	real := atomicfile.OpenForAppend
-	atomicfile.OpenForAppend = func(p string, perm os.FileMode) (atomicfile.AppendFile, error) {
-		f, err := real(p, perm)
+	real := openAppend
+	openAppend = func(root, p string, perm os.FileMode) (atomicfile.AppendFile, error) {
+		f, err := real(root, p, perm)
 		if err != nil {
 			return nil, err
 		}
 		return halfWriter{f.(*os.File)}, nil
 	}
 	err := h.AppendDailyMemory(at.Add(time.Minute), false, "p", "second task", "a result long enough to be torn")
-	atomicfile.OpenForAppend = real
+	openAppend = real
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, syscall.ENOSPC))
 	assert.Contains(t, err.Error(), "daily memory line not saved to "+h.DailyMemoryPath(at))

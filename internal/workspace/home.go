@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/engine/hostfs"
 	"github.com/openpocket/openpocket/internal/atomicfile"
 )
 
@@ -169,7 +170,7 @@ func (h *Home) WorkspaceStatePath() string {
 }
 
 func (h *Home) ensureWorkspaceState() error {
-	if _, err := os.Stat(h.WorkspaceStatePath()); err == nil {
+	if _, err := hostfs.Lstat(h.Workspace(), h.WorkspaceStatePath()); err == nil {
 		return nil
 	}
 	st := WorkspaceState{Version: 1, BootstrapSeededAt: isoTime(h.Now())}
@@ -177,13 +178,14 @@ func (h *Home) ensureWorkspaceState() error {
 	if err != nil {
 		return err
 	}
-	return writeNew(h.WorkspaceStatePath(), append(data, '\n'), 0o644)
+	_, err = hostfs.WriteNew(h.Workspace(), h.WorkspaceStatePath(), append(data, '\n'), 0o644)
+	return err
 }
 
 // ReadWorkspaceState reads workspace-state.json.
 func (h *Home) ReadWorkspaceState() (WorkspaceState, error) {
 	var st WorkspaceState
-	data, err := os.ReadFile(h.WorkspaceStatePath())
+	data, err := hostfs.ReadFile(h.Workspace(), h.WorkspaceStatePath(), maxHostRead)
 	if err != nil {
 		return st, fmt.Errorf("read workspace state: %w", err)
 	}
@@ -205,7 +207,7 @@ func (h *Home) MarkOnboardingCompleted(at time.Time) error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(h.WorkspaceStatePath(), append(data, '\n'), 0o644)
+	return hostfs.WriteFile(h.Workspace(), h.WorkspaceStatePath(), append(data, '\n'), 0o644)
 }
 
 // isoTime formats like JavaScript's Date.toISOString: UTC, milliseconds.

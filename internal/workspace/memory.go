@@ -3,12 +3,13 @@ package workspace
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/openpocket/openpocket/engine/hostfs"
 	"github.com/openpocket/openpocket/internal/atomicfile"
 )
 
@@ -44,20 +45,28 @@ func (h *Home) AppendDailyMemory(at time.Time, ok bool, profile, task, result st
 
 	h.memMu.Lock()
 	defer h.memMu.Unlock()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
-	}
+	// The memory file lives in the workspace, where the model may have
+	// swapped it (or memory/) for a link out: both go through hostfs.
+	root := h.rootFor(path)
 	text := line
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+	f, err := hostfs.CreateExcl(root, path, 0o644)
 	if err == nil {
 		f.Close()
 		text = "# Memory " + at.Format("2006-01-02") + "\n\n" + line
 	} else if !errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("open daily memory %s: %w", path, err)
+		return fmt.Errorf("open daily memory: %w", err)
 	}
 	// A failed append (a full disk) leaves the file as it was: earlier
 	// lines whole, no torn line.
-	if err := atomicfile.AppendPath(path, []byte(text), 0o644); err != nil {
+	af, err := openAppend(root, path, 0o644)
+	if err != nil {
+		return fmt.Errorf("daily memory line not saved: %w", err)
+	}
+	err = atomicfile.Append(af, []byte(text))
+	if cerr := af.(io.Closer).Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Errorf("daily memory line not saved to %s: %w", path, err)
 	}
 	return nil

@@ -1,14 +1,15 @@
 package workspace
 
 import (
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/openpocket/openpocket/internal/atomicfile"
+	"github.com/openpocket/openpocket/engine/hostfs"
 )
 
 // ScreenshotsDir is screenshots.directory resolved against OPENPOCKET_HOME.
@@ -47,7 +48,7 @@ func (h *Home) SaveStepScreenshot(at time.Time, sessionID string, step int, curr
 	}
 	dir := h.ScreenshotsDir()
 	path := filepath.Join(dir, ScreenshotName(at, sessionID, step, currentApp))
-	if err := atomicfile.WriteFile(path, png, 0o644); err != nil {
+	if err := hostfs.WriteFile(h.rootFor(path), path, png, 0o644); err != nil {
 		return "", fmt.Errorf("save screenshot: %w", err)
 	}
 	if err := h.pruneScreenshots(dir, sc.MaxCount); err != nil {
@@ -64,7 +65,8 @@ func (h *Home) pruneScreenshots(dir string, maxCount int) error {
 	}
 	h.shotMu.Lock()
 	defer h.shotMu.Unlock()
-	entries, err := os.ReadDir(dir)
+	root := h.rootFor(dir)
+	entries, err := hostfs.ReadDir(root, dir)
 	if err != nil {
 		return fmt.Errorf("screenshot retention: %w", err)
 	}
@@ -94,7 +96,7 @@ func (h *Home) pruneScreenshots(dir string, maxCount int) error {
 	})
 	var firstErr error
 	for _, s := range shots[maxCount:] {
-		if err := os.Remove(filepath.Join(dir, s.name)); err != nil && !os.IsNotExist(err) && firstErr == nil {
+		if err := hostfs.Remove(root, filepath.Join(dir, s.name)); err != nil && !errors.Is(err, fs.ErrNotExist) && firstErr == nil {
 			firstErr = fmt.Errorf("screenshot retention: %w", err)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/engine/hostfs"
 	"github.com/openpocket/openpocket/internal/atomicfile"
 )
 
@@ -47,8 +48,11 @@ func (h *Home) beginSession(meta engine.SessionMeta) (*Session, error) {
 		started = h.Now()
 	}
 	dir := h.SessionsDir()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w", dir, err)
+	// sessions/ is in the workspace: a link the model planted there (the
+	// directory or a file) must not carry the session out.
+	root := h.rootFor(dir)
+	if err := hostfs.MkdirAll(root, dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create sessions directory: %w", err)
 	}
 	base := started.Format("20060102-150405")
 	var (
@@ -63,12 +67,12 @@ func (h *Home) beginSession(meta engine.SessionMeta) (*Session, error) {
 		}
 		path = filepath.Join(dir, "session-"+id+".md")
 		var err error
-		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+		f, err = hostfs.CreateExcl(root, path, 0o644)
 		if err == nil {
 			break
 		}
 		if !errors.Is(err, fs.ErrExist) || n > 10000 {
-			return nil, fmt.Errorf("create session file %s: %w", path, err)
+			return nil, fmt.Errorf("create session file: %w", err)
 		}
 	}
 	var b strings.Builder

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/action"
 	"github.com/openpocket/openpocket/engine/device"
+	"github.com/openpocket/openpocket/engine/hostfs"
 	"github.com/openpocket/openpocket/engine/prompt"
 	"github.com/openpocket/openpocket/engine/screen"
 	"github.com/openpocket/openpocket/lua"
@@ -118,7 +118,9 @@ var contextFileNames = []string{"AGENTS.md", "SOUL.md", "USER.md", "IDENTITY.md"
 func readContextFiles(root string) []prompt.ContextFile {
 	var out []prompt.ContextFile
 	for _, n := range contextFileNames {
-		b, err := os.ReadFile(filepath.Join(root, n))
+		// hostfs: a context file the model made a link out or a FIFO is
+		// skipped at once, like a missing one.
+		b, err := hostfs.ReadFile(root, n, 0)
 		if err != nil {
 			continue
 		}
@@ -331,7 +333,11 @@ func (h *host) record(L *lua.LState) int {
 		return h.fail(L, fmt.Errorf("record step %d: %w", st.Step, err))
 	}
 	if path := h.sess.SessionPath(); path != "" {
-		if err := AppendTrace(TracePath(path), st); err != nil {
+		root := filepath.Dir(path)
+		if ws := h.sess.Engine().Workspace; ws != nil && ws.Root() != "" {
+			root = ws.Root() // sessions/ itself may be a link the model planted
+		}
+		if err := AppendTraceIn(root, TracePath(path), st); err != nil {
 			return h.fail(L, fmt.Errorf("trace step %d: %w", st.Step, err))
 		}
 	}

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/engine/hostfs"
 )
 
 // TracePath is the trace file of a session markdown file:
@@ -26,22 +28,33 @@ type traceFile interface {
 	Close() error
 }
 
-// openTrace opens a trace file for appending; tests inject failures.
-var openTrace = func(path string) (traceFile, error) {
-	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+// openTrace opens a trace file under root for appending (through hostfs:
+// the trace lives in the workspace, where the model may have swapped it or
+// sessions/ for a link out, or a FIFO); tests inject failures.
+var openTrace = func(root, path string) (traceFile, error) {
+	return hostfs.OpenAppend(root, path, 0o644)
 }
 
-// AppendTrace appends one step as a JSON line to a trace file (created on
-// first use) and syncs it, so a crash keeps every completed step. A failed
-// write (a full disk) is cut back, so the file keeps only whole lines and
-// the error says the step was not traced.
+// maxTraceBytes caps ReadTrace.
+const maxTraceBytes = 256 << 20
+
+// AppendTrace appends one step to a trace file confined to its own
+// directory; see AppendTraceIn.
 func AppendTrace(path string, st engine.TraceStep) error {
+	return AppendTraceIn(filepath.Dir(path), path, st)
+}
+
+// AppendTraceIn appends one step as a JSON line to a trace file inside
+// root (created on first use) and syncs it, so a crash keeps every
+// completed step. A failed write (a full disk) is cut back, so the file
+// keeps only whole lines and the error says the step was not traced.
+func AppendTraceIn(root, path string, st engine.TraceStep) error {
 	line, err := json.Marshal(st)
 	if err != nil {
 		return fmt.Errorf("trace step %d: %w", st.Step, err)
 	}
 	line = append(line, '\n')
-	f, err := openTrace(path)
+	f, err := openTrace(root, path)
 	if err != nil {
 		return err
 	}
@@ -67,7 +80,7 @@ func AppendTrace(path string, st engine.TraceStep) error {
 // crash in the middle of a write) is ignored; any other bad line is an
 // error naming its line number.
 func ReadTrace(path string) ([]engine.TraceStep, error) {
-	data, err := os.ReadFile(path)
+	data, err := hostfs.ReadFile(filepath.Dir(path), path, maxTraceBytes)
 	if err != nil {
 		return nil, err
 	}

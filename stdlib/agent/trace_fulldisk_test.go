@@ -27,8 +27,8 @@ func TestAppendTraceOnAFullDiskKeepsWholeLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	real := openTrace
-	openTrace = func(p string) (traceFile, error) {
-		f, err := real(p)
+	openTrace = func(root, p string) (traceFile, error) {
+		f, err := real(root, p)
 		if err != nil {
 			return nil, err
 		}

@@ -88,9 +88,11 @@ func New(o Options) (*Bot, error) {
 	if o.Runner == nil {
 		return nil, errors.New("telegram: no runner")
 	}
+	knownTokens.Store(strings.TrimSpace(o.Token), struct{}{})
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	o.Logger = slog.New(redactingHandler{o.Logger.Handler()})
 	if o.ProgressEvery <= 0 {
 		o.ProgressEvery = 3
 	}
@@ -180,6 +182,15 @@ func (b *Bot) Deliver(ctx context.Context, to string, text string) error {
 	}
 	_, err = b.send(ctx, chat, text, nil)
 	return err
+}
+
+// AllowsChat reports whether to is a chat id the bot allows: one of
+// allowedChatIds, or an allowed user's private chat (its id is the
+// user's). The gateway delivers results of jobs it did not write itself
+// only to such chats.
+func (b *Bot) AllowsChat(to string) bool {
+	chat, err := strconv.ParseInt(strings.TrimSpace(to), 10, 64)
+	return err == nil && (slices.Contains(b.o.AllowedChatIDs, chat) || slices.Contains(b.o.AllowedUserIDs, chat))
 }
 
 // allowed reports whether a message from user in chat may be answered.

@@ -9,7 +9,9 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -106,17 +108,24 @@ func problem(resp *http.Response, err error) string {
 	return fmt.Sprintf("HTTP %d", resp.StatusCode)
 }
 
-// redactToken hides a bot token in a URL inside an error text.
+// knownTokens holds the token of every bot built in this process, so
+// redactToken hides it wherever it appears, not only in a URL's /bot path.
+var knownTokens sync.Map // token → struct{}
+
+// botPath is a "/bot…" path segment: the Bot API puts the token in one.
+// Every such segment is hidden — a base URL's own /bot… segment too, so a
+// self-hosted server under /botapi cannot shift which one is hidden.
+var botPath = regexp.MustCompile(`/bot[^/\s"']*`)
+
+// redactToken hides bot tokens inside an error or log text.
 func redactToken(s string) string {
-	i := strings.Index(s, "/bot")
-	if i < 0 {
-		return s
-	}
-	j := strings.IndexByte(s[i+4:], '/')
-	if j < 0 {
-		return s[:i] + "/bot***"
-	}
-	return s[:i] + "/bot***" + s[i+4+j:]
+	knownTokens.Range(func(k, _ any) bool {
+		if t := k.(string); t != "" {
+			s = strings.ReplaceAll(s, t, "***")
+		}
+		return true
+	})
+	return botPath.ReplaceAllString(s, "/bot***")
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {

@@ -27,13 +27,14 @@ import (
 	"strings"
 	"time"
 
+	"mvdan.cc/sh/v3/interp"
+
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/action"
+	"github.com/openpocket/openpocket/engine/hostfs"
 	"github.com/openpocket/openpocket/engine/tools"
-	"github.com/openpocket/openpocket/internal/atomicfile"
 	"github.com/openpocket/openpocket/internal/executor/policy"
 	"github.com/openpocket/openpocket/internal/sandbox"
-	"mvdan.cc/sh/v3/interp"
 )
 
 // DefaultAllowedCommands is the allowlist used when Config.AllowedCommands
@@ -229,15 +230,22 @@ func (e *Executor) newRun(scriptName, script string) (Result, error) {
 		return res, err
 	}
 	res.ScriptPath = filepath.Join(res.RunDir, scriptName)
-	if err := atomicfile.WriteFile(res.ScriptPath, []byte(script), 0o644); err != nil {
+	if err := hostfs.WriteFile(e.workspace, res.ScriptPath, []byte(script), 0o644); err != nil {
 		return res, fmt.Errorf("run_script: %w", err)
 	}
 	return res, nil
 }
 
+// newRunDir makes scripts/runs/run-<id> inside the workspace through
+// engine/hostfs: scripts may have made scripts/runs a link out (say to a
+// directory whose *.sh a login shell sources), and the host must not
+// write the script and its output there.
 func (e *Executor) newRunDir() (Result, error) {
 	runs := filepath.Join(e.ScriptsDir(), "runs")
-	if err := os.MkdirAll(runs, 0o755); err != nil {
+	if err := os.MkdirAll(e.workspace, 0o755); err != nil { // the configured root itself
+		return Result{}, fmt.Errorf("run_script: %w", err)
+	}
+	if err := hostfs.MkdirAll(e.workspace, runs, 0o755); err != nil {
 		return Result{}, fmt.Errorf("run_script: %w", err)
 	}
 	for range 10 {
@@ -247,7 +255,7 @@ func (e *Executor) newRunDir() (Result, error) {
 		}
 		id := e.now().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
 		dir := filepath.Join(runs, "run-"+id)
-		if err := os.Mkdir(dir, 0o755); err != nil {
+		if err := hostfs.Mkdir(e.workspace, dir, 0o755); err != nil {
 			if errors.Is(err, os.ErrExist) {
 				continue
 			}
@@ -264,9 +272,9 @@ func (e *Executor) writeArtifacts(res Result) error {
 		return fmt.Errorf("run_script: %w", err)
 	}
 	return errors.Join(
-		atomicfile.WriteFile(filepath.Join(res.RunDir, "stdout.log"), []byte(res.Stdout), 0o644),
-		atomicfile.WriteFile(filepath.Join(res.RunDir, "stderr.log"), []byte(res.Stderr), 0o644),
-		atomicfile.WriteFile(filepath.Join(res.RunDir, "result.json"), append(js, '\n'), 0o644),
+		hostfs.WriteFile(e.workspace, filepath.Join(res.RunDir, "stdout.log"), []byte(res.Stdout), 0o644),
+		hostfs.WriteFile(e.workspace, filepath.Join(res.RunDir, "stderr.log"), []byte(res.Stderr), 0o644),
+		hostfs.WriteFile(e.workspace, filepath.Join(res.RunDir, "result.json"), append(js, '\n'), 0o644),
 	)
 }
 
