@@ -80,6 +80,8 @@ func (b *builder) showcaseView(a *activity) *view {
 		root := b.root(colPage)
 		b.toolbar(root, a.message)
 		return root
+	case PkgTasks + "/.TasksActivity":
+		return b.tasksView()
 	}
 	return nil
 }
