@@ -111,6 +111,8 @@ type Phone struct {
 	// actions is the action generation (freshness.go): every call through
 	// the transport that may act on the device moves it on.
 	actions atomic.Uint64
+	// secrets are masked in every element list (secrets.go).
+	secrets secretMarks
 }
 
 // Look is what one screenshot says about the screen: Visual is its dHash

@@ -240,6 +240,7 @@ func (p *Phone) resolveElements(ctx context.Context, snap *screen.Snapshot, bg *
 	mayReuse := st.mayReuse
 	elemOpts := screen.ElementOptions{Width: w, Height: h, ScaleX: snap.ScaleX, ScaleY: snap.ScaleY,
 		Budget: p.opts.ElementBudget, MaxElements: p.opts.MaxElements, KeyboardKeys: keys}
+	p.secretOptions(&elemOpts)
 	if mayReuse && cacheMatches {
 		snap.Tree = cached.tree
 		snap.UIElements, snap.UINotes = cached.elements, cached.notes

@@ -78,12 +78,14 @@ func (s *selector) budget() Selection {
 			notes = append(notes, fmt.Sprintf("+%d more %s in the %s not listed (element budget)", n, plural(n, "element"), w.words))
 		}
 	}
-	return Selection{Elements: out, Notes: notes}
+	sel := Selection{Elements: out, Notes: notes}
+	maskSecrets(&sel, s.o)
+	return sel
 }
 
 // passwordMask stands for the text of a filled password field, whatever
 // its length (some builds report the typed characters, not dots).
-const passwordMask = "••••••"
+const passwordMask = SecretMask
 
 // windowWords name the windows in the notes, in reading order.
 var windowWords = []struct{ name, words string }{
