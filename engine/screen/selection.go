@@ -46,7 +46,7 @@ func Select(root *Node, o ElementOptions) Selection {
 	s := &selector{o: o, screen: screenRect(root, o), byNode: map[*Node]*cand{}, caption: map[*Node]bool{}, covered: map[windowKind]int{}}
 	s.wins = classifyWindows(root, s.screen)
 	for _, w := range s.wins {
-		s.collect(w, w.root, nil, nil, false)
+		s.collect(w, w.root, nil, nil)
 	}
 	s.mergeWrappers()
 	s.labelFromCaptions()
@@ -73,13 +73,14 @@ func screenRect(root *Node, o ElementOptions) Rect {
 
 // collect walks one window, turning nodes into candidates: targets
 // (labelled from their descendants), labelled text outside any target,
-// scrollable lists. Disabled subtrees, unlabeled non-targets and
-// full-screen surfaces without a label give nothing.
-func (s *selector) collect(w *window, n *Node, outer *cand, list *Node, disabled bool) {
+// scrollable lists. Unlabeled non-targets and full-screen surfaces without
+// a label give nothing. Each node is judged by its own enabled: Android
+// does not pass enabled="false" down, so the controls inside a disabled
+// container still work, and a disabled control is listed, flagged.
+func (s *selector) collect(w *window, n *Node, outer *cand, list *Node) {
 	s.order++
-	disabled = disabled || !n.Enabled
 	vis := n.Bounds.Intersect(s.screen)
-	if n.Visible() && !vis.Empty() && !disabled {
+	if n.Visible() && !vis.Empty() {
 		if c := s.consider(w, n, vis, outer, list); c != nil {
 			if c.target {
 				outer = c
@@ -90,7 +91,7 @@ func (s *selector) collect(w *window, n *Node, outer *cand, list *Node, disabled
 		}
 	}
 	for _, k := range n.Children {
-		s.collect(w, k, outer, list, disabled)
+		s.collect(w, k, outer, list)
 	}
 }
 
@@ -100,7 +101,7 @@ func (s *selector) consider(w *window, n *Node, vis Rect, outer *cand, list *Nod
 	if own == "" {
 		own = desc
 	}
-	target := isTarget(n) || (w.focusOnly && n.Enabled && n.Focusable)
+	target := interactive(n) || (w.focusOnly && n.Enabled && n.Focusable)
 	switch {
 	case editable(n):
 	case n.Scrollable:
@@ -150,7 +151,8 @@ func (s *selector) surface(vis Rect) bool {
 // inner has none. A switch that is not clickable itself inside a clickable
 // row (Settings) is folded into the row, which takes its checked state, and
 // a tiny target inside a labelled one (a launcher folder's 26-px previews)
-// is part of it.
+// is part of it. A small checkable inside a labelled row (an alarm's
+// on/off switch) stays a control of its own.
 func (s *selector) mergeWrappers() {
 	for _, c := range s.cands {
 		o := c.outer
@@ -165,7 +167,7 @@ func (s *selector) mergeWrappers() {
 			o.merged = append(o.merged, c.n)
 			continue
 		}
-		if s.tiny(c.vis) && o.n.ownLabel() != "" {
+		if s.tiny(c.vis) && !c.n.Checkable && o.n.ownLabel() != "" {
 			c.drop = true // a folder's preview thumbnail: the folder is the control
 			continue
 		}
@@ -334,6 +336,8 @@ func tierOf(c *cand) int {
 		return 4 // navigation buttons, notification actions
 	case c.win.kind == kindSystem:
 		return 5 // clock, battery, notification icons
+	case c.target && !c.n.Enabled:
+		return 2 // greyed out: after the controls that work now
 	case c.target && (c.n.Focused || editable(c.n)):
 		return 0
 	case c.target && c.win.kind == kindIME:
