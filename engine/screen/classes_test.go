@@ -17,8 +17,9 @@ var classCases = []screenCase{
 	},
 	{
 		file: "class2_noise_budget.xml", kind: "2 file names and repeated captions spend the budget",
-		needed: []string{`label="Basic fare" clickable=true`, `label="Standard fare" clickable=true`, `checked`, `label="Flex fare" clickable=true`,
-			`label="Continue to payment" clickable=true`, `label="Choose your fare"`},
+		needed: []string{`label="Basic" clickable=true class=RadioButton`, `label="Standard" clickable=true class=RadioButton center=(57,1380) bounds=[28,1358][85,1401] checked`,
+			`label="Flex" clickable=true class=RadioButton`, `label="Continue to payment" clickable=true`, `label="Choose your fare"`,
+			`label="Basic fare"`, `label="Free changes, 2 bags"`},
 		noise: []string{`.png`, `Version=`},
 	},
 	{

@@ -290,3 +290,32 @@ const notAdjacent = 99
 func containsRect(outer, inner Rect) bool {
 	return inner.Left >= outer.Left && inner.Top >= outer.Top && inner.Right <= outer.Right && inner.Bottom <= outer.Bottom
 }
+
+// glyphNames are the Material Icons glyphs whose meaning is certain enough
+// to name a control drawn with nothing else.
+var glyphNames = map[rune]string{
+	0xE5C4: "Back", 0xE5CB: "Back", 0xE5E0: "Back", 0xE2EA: "Back", // arrow_back, chevron_left, arrow_back_ios(_new)
+	0xE5CD: "Close", 0xE8B6: "Search", 0xE5D2: "Menu", 0xE5D4: "More options", 0xE80D: "Share",
+}
+
+// backID matches the resource ids of back and up buttons.
+var backID = regexp.MustCompile(`(?i)(^|[_.])(back|up|navigate_?up|nav_?back|go_?back)([_.]|btn|button|$)`)
+
+// glyphName names a control whose text is only icon-font glyphs (which are
+// never a label): a known glyph's meaning, or "Back" for a back button by
+// its resource id; "" otherwise.
+func glyphName(n *Node) string {
+	t := strings.TrimSpace(n.Text)
+	if t == "" || nodeText(n) != "" {
+		return ""
+	}
+	for _, r := range t {
+		if name, ok := glyphNames[r]; ok {
+			return name
+		}
+	}
+	if backID.MatchString(shortID(n.ResourceID)) {
+		return "Back"
+	}
+	return ""
+}

@@ -1,6 +1,9 @@
 package screen
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // KeyboardNote is the one line that stands for a folded soft keyboard.
 const KeyboardNote = "keyboard shown: type with type_text"
@@ -19,7 +22,8 @@ type cand struct {
 	drop    bool
 	merged  []*Node // wrappers folded into this element
 	tier    int
-	line    int // length of the rendered line
+	line    int  // length of the rendered line
+	noise   bool // decoration the budget cuts first (markNoise)
 }
 
 // selector holds one Select call's state.
@@ -54,6 +58,7 @@ func Select(root *Node, o ElementOptions) Selection {
 	s.dropCovered()
 	s.foldKeyboard()
 	s.disambiguate()
+	s.markNoise()
 	return s.budget()
 }
 
@@ -119,6 +124,9 @@ func (s *selector) consider(w *window, n *Node, vis Rect, outer *cand, list *Nod
 	if target && own == "" {
 		if editable(n) {
 			c.label = cleanLabel(n.Hint())
+		}
+		if c.label == "" {
+			c.label = glyphName(n)
 		}
 		if c.label == "" {
 			c.label = descendantLabel(n)
@@ -191,6 +199,12 @@ func (s *selector) labelFromCaptions() {
 		}
 		caption := captionFor(c.n, s.caption)
 		if caption == nil {
+			if c.n.Checkable {
+				var row *Node
+				if c.label, row = rowLabel(c.n); row != nil {
+					s.dropTextsIn(row, c.label)
+				}
+			}
 			continue
 		}
 		s.caption[caption] = true
@@ -202,6 +216,40 @@ func (s *selector) labelFromCaptions() {
 			cc.drop = true
 		}
 	}
+}
+
+// rowLabel names a checkable control without a label from the row holding
+// it (a radio button whose only id is "checkbox" beside its title): the
+// first text of its nearest ancestor, up to two levels, that holds no other
+// control and is not a list.
+func rowLabel(n *Node) (string, *Node) {
+	cur := n
+	for up := 0; up < 2 && cur.Parent != nil && !cur.Parent.IsRoot() && !cur.Parent.Scrollable; up++ {
+		p := cur.Parent
+		other := false
+		p.Walk(func(k *Node) bool {
+			other = other || (k != n && k != p && interactive(k))
+			return !other
+		})
+		if other {
+			return "", nil
+		}
+		if l := descendantLabel(p); l != "" {
+			return l, p
+		}
+		cur = p
+	}
+	return "", nil
+}
+
+// dropTextsIn drops the texts inside row that label already reads.
+func (s *selector) dropTextsIn(row *Node, label string) {
+	row.Walk(func(k *Node) bool {
+		if c := s.byNode[k]; c != nil && !c.target && c.label != "" && strings.Contains(label, c.label) {
+			c.drop = true
+		}
+		return true
+	})
 }
 
 // dropEchoes drops a text that only repeats the label of a control beside
@@ -329,9 +377,48 @@ func readingLess(a, b *cand) bool {
 	return a.order < b.order
 }
 
-// tierOf is the budget priority: what a person needs most comes first.
+// noiseRepeats is how often a text (or an unlabeled control's resource
+// id) must repeat in one window to be decoration: "Sponsored" under every
+// banner, forty "#banner_image".
+const noiseRepeats = 3
+
+// markNoise marks what the budget cuts first: unlabeled controls whose
+// resource id repeats in their window and texts repeated as often. Image
+// file names were already refused as labels (nodeDesc).
+func (s *selector) markNoise() {
+	type key struct {
+		w *window
+		k string
+	}
+	count := map[key]int{}
+	keyOf := func(c *cand) (key, bool) {
+		switch {
+		case c.drop:
+		case c.target && c.label == "" && c.n.ResourceID != "":
+			return key{c.win, "#" + c.n.ResourceID}, true
+		case !c.target && !c.n.Scrollable && c.label != "":
+			return key{c.win, c.label}, true
+		}
+		return key{}, false
+	}
+	for _, c := range s.cands {
+		if k, ok := keyOf(c); ok {
+			count[k]++
+		}
+	}
+	for _, c := range s.cands {
+		if k, ok := keyOf(c); ok && count[k] >= noiseRepeats {
+			c.noise = true
+		}
+	}
+}
+
+// tierOf is the budget priority: what a person needs most comes first,
+// noise last.
 func tierOf(c *cand) int {
 	switch {
+	case c.noise:
+		return 6
 	case c.win.kind == kindSystem && c.target:
 		return 4 // navigation buttons, notification actions
 	case c.win.kind == kindSystem:
