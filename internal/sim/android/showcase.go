@@ -82,6 +82,8 @@ func (b *builder) showcaseView(a *activity) *view {
 		return root
 	case PkgTasks + "/.TasksActivity":
 		return b.tasksView()
+	case PkgShop + "/.CheckoutActivity":
+		return b.shopView()
 	}
 	return nil
 }
