@@ -26,6 +26,13 @@ func (s *selector) budget() Selection {
 		if live[i].tier != live[j].tier {
 			return live[i].tier < live[j].tier
 		}
+		if a, b := live[i], live[j]; s.focus != nil && a.list != nil && a.list == b.list {
+			// Rows of one list: the ones nearest the focus first, so the
+			// far ones are cut.
+			if da, db := s.focusDistance(a), s.focusDistance(b); da != db {
+				return da < db
+			}
+		}
 		return readingLess(live[i], live[j])
 	})
 
@@ -81,6 +88,16 @@ func (s *selector) budget() Selection {
 	sel := Selection{Elements: out, Notes: notes}
 	maskSecrets(&sel, s.o)
 	return sel
+}
+
+// focusDistance is how far a candidate's centre lies from the focus,
+// vertically (rows of a list stack up and down).
+func (s *selector) focusDistance(c *cand) int {
+	d := c.vis.Center().Y - s.focus.Y
+	if d < 0 {
+		d = -d
+	}
+	return d
 }
 
 // passwordMask stands for the text of a filled password field, whatever

@@ -1,6 +1,7 @@
 package screen
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -76,5 +77,36 @@ func TestSelectionClasses(t *testing.T) {
 				t.Errorf("kind %s: %d problem(s):\n  %s\nthe model read:\n%s", c.kind, len(bad), strings.Join(bad, "\n  "), ElementBlock(sel.Elements, sel.Notes))
 			}
 		})
+	}
+}
+
+// When a list does not fit, the rows far from the focus are cut first: a
+// TV list focused on its 25th row keeps that row and its neighbours.
+func TestBudgetCutsRowsFarFromFocus(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<hierarchy><node class="android.widget.FrameLayout" package="tv.app" bounds="[0,0][1920,1080]">`)
+	b.WriteString(`<node class="androidx.recyclerview.widget.RecyclerView" package="tv.app" resource-id="tv.app:id/channels" scrollable="true" bounds="[0,0][1920,1080]">`)
+	for i := 0; i < 30; i++ {
+		y := i * 36
+		focused := "false"
+		if i == 24 {
+			focused = "true"
+		}
+		fmt.Fprintf(&b, `<node class="android.widget.LinearLayout" package="tv.app" text="Channel %d" clickable="true" focusable="true" focused="%s" bounds="[0,%d][1920,%d]"/>`, i+1, focused, y, y+36)
+	}
+	b.WriteString(`</node></node></hierarchy>`)
+	root, err := ParseHierarchy([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := Select(root, ElementOptions{Width: 1920, Height: 1080, Budget: 1200})
+	block := ElementBlock(sel.Elements, sel.Notes)
+	for _, want := range []string{`label="Channel 25"`, `label="Channel 24"`, `label="Channel 26"`, "more rows in list"} {
+		if !strings.Contains(block, want) {
+			t.Errorf("missing %s in:\n%s", want, block)
+		}
+	}
+	if strings.Contains(block, `label="Channel 1"`) {
+		t.Errorf("the row farthest from the focus survived:\n%s", block)
 	}
 }

@@ -37,6 +37,7 @@ type selector struct {
 	order    int
 	covered  map[windowKind]int
 	imeShown bool
+	focus    *Point // centre of the focused node of the front app window
 }
 
 // Select turns a tree into what the model reads (see the package doc,
@@ -85,6 +86,10 @@ func screenRect(root *Node, o ElementOptions) Rect {
 func (s *selector) collect(w *window, n *Node, outer *cand, list *Node) {
 	s.order++
 	vis := n.Bounds.Intersect(s.screen)
+	if n.Focused && w.kind == kindApp && s.focus == nil && !vis.Empty() {
+		c := vis.Center()
+		s.focus = &c
+	}
 	if n.Visible() && !vis.Empty() {
 		if c := s.consider(w, n, vis, outer, list); c != nil {
 			if c.target {
