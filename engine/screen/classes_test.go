@@ -110,3 +110,27 @@ func TestBudgetCutsRowsFarFromFocus(t *testing.T) {
 		t.Errorf("the row farthest from the focus survived:\n%s", block)
 	}
 }
+
+// Icon-font glyphs are stripped on every path that names a node: a list's
+// name in the "more rows" note and Node.Label (selectors, traces).
+func TestGlyphsNeverInLabelsOnAnyPath(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<hierarchy><node class="android.widget.FrameLayout" package="p" bounds="[0,0][1080,2400]">`)
+	b.WriteString(`<node class="androidx.recyclerview.widget.RecyclerView" package="p" content-desc="&#xE8B5; Recent" scrollable="true" bounds="[0,0][1080,2400]">`)
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&b, `<node class="android.widget.TextView" package="p" text="Row %d" clickable="true" bounds="[0,%d][1080,%d]"/>`, i, i*60, i*60+60)
+	}
+	b.WriteString(`</node></node></hierarchy>`)
+	root, err := ParseHierarchy([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := Select(root, ElementOptions{Width: 1080, Height: 2400, Budget: 800})
+	block := ElementBlock(sel.Elements, sel.Notes)
+	if !strings.Contains(block, `in list "Recent"`) || strings.IndexFunc(block, privateUse) >= 0 {
+		t.Errorf("note names the list with a glyph:\n%s", block)
+	}
+	if l := root.Children[0].Label(); l != "Recent" {
+		t.Errorf("Label = %q", l)
+	}
+}
