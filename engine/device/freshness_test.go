@@ -169,3 +169,10 @@ func TestNoCacheFallbackAfterAnAction(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, screen.SourceFreshEmpty, source(t, p, device.CaptureOptions{NoCache: true}))
 }
+
+func capture(t *testing.T, p *device.Phone) *screen.Snapshot {
+	t.Helper()
+	s, err := p.Capture(context.Background(), device.CaptureOptions{})
+	require.NoError(t, err)
+	return s
+}
