@@ -52,16 +52,8 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 	defer bg.wg.Wait()
 	defer cancel()
 
-	// The generation is read before anything is fetched: an action that
-	// runs while this capture does leaves its dump stale.
-	gen := p.actions.Load()
-	p.mu.Lock()
-	cached := p.cache
-	prev := p.frame
-	mayReuse := !o.NoCache && cached != nil && !p.lastReuse && cached.gen == gen &&
-		start.Sub(cached.at) <= p.opts.CacheMaxAge
-	p.mu.Unlock()
-	if !mayReuse {
+	st, prev := p.cacheAtStart(o, start)
+	if !st.mayReuse {
 		bg.startDump() // nothing to reuse: overlap the dump with the rest
 	}
 	appCh := bg.currentApp()
@@ -95,9 +87,8 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 	// A dump runs beside the screenshot; it is kept for reuse only when the
 	// screen was already this frame before (a settle poll, the previous
 	// capture), so a dump taken mid-change never stands for the end state.
-	stable := prev != nil && keyOf(prev) == keyOf(fr)
-	st := cacheState{cached: cached, mayReuse: mayReuse, keys: o.KeyboardKeys, gen: gen,
-		frame: keyOf(fr), stable: stable, start: start}
+	st.frame = keyOf(fr)
+	st.stable = prev != nil && keyOf(prev) == st.frame
 	if err := p.resolveElements(ctx, snap, bg, st, w, h); err != nil {
 		return nil, err
 	}
@@ -221,6 +212,19 @@ type cacheState struct {
 	frame    frameKey
 	stable   bool // the previous screenshot was this frame too
 	start    time.Time
+}
+
+// cacheAtStart reads what a capture starting now may reuse, and the last
+// screenshot taken before it. The action generation is read before
+// anything is fetched: an action that runs while this capture does leaves
+// its dump stale.
+func (p *Phone) cacheAtStart(o CaptureOptions, start time.Time) (cacheState, *frame) {
+	gen := p.actions.Load()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	c := p.cache
+	may := !o.NoCache && c != nil && !p.lastReuse && c.gen == gen && start.Sub(c.at) <= p.opts.CacheMaxAge
+	return cacheState{cached: c, mayReuse: may, keys: o.KeyboardKeys, gen: gen, start: start}, p.frame
 }
 
 // resolveElements fills snap's tree and elements from the cache or a fresh

@@ -22,19 +22,7 @@ func (s *selector) budget() Selection {
 		c.tier = tierOf(c)
 		c.line = len(ElementLine(s.element(c, placeholder))) + 1
 	}
-	sort.SliceStable(live, func(i, j int) bool {
-		if live[i].tier != live[j].tier {
-			return live[i].tier < live[j].tier
-		}
-		if a, b := live[i], live[j]; s.focus != nil && a.list != nil && a.list == b.list {
-			// Rows of one list: the ones nearest the focus first, so the
-			// far ones are cut.
-			if da, db := s.focusDistance(a), s.focusDistance(b); da != db {
-				return da < db
-			}
-		}
-		return readingLess(live[i], live[j])
-	})
+	s.sortByValue(live)
 
 	notes := s.preNotes()
 	used := 0
@@ -88,6 +76,24 @@ func (s *selector) budget() Selection {
 	sel := Selection{Elements: out, Notes: notes}
 	maskSecrets(&sel, s.o)
 	return sel
+}
+
+// sortByValue orders candidates by what the budget keeps first: tier, then
+// rows of one list nearest the focus (the far ones are cut), then reading
+// order.
+func (s *selector) sortByValue(live []*cand) {
+	sort.SliceStable(live, func(i, j int) bool {
+		a, b := live[i], live[j]
+		if a.tier != b.tier {
+			return a.tier < b.tier
+		}
+		if s.focus != nil && a.list != nil && a.list == b.list {
+			if da, db := s.focusDistance(a), s.focusDistance(b); da != db {
+				return da < db
+			}
+		}
+		return readingLess(a, b)
+	})
 }
 
 // focusDistance is how far a candidate's centre lies from the focus,
