@@ -23,8 +23,10 @@ type Options struct {
 	SettleInterval time.Duration
 	// UIDumpTimeout bounds one `uiautomator dump` (8 s).
 	UIDumpTimeout time.Duration
-	// CacheMaxAge and CacheMaxHamming decide when the last element list may
-	// be reused without a new UI dump (15 s, distance 4).
+	// CacheMaxAge bounds how long the last element list may be reused
+	// without a new UI dump (15 s); reuse also needs an identical frame and
+	// no action since the dump (snapshot.go). CacheMaxHamming is no longer
+	// consulted: a perceptual hash cannot tell a toggled switch apart.
 	CacheMaxAge     time.Duration
 	CacheMaxHamming int
 	// ElementBudget is the size in characters of the element block a
@@ -106,6 +108,11 @@ type Phone struct {
 	rawSize int
 	// framesMade counts decoded frames (tests check reuse with it).
 	framesMade atomic.Int64
+	// actions is the action generation (freshness.go): every call through
+	// the transport that may act on the device moves it on.
+	actions atomic.Uint64
+	// secrets are masked in every element list (secrets.go).
+	secrets secretMarks
 }
 
 // Look is what one screenshot says about the screen: Visual is its dHash
@@ -145,7 +152,8 @@ func (p *Phone) parse(xml []byte) (*screen.Node, error) {
 type elementCache struct {
 	app           string
 	width, height int
-	hash          string
+	frame         frameKey // the screenshot taken with the dump
+	gen           uint64   // the action generation when the capture began
 	at            time.Time
 	tree          *screen.Node
 	elements      []screen.UIElement
@@ -156,10 +164,13 @@ type elementCache struct {
 // NewPhone wraps a transport.
 func NewPhone(t Transport, opts Options) *Phone {
 	o := opts.withDefaults()
-	return &Phone{t: t, opts: o, chooser: newPathChooser(o.Capture, o.CaptureProbes)}
+	p := &Phone{opts: o, chooser: newPathChooser(o.Capture, o.CaptureProbes)}
+	p.t = &actingTransport{inner: t, gen: &p.actions}
+	return p
 }
 
-// Transport returns the underlying device port.
+// Transport returns the device port. Calls through it that may act on the
+// device invalidate the element cache, as the Phone's own actions do.
 func (p *Phone) Transport() Transport { return p.t }
 
 // Serial is the device serial.

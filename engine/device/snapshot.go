@@ -52,11 +52,8 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 	defer bg.wg.Wait()
 	defer cancel()
 
-	p.mu.Lock()
-	cached := p.cache
-	mayReuse := !o.NoCache && cached != nil && !p.lastReuse && start.Sub(cached.at) <= p.opts.CacheMaxAge
-	p.mu.Unlock()
-	if !mayReuse {
+	st, prev := p.cacheAtStart(o, start)
+	if !st.mayReuse {
 		bg.startDump() // nothing to reuse: overlap the dump with the rest
 	}
 	appCh := bg.currentApp()
@@ -87,7 +84,12 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 	// Secure surfaces render black: never let a cached element list stand
 	// in for a screen we cannot see.
 	snap.SecureSurface = parseSecure(normalizeOutput([]byte(<-windowsCh)), snap.CurrentApp)
-	if err := p.resolveElements(ctx, snap, bg, cached, mayReuse, o.KeyboardKeys, w, h, start); err != nil {
+	// A dump runs beside the screenshot; it is kept for reuse only when the
+	// screen was already this frame before (a settle poll, the previous
+	// capture), so a dump taken mid-change never stands for the end state.
+	st.frame = keyOf(fr)
+	st.stable = prev != nil && keyOf(prev) == st.frame
+	if err := p.resolveElements(ctx, snap, bg, st, w, h); err != nil {
 		return nil, err
 	}
 
@@ -187,20 +189,62 @@ func (b *background) installed() <-chan []string {
 	return ch
 }
 
+// frameKey identifies a screenshot exactly: the same bytes on the same
+// capture path. Every pixel counts, so a toggled switch, a ticked box, a
+// typed character or a changed badge is a different frame even when the
+// perceptual hash does not move.
+type frameKey struct {
+	sum  uint64
+	size int
+	path capturePath
+}
+
+func keyOf(fr *frame) frameKey { return frameKey{fr.sum, fr.size, fr.path} }
+
+// cacheState is what a capture knows about the cache when it resolves its
+// elements: the entry read at its start, whether reuse is allowed at all,
+// the action generation read at its start and its own frame.
+type cacheState struct {
+	cached   *elementCache
+	mayReuse bool
+	keys     bool // CaptureOptions.KeyboardKeys
+	gen      uint64
+	frame    frameKey
+	stable   bool // the previous screenshot was this frame too
+	start    time.Time
+}
+
+// cacheAtStart reads what a capture starting now may reuse, and the last
+// screenshot taken before it. The action generation is read before
+// anything is fetched: an action that runs while this capture does leaves
+// its dump stale.
+func (p *Phone) cacheAtStart(o CaptureOptions, start time.Time) (cacheState, *frame) {
+	gen := p.actions.Load()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	c := p.cache
+	may := !o.NoCache && c != nil && !p.lastReuse && c.gen == gen && start.Sub(c.at) <= p.opts.CacheMaxAge
+	return cacheState{cached: c, mayReuse: may, keys: o.KeyboardKeys, gen: gen, start: start}, p.frame
+}
+
 // resolveElements fills snap's tree and elements from the cache or a fresh
-// dump (docs/formats.md#screen-snapshot) and updates the cache. keys is
-// CaptureOptions.KeyboardKeys; w, h is the input coordinate space; start is
-// when the capture began.
-func (p *Phone) resolveElements(ctx context.Context, snap *screen.Snapshot, bg *background, cached *elementCache, mayReuse, keys bool, w, h int, start time.Time) error {
+// dump (docs/formats.md#screen-snapshot) and updates the cache. w, h is the input
+// coordinate space.
+func (p *Phone) resolveElements(ctx context.Context, snap *screen.Snapshot, bg *background, st cacheState, w, h int) error {
 	m := snap.CaptureMetrics
-	// The cached list stands for this screen only when it shows the same
-	// app at the same size and looks the same; a secure surface is never
-	// vouched for by a cache.
+	cached, keys, start := st.cached, st.keys, st.start
+	// The cached list stands for this screen only when nothing acted on
+	// the device since its dump (generation) and the screenshot is the
+	// same frame, byte for byte, in the same app; a secure surface is
+	// never vouched for by a cache.
 	cacheMatches := cached != nil && !snap.SecureSurface && cached.app == snap.CurrentApp &&
 		cached.width == snap.Width && cached.height == snap.Height &&
-		screen.Hamming(cached.hash, m.VisualHash) <= p.opts.CacheMaxHamming && cached.keys == keys
+		cached.frame == st.frame && cached.gen == st.gen && p.actions.Load() == st.gen &&
+		cached.keys == keys
+	mayReuse := st.mayReuse
 	elemOpts := screen.ElementOptions{Width: w, Height: h, ScaleX: snap.ScaleX, ScaleY: snap.ScaleY,
 		Budget: p.opts.ElementBudget, MaxElements: p.opts.MaxElements, KeyboardKeys: keys}
+	p.secretOptions(&elemOpts)
 	if mayReuse && cacheMatches {
 		snap.Tree = cached.tree
 		snap.UIElements, snap.UINotes = cached.elements, cached.notes
@@ -234,11 +278,11 @@ func (p *Phone) resolveElements(ctx context.Context, snap *screen.Snapshot, bg *
 	defer p.mu.Unlock()
 	switch m.UIElementsSource {
 	case screen.SourceFresh:
-		if snap.SecureSurface {
+		if snap.SecureSurface || !st.stable {
 			p.cache = nil
 		} else {
 			p.cache = &elementCache{app: snap.CurrentApp, width: snap.Width, height: snap.Height,
-				hash: m.VisualHash, at: start, tree: snap.Tree, elements: snap.UIElements,
+				frame: st.frame, gen: st.gen, at: start, tree: snap.Tree, elements: snap.UIElements,
 				notes: snap.UINotes, keys: keys}
 		}
 		p.lastReuse = false

@@ -117,6 +117,12 @@ func TestCaptureCachePaths(t *testing.T) {
 	assert.Equal(t, "image/jpeg", screen.SniffImageMIME(s1.SOMScreenshot), "model images are JPEG by default")
 	assert.Equal(t, screen.FormatJPEG, s1.ImageFormat)
 	assert.Empty(t, s1.ScaledScreenshot, "the plain scaled image is not encoded when the model reads the set-of-mark one")
+
+	// The first dump is not kept: nothing showed the screen was already
+	// this frame before it was taken.
+	s1b, err := p.Capture(ctx, device.CaptureOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, screen.SourceFresh, s1b.CaptureMetrics.UIElementsSource, "first dump not kept")
 	dumps := len(f.CallsWithPrefix("uiautomator dump"))
 
 	s2, err := p.Capture(ctx, device.CaptureOptions{})

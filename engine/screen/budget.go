@@ -22,12 +22,7 @@ func (s *selector) budget() Selection {
 		c.tier = tierOf(c)
 		c.line = len(ElementLine(s.element(c, placeholder))) + 1
 	}
-	sort.SliceStable(live, func(i, j int) bool {
-		if live[i].tier != live[j].tier {
-			return live[i].tier < live[j].tier
-		}
-		return readingLess(live[i], live[j])
-	})
+	s.sortByValue(live)
 
 	notes := s.preNotes()
 	used := 0
@@ -78,12 +73,42 @@ func (s *selector) budget() Selection {
 			notes = append(notes, fmt.Sprintf("+%d more %s in the %s not listed (element budget)", n, plural(n, "element"), w.words))
 		}
 	}
-	return Selection{Elements: out, Notes: notes}
+	sel := Selection{Elements: out, Notes: notes}
+	maskSecrets(&sel, s.o)
+	return sel
+}
+
+// sortByValue orders candidates by what the budget keeps first: tier, then
+// rows of one list nearest the focus (the far ones are cut), then reading
+// order.
+func (s *selector) sortByValue(live []*cand) {
+	sort.SliceStable(live, func(i, j int) bool {
+		a, b := live[i], live[j]
+		if a.tier != b.tier {
+			return a.tier < b.tier
+		}
+		if s.focus != nil && a.list != nil && a.list == b.list {
+			if da, db := s.focusDistance(a), s.focusDistance(b); da != db {
+				return da < db
+			}
+		}
+		return readingLess(a, b)
+	})
+}
+
+// focusDistance is how far a candidate's centre lies from the focus,
+// vertically (rows of a list stack up and down).
+func (s *selector) focusDistance(c *cand) int {
+	d := c.vis.Center().Y - s.focus.Y
+	if d < 0 {
+		d = -d
+	}
+	return d
 }
 
 // passwordMask stands for the text of a filled password field, whatever
 // its length (some builds report the typed characters, not dots).
-const passwordMask = "••••••"
+const passwordMask = SecretMask
 
 // windowWords name the windows in the notes, in reading order.
 var windowWords = []struct{ name, words string }{
@@ -125,27 +150,29 @@ func (s *selector) element(c *cand, id string) UIElement {
 	}
 	center := c.vis.Center()
 	e := UIElement{
-		ID:           id,
-		Text:         text,
-		ContentDesc:  desc,
-		ResourceID:   n.ResourceID,
-		ClassName:    n.Class,
-		Clickable:    n.Clickable,
-		Enabled:      n.Enabled,
-		Bounds:       c.vis,
-		Center:       center,
-		ScaledBounds: sb,
-		ScaledCenter: Point{X: scaleCoord(center.X, s.o.ScaleX), Y: scaleCoord(center.Y, s.o.ScaleY)},
-		Node:         n,
-		Checkable:    n.Checkable,
-		Checked:      n.Checked,
-		Focused:      n.Focused,
-		Password:     n.Password,
-		Scrollable:   n.Scrollable,
-		Selected:     n.Selected,
-		Editable:     editable(n),
-		Window:       c.win.name(),
-		Context:      c.context,
+		ID:            id,
+		Text:          text,
+		ContentDesc:   desc,
+		ResourceID:    n.ResourceID,
+		ClassName:     n.Class,
+		Clickable:     n.Clickable,
+		Enabled:       n.Enabled,
+		Bounds:        c.vis,
+		Center:        center,
+		ScaledBounds:  sb,
+		ScaledCenter:  Point{X: scaleCoord(center.X, s.o.ScaleX), Y: scaleCoord(center.Y, s.o.ScaleY)},
+		Node:          n,
+		Checkable:     n.Checkable,
+		Checked:       n.Checked,
+		Focused:       n.Focused,
+		Password:      n.Password,
+		Scrollable:    n.Scrollable,
+		Selected:      n.Selected,
+		Editable:      editable(n),
+		Disabled:      !n.Enabled && interactive(n),
+		LongClickable: n.LongClickable && !n.Clickable && c.target,
+		Window:        c.win.name(),
+		Context:       c.context,
 	}
 	for _, w := range c.merged {
 		e.Clickable = e.Clickable || w.Clickable

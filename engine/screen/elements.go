@@ -32,6 +32,11 @@ type ElementOptions struct {
 	// KeyboardKeys lists a soft keyboard's keys one by one instead of
 	// folding the keyboard into KeyboardNote (TaskNeedsKeys decides).
 	KeyboardKeys bool
+	// Secrets are values the runtime typed for a person (passwords, codes):
+	// shown as SecretMask wherever a label holds them. SecretFields are the
+	// fields holding them, shown as SecretMask whatever their text.
+	Secrets      []string
+	SecretFields []SecretField
 }
 
 func (o ElementOptions) withDefaults() ElementOptions {

@@ -25,13 +25,13 @@ func TestElementsMultiWindow(t *testing.T) {
 	root := parseFixture(t, "multiwindow.xml")
 	scale := 1080.0 / 768.0
 	// The focused app first, in reading order; the row is labelled from
-	// its children; the disabled Save button is gone and does not lend its
-	// text to the icon beside it; the keyboard is one note; the status bar
-	// comes last.
+	// its children; the disabled Save button is listed (flagged) and does
+	// not lend its text to the icon beside it; the keyboard is one note;
+	// the status bar comes last.
 	want := []string{
 		"1:Navigate up", "2:Notes", "3:Search notes", "4:<RecyclerView>",
-		"5:Groceries, Milk, eggs & bread", "6:Work, Quarterly report", "7:Sync", "8:<ImageView>",
-		"9:12:30", "10:Battery 80 percent.",
+		"5:Groceries, Milk, eggs & bread", "6:Work, Quarterly report", "7:Sync", "8:Save", "9:<ImageView>",
+		"10:12:30", "11:Battery 80 percent.",
 	}
 	sel := Select(root, ElementOptions{Width: 1080, Height: 2400, ScaleX: scale, ScaleY: scale})
 	if got := labels(sel.Elements); strings.Join(got, "|") != strings.Join(want, "|") {
@@ -40,8 +40,8 @@ func TestElementsMultiWindow(t *testing.T) {
 	if strings.Join(sel.Notes, "|") != KeyboardNote {
 		t.Errorf("notes = %q, want the keyboard note", sel.Notes)
 	}
-	if sel.Elements[8].Window != "system" || sel.Elements[0].Window != "" {
-		t.Errorf("windows = %q %q", sel.Elements[8].Window, sel.Elements[0].Window)
+	if sel.Elements[9].Window != "system" || sel.Elements[0].Window != "" {
+		t.Errorf("windows = %q %q", sel.Elements[9].Window, sel.Elements[0].Window)
 	}
 	// A task about keys lists them, under their window's header.
 	keys := Select(root, ElementOptions{Width: 1080, Height: 2400, KeyboardKeys: true})
@@ -61,11 +61,10 @@ func TestElementsMultiWindow(t *testing.T) {
 	if !row.Clickable || row.ClassName != "android.widget.LinearLayout" || row.Node == nil || row.Node.ResourceID != "com.example.notes:id/row" {
 		t.Errorf("row element = %+v", row)
 	}
-	// Disabled Save button dropped.
-	for _, e := range els {
-		if e.Text == "Save" {
-			t.Errorf("disabled element kept: %+v", e)
-		}
+	// The disabled Save button is listed, flagged: the person sees it
+	// greyed out and knows it wakes up once the note has text.
+	if save := els[7]; save.Text != "Save" || !save.Disabled || !strings.HasSuffix(ElementLine(save), " disabled") {
+		t.Errorf("disabled Save = %s", ElementLine(save))
 	}
 	up := els[0]
 	if up.Bounds != (Rect{0, 147, 126, 273}) || up.Center != (Point{63, 210}) {
@@ -98,7 +97,7 @@ func TestElementsBudgetAndCap(t *testing.T) {
 	if sel.Elements[0].ScaledBounds != sel.Elements[0].Bounds {
 		t.Errorf("scale 0 must mean 1: %+v", sel.Elements[0].ScaledBounds)
 	}
-	wantNotes := []string{KeyboardNote, "+3 more elements in the app not listed (element budget)", "+2 more elements in the system bars not listed (element budget)"}
+	wantNotes := []string{KeyboardNote, "+4 more elements in the app not listed (element budget)", "+2 more elements in the system bars not listed (element budget)"}
 	if strings.Join(sel.Notes, "|") != strings.Join(wantNotes, "|") {
 		t.Errorf("notes:\n got %q\nwant %q", sel.Notes, wantNotes)
 	}

@@ -1,8 +1,11 @@
 package screen
 
 import (
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // cleanLabel is a label as the model should read it: XML character
@@ -86,56 +89,113 @@ func decodeRef(ref string) (string, bool) {
 	return string(rune(n)), true
 }
 
-// nodeText and nodeDesc are the node's cleaned text and content-desc.
+// nodeText and nodeDesc are the node's cleaned text and content-desc. A
+// description that names nothing is no label: a generic word ("button",
+// "touch") or an image's file name ("BPOVO.png?Version=…").
 func nodeText(n *Node) string { return cleanLabel(n.Text) }
-func nodeDesc(n *Node) string { return cleanLabel(n.ContentDesc) }
+func nodeDesc(n *Node) string {
+	d := cleanLabel(n.ContentDesc)
+	if genericDesc[strings.ToLower(d)] || imageFileName.MatchString(d) {
+		return ""
+	}
+	return d
+}
 
-// maxLabelParts and maxLabelChars bound a label gathered from descendants.
+// genericDesc are descriptions apps set on every view of a kind.
+var genericDesc = map[string]bool{
+	"button": true, "touch": true, "image": true, "icon": true, "view": true, "tap": true, "click": true,
+	"item": true, "layout": true, "container": true, "null": true, "imageview": true, "double tap to activate": true,
+}
+
+// imageFileName matches an image's file name or URL used as its
+// description.
+var imageFileName = regexp.MustCompile(`(?i)\.(png|jpe?g|webp|gif|svg|bmp)(\?\S*)?$|\.(png|jpe?g|webp|gif|svg)\?|^https?://\S+$`)
+
+// maxLabelParts and maxLabelChars bound a label gathered from descendants;
+// maxGathered bounds what is gathered before the parts are chosen.
 const (
 	maxLabelParts = 3
 	maxLabelChars = 100
+	maxGathered   = 8
 )
 
 // descendantLabel is the label a target without its own borrows from what
-// it contains: the texts and descriptions of its visible descendants in
-// document order, up to three, joined by ", " ("Alice, See you at 5,
-// 10:42" for a chat row). A descendant with a content-desc stands for its
-// whole subtree, so a tab's "Matches, 2 new messages, tab 2 of 4" wins over
-// the badge "2" below it. Separate targets inside (a row's own buttons) and
-// invisible nodes are skipped.
+// it contains: the texts and descriptions of its descendants, up to three,
+// joined by ", " ("Alice, See you at 5, 10:42" for a chat row). Words come
+// before metadata (a video card's title before its duration and view
+// count, a notification's message before its time); punctuation alone
+// ("•") is no part. A descendant with a content-desc stands for its whole
+// subtree, so a tab's "Matches, 2 new messages, tab 2 of 4" wins over the
+// badge "2" below it. Separate targets inside (a row's own buttons) and
+// hidden nodes are skipped; a caption with zero-size bounds (bottom
+// navigation labels) still names its control.
 func descendantLabel(n *Node) string {
-	var parts []string
-	size := 0
+	var all, words, meta []string
 	var visit func(*Node)
+	add := func(s string) {
+		if separator(s) || slices.Contains(all, s) {
+			return
+		}
+		all = append(all, s)
+		if metadata(s) {
+			meta = append(meta, s)
+		} else {
+			words = append(words, s)
+		}
+	}
 	visit = func(p *Node) {
 		for _, k := range p.Children {
-			if len(parts) == maxLabelParts || size >= maxLabelChars {
+			if len(all) >= maxGathered {
 				return
 			}
-			if !k.Visible() || interactive(k) {
+			if k.Attr("visible-to-user") == "false" || interactive(k) {
 				continue
 			}
 			if d := nodeDesc(k); d != "" {
-				parts, size = appendPart(parts, size, d)
+				add(d)
 				continue
 			}
 			if t := nodeText(k); t != "" {
-				parts, size = appendPart(parts, size, t)
+				add(t)
 			}
 			visit(k)
 		}
 	}
 	visit(n)
+	if !slices.ContainsFunc(words, substantial) {
+		words, meta = all, nil // a key's "5, JKL": no name to put first
+	}
+	var parts []string
+	size := 0
+	for _, p := range append(words, meta...) {
+		if len(parts) == maxLabelParts || size >= maxLabelChars {
+			break
+		}
+		parts, size = append(parts, p), size+len(p)
+	}
 	return strings.Join(parts, ", ")
 }
 
-func appendPart(parts []string, size int, s string) ([]string, int) {
-	for _, p := range parts {
-		if p == s {
-			return parts, size
-		}
+// substantial reports a part that can name a control on its own: two
+// words or more, or one long word.
+func substantial(s string) bool {
+	return len(strings.Fields(s)) >= 2 || len([]rune(s)) >= 8
+}
+
+// separator reports a part made only of the dots and dashes layouts put
+// between texts ("•", " · ").
+func separator(s string) bool {
+	return strings.Trim(s, "•·|-–—,:/ ") == ""
+}
+
+// metadata reports a part that qualifies rather than names: a short text
+// with a digit ("12:04", "1.2M views · 2 days ago", "3") or a very short
+// lower-case word ("now", "5m").
+func metadata(s string) bool {
+	if len([]rune(s)) <= 3 && strings.ToLower(s) == s {
+		return true
 	}
-	return append(parts, s), size + len(s)
+	return len(strings.Fields(s)) <= 6 && strings.IndexFunc(s, unicode.IsDigit) >= 0
 }
 
 // editable reports a text field.
@@ -149,9 +209,6 @@ func editable(n *Node) bool {
 func interactive(n *Node) bool {
 	return n.Clickable || n.LongClickable || n.Checkable || editable(n)
 }
-
-// isTarget reports an enabled interactive node.
-func isTarget(n *Node) bool { return n.Enabled && interactive(n) }
 
 // captionFor finds the caption of an unlabeled target: the one labelled,
 // non-interactive sibling of the node (or of one of its two nearest
@@ -232,4 +289,33 @@ const notAdjacent = 99
 
 func containsRect(outer, inner Rect) bool {
 	return inner.Left >= outer.Left && inner.Top >= outer.Top && inner.Right <= outer.Right && inner.Bottom <= outer.Bottom
+}
+
+// glyphNames are the Material Icons glyphs whose meaning is certain enough
+// to name a control drawn with nothing else.
+var glyphNames = map[rune]string{
+	0xE5C4: "Back", 0xE5CB: "Back", 0xE5E0: "Back", 0xE2EA: "Back", // arrow_back, chevron_left, arrow_back_ios(_new)
+	0xE5CD: "Close", 0xE8B6: "Search", 0xE5D2: "Menu", 0xE5D4: "More options", 0xE80D: "Share",
+}
+
+// backID matches the resource ids of back and up buttons.
+var backID = regexp.MustCompile(`(?i)(^|[_.])(back|up|navigate_?up|nav_?back|go_?back)([_.]|btn|button|$)`)
+
+// glyphName names a control whose text is only icon-font glyphs (which are
+// never a label): a known glyph's meaning, or "Back" for a back button by
+// its resource id; "" otherwise.
+func glyphName(n *Node) string {
+	t := strings.TrimSpace(n.Text)
+	if t == "" || nodeText(n) != "" {
+		return ""
+	}
+	for _, r := range t {
+		if name, ok := glyphNames[r]; ok {
+			return name
+		}
+	}
+	if backID.MatchString(shortID(n.ResourceID)) {
+		return "Back"
+	}
+	return ""
 }

@@ -185,7 +185,7 @@ func TestPasswordTextIsMasked(t *testing.T) {
 	}
 	sel := Select(root, ElementOptions{Width: 1080, Height: 2400})
 	block := ElementBlock(sel.Elements, sel.Notes)
-	if strings.Contains(block, "hunter2") || !strings.Contains(block, `label="••••••" clickable=true class=EditText`) {
+	if strings.Contains(block, "hunter2") || !strings.Contains(block, `label="••••" clickable=true class=EditText`) {
 		t.Errorf("filled password field:\n%s", block)
 	}
 	if !strings.Contains(block, `label="Password" clickable=true class=EditText center=(540,250) bounds=[0,200][1080,300] password empty`) {

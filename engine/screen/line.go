@@ -14,7 +14,8 @@ const lineLabelRunes = 80
 //
 // An element without a label shows its resource id ("#send"). Flags follow
 // the geometry: focused, password, checked or unchecked (checkable),
-// selected, scrollable, empty (a text field showing its hint), and in="…"
+// selected, scrollable, disabled (greyed out), long-clickable (reacts only
+// to a long press), empty (a text field showing its hint), and in="…"
 // (the row of an element whose label others share).
 func ElementLine(e UIElement) string {
 	label := e.Text
@@ -44,6 +45,8 @@ func ElementLine(e UIElement) string {
 	flag(e.Checkable && !e.Checked, "unchecked")
 	flag(e.Selected, "selected")
 	flag(e.Scrollable, "scrollable")
+	flag(e.Disabled, "disabled")
+	flag(e.LongClickable && !e.Clickable, "long-clickable")
 	flag(e.Editable && e.Node != nil && cleanLabel(e.Node.Text) == "", "empty")
 	return b.String()
 }

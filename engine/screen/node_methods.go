@@ -48,7 +48,7 @@ func (n *Node) Depth() int {
 	return d
 }
 
-// Label is what a person would call the node, whitespace-normalized: its
+// Label is what a person would call the node, cleaned (cleanLabel): its
 // text, else its content-desc, else its hint, else the text (then the
 // content-desc) of the first visible descendant in document order that is
 // not itself a separate clickable target. "" when nothing is labelled.
@@ -62,10 +62,11 @@ func (n *Node) Label() string {
 	return n.childLabel()
 }
 
-// ownLabel is text, else content-desc, else hint.
+// ownLabel is text, else content-desc, else hint, cleaned: icon-font
+// glyphs are never part of a label, on any path (cleanLabel).
 func (n *Node) ownLabel() string {
 	for _, s := range [...]string{n.Text, n.ContentDesc, n.Hint()} {
-		if s = normalize(s); s != "" {
+		if s = cleanLabel(s); s != "" {
 			return s
 		}
 	}
@@ -84,12 +85,12 @@ func (n *Node) childLabel() string {
 			if k.Clickable || !k.Visible() {
 				continue
 			}
-			if t := normalize(k.Text); t != "" {
+			if t := cleanLabel(k.Text); t != "" {
 				text = t
 				return
 			}
 			if desc == "" {
-				desc = normalize(k.ContentDesc)
+				desc = cleanLabel(k.ContentDesc)
 			}
 			visit(k)
 		}

@@ -1,6 +1,9 @@
 package screen
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // KeyboardNote is the one line that stands for a folded soft keyboard.
 const KeyboardNote = "keyboard shown: type with type_text"
@@ -19,7 +22,8 @@ type cand struct {
 	drop    bool
 	merged  []*Node // wrappers folded into this element
 	tier    int
-	line    int // length of the rendered line
+	line    int  // length of the rendered line
+	noise   bool // decoration the budget cuts first (markNoise)
 }
 
 // selector holds one Select call's state.
@@ -33,6 +37,7 @@ type selector struct {
 	order    int
 	covered  map[windowKind]int
 	imeShown bool
+	focus    *Point // centre of the focused node of the front app window
 }
 
 // Select turns a tree into what the model reads (see the package doc,
@@ -46,7 +51,7 @@ func Select(root *Node, o ElementOptions) Selection {
 	s := &selector{o: o, screen: screenRect(root, o), byNode: map[*Node]*cand{}, caption: map[*Node]bool{}, covered: map[windowKind]int{}}
 	s.wins = classifyWindows(root, s.screen)
 	for _, w := range s.wins {
-		s.collect(w, w.root, nil, nil, false)
+		s.collect(w, w.root, nil, nil)
 	}
 	s.mergeWrappers()
 	s.labelFromCaptions()
@@ -54,6 +59,7 @@ func Select(root *Node, o ElementOptions) Selection {
 	s.dropCovered()
 	s.foldKeyboard()
 	s.disambiguate()
+	s.markNoise()
 	return s.budget()
 }
 
@@ -73,13 +79,18 @@ func screenRect(root *Node, o ElementOptions) Rect {
 
 // collect walks one window, turning nodes into candidates: targets
 // (labelled from their descendants), labelled text outside any target,
-// scrollable lists. Disabled subtrees, unlabeled non-targets and
-// full-screen surfaces without a label give nothing.
-func (s *selector) collect(w *window, n *Node, outer *cand, list *Node, disabled bool) {
+// scrollable lists. Unlabeled non-targets and full-screen surfaces without
+// a label give nothing. Each node is judged by its own enabled: Android
+// does not pass enabled="false" down, so the controls inside a disabled
+// container still work, and a disabled control is listed, flagged.
+func (s *selector) collect(w *window, n *Node, outer *cand, list *Node) {
 	s.order++
-	disabled = disabled || !n.Enabled
 	vis := n.Bounds.Intersect(s.screen)
-	if n.Visible() && !vis.Empty() && !disabled {
+	if n.Focused && w.kind == kindApp && s.focus == nil && !vis.Empty() {
+		c := vis.Center()
+		s.focus = &c
+	}
+	if n.Visible() && !vis.Empty() {
 		if c := s.consider(w, n, vis, outer, list); c != nil {
 			if c.target {
 				outer = c
@@ -90,7 +101,7 @@ func (s *selector) collect(w *window, n *Node, outer *cand, list *Node, disabled
 		}
 	}
 	for _, k := range n.Children {
-		s.collect(w, k, outer, list, disabled)
+		s.collect(w, k, outer, list)
 	}
 }
 
@@ -100,7 +111,7 @@ func (s *selector) consider(w *window, n *Node, vis Rect, outer *cand, list *Nod
 	if own == "" {
 		own = desc
 	}
-	target := isTarget(n) || (w.focusOnly && n.Enabled && n.Focusable)
+	target := interactive(n) || (w.focusOnly && n.Enabled && n.Focusable)
 	switch {
 	case editable(n):
 	case n.Scrollable:
@@ -118,6 +129,9 @@ func (s *selector) consider(w *window, n *Node, vis Rect, outer *cand, list *Nod
 	if target && own == "" {
 		if editable(n) {
 			c.label = cleanLabel(n.Hint())
+		}
+		if c.label == "" {
+			c.label = glyphName(n)
 		}
 		if c.label == "" {
 			c.label = descendantLabel(n)
@@ -150,7 +164,8 @@ func (s *selector) surface(vis Rect) bool {
 // inner has none. A switch that is not clickable itself inside a clickable
 // row (Settings) is folded into the row, which takes its checked state, and
 // a tiny target inside a labelled one (a launcher folder's 26-px previews)
-// is part of it.
+// is part of it. A small checkable inside a labelled row (an alarm's
+// on/off switch) stays a control of its own.
 func (s *selector) mergeWrappers() {
 	for _, c := range s.cands {
 		o := c.outer
@@ -165,7 +180,7 @@ func (s *selector) mergeWrappers() {
 			o.merged = append(o.merged, c.n)
 			continue
 		}
-		if s.tiny(c.vis) && o.n.ownLabel() != "" {
+		if s.tiny(c.vis) && !c.n.Checkable && o.n.ownLabel() != "" {
 			c.drop = true // a folder's preview thumbnail: the folder is the control
 			continue
 		}
@@ -189,6 +204,12 @@ func (s *selector) labelFromCaptions() {
 		}
 		caption := captionFor(c.n, s.caption)
 		if caption == nil {
+			if c.n.Checkable {
+				var row *Node
+				if c.label, row = rowLabel(c.n); row != nil {
+					s.dropTextsIn(row, c.label)
+				}
+			}
 			continue
 		}
 		s.caption[caption] = true
@@ -200,6 +221,40 @@ func (s *selector) labelFromCaptions() {
 			cc.drop = true
 		}
 	}
+}
+
+// rowLabel names a checkable control without a label from the row holding
+// it (a radio button whose only id is "checkbox" beside its title): the
+// first text of its nearest ancestor, up to two levels, that holds no other
+// control and is not a list.
+func rowLabel(n *Node) (string, *Node) {
+	cur := n
+	for up := 0; up < 2 && cur.Parent != nil && !cur.Parent.IsRoot() && !cur.Parent.Scrollable; up++ {
+		p := cur.Parent
+		other := false
+		p.Walk(func(k *Node) bool {
+			other = other || (k != n && k != p && interactive(k))
+			return !other
+		})
+		if other {
+			return "", nil
+		}
+		if l := descendantLabel(p); l != "" {
+			return l, p
+		}
+		cur = p
+	}
+	return "", nil
+}
+
+// dropTextsIn drops the texts inside row that label already reads.
+func (s *selector) dropTextsIn(row *Node, label string) {
+	row.Walk(func(k *Node) bool {
+		if c := s.byNode[k]; c != nil && !c.target && c.label != "" && strings.Contains(label, c.label) {
+			c.drop = true
+		}
+		return true
+	})
 }
 
 // dropEchoes drops a text that only repeats the label of a control beside
@@ -327,13 +382,54 @@ func readingLess(a, b *cand) bool {
 	return a.order < b.order
 }
 
-// tierOf is the budget priority: what a person needs most comes first.
+// noiseRepeats is how often a text (or an unlabeled control's resource
+// id) must repeat in one window to be decoration: "Sponsored" under every
+// banner, forty "#banner_image".
+const noiseRepeats = 3
+
+// markNoise marks what the budget cuts first: unlabeled controls whose
+// resource id repeats in their window and texts repeated as often. Image
+// file names were already refused as labels (nodeDesc).
+func (s *selector) markNoise() {
+	type key struct {
+		w *window
+		k string
+	}
+	count := map[key]int{}
+	keyOf := func(c *cand) (key, bool) {
+		switch {
+		case c.drop:
+		case c.target && c.label == "" && c.n.ResourceID != "":
+			return key{c.win, "#" + c.n.ResourceID}, true
+		case !c.target && !c.n.Scrollable && c.label != "":
+			return key{c.win, c.label}, true
+		}
+		return key{}, false
+	}
+	for _, c := range s.cands {
+		if k, ok := keyOf(c); ok {
+			count[k]++
+		}
+	}
+	for _, c := range s.cands {
+		if k, ok := keyOf(c); ok && count[k] >= noiseRepeats {
+			c.noise = true
+		}
+	}
+}
+
+// tierOf is the budget priority: what a person needs most comes first,
+// noise last.
 func tierOf(c *cand) int {
 	switch {
+	case c.noise:
+		return 6
 	case c.win.kind == kindSystem && c.target:
 		return 4 // navigation buttons, notification actions
 	case c.win.kind == kindSystem:
 		return 5 // clock, battery, notification icons
+	case c.target && !c.n.Enabled:
+		return 2 // greyed out: after the controls that work now
 	case c.target && (c.n.Focused || editable(c.n)):
 		return 0
 	case c.target && c.win.kind == kindIME:

@@ -72,8 +72,11 @@ var screenCases = []screenCase{
 		file: "compose_noise.xml", kind: "5 unlabeled Buttons, wrappers, a disabled group, icon glyphs",
 		needed: []string{`label="Bathroom" clickable=true`, `label="Kitchen" clickable=true`, `label="Living room" clickable=true class=View center=(114,256) bounds=[14,220][213,292] selected`,
 			`label="Turn on all lights" clickable=true class=Button`, `label="Front door, Locked" clickable=true class=View center=(384,868) bounds=[28,811][740,925] checked`,
-			`label="Add device" clickable=true`},
-		noise: []string{`label="" clickable=false`, `class=FrameLayout`, `label="Eco"`, `label="Comfort"`, `&#`, "\ue68c", "\U000f0121"},
+			`label="Add device" clickable=true`,
+			// Enabled radio buttons in a disabled RadioGroup: Android does not
+			// pass enabled down, they work.
+			`label="Eco" clickable=true class=RadioButton`, `label="Comfort" clickable=true class=RadioButton`},
+		noise: []string{`label="" clickable=false`, `class=FrameLayout`, `&#`, "\ue68c", "\U000f0121"},
 	},
 	{
 		file: "tab_badge.xml", kind: "6 a label from the wrong descendant",

@@ -48,6 +48,12 @@ type UIElement struct {
 	Selected   bool `json:"selected,omitempty"`
 	// Editable marks a text field (its label is the hint when it is empty).
 	Editable bool `json:"editable,omitempty"`
+	// Disabled marks a control shown greyed out (enabled="false"): listed
+	// so the model knows it exists and wakes up later ("Always" before an
+	// app is chosen). LongClickable marks a container that reacts only to
+	// a long press (a chat bubble, a comment).
+	Disabled      bool `json:"disabled,omitempty"`
+	LongClickable bool `json:"longClickable,omitempty"`
 	// Window is the kind of window the element lies in when it is not the
 	// focused app window: "dialog", "keyboard", "system" or "behind" (an
 	// app window under the focused one).

@@ -39,6 +39,10 @@ type window struct {
 	// is clickable (TV menus), so focusable nodes are its controls.
 	focusOnly bool
 	cover     Rect // what the window hides of the windows below it
+	// parts, for a keyboard, are the areas its visible content draws
+	// (keys, rows, a floating panel): a floating or one-handed keyboard's
+	// window spans most of the screen while its keys fill a strip.
+	parts []Rect
 }
 
 // imePackages are input methods whose package name does not say so.
@@ -129,8 +133,32 @@ func classifyWindows(root *Node, screen Rect) []*window {
 		if w.kind >= kindIME && screenArea > 0 && float64(w.cover.Area()) >= fullscreenRatio*screenArea {
 			w.cover = contentRect(w.root).Intersect(screen)
 		}
+		if w.kind == kindIME && screenArea > 0 && float64(w.cover.Area()) >= screenArea/2 {
+			// A docked keyboard draws its whole window; one whose window
+			// spans most of the screen floats and draws only parts of it.
+			w.parts = contentParts(w.root, w.cover)
+		}
 	}
 	return wins
+}
+
+// contentParts are the areas a keyboard draws: its visible nodes smaller
+// than half its window (the full-window containers of a floating keyboard
+// are transparent), clipped to cover.
+func contentParts(r *Node, cover Rect) []Rect {
+	half := cover.Area() / 2
+	var parts []Rect
+	r.Walk(func(n *Node) bool {
+		if n == r || !n.Visible() {
+			return true
+		}
+		if b := n.Bounds.Intersect(cover); !b.Empty() && b.Area() < half {
+			parts = append(parts, b)
+			return false // its children lie inside it
+		}
+		return true
+	})
+	return parts
 }
 
 // layerOf places a window in z. The window holding input focus is the top
@@ -221,8 +249,16 @@ func (w *window) name() string {
 // nil.
 func coveredBy(wins []*window, w *window, p Point) *window {
 	for _, o := range wins {
-		if o != w && o.layer > w.layer && o.cover.Contains(p) {
+		if o == w || o.layer <= w.layer || !o.cover.Contains(p) {
+			continue
+		}
+		if o.parts == nil {
 			return o
+		}
+		for _, r := range o.parts {
+			if r.Contains(p) {
+				return o
+			}
 		}
 	}
 	return nil

@@ -84,6 +84,14 @@
 // and radio buttons in a disabled RadioGroup. Each control opens
 // .ActionActivity titled by it (WalletScreen).
 //
+// Tasks com.openpocket.tasks/.TasksActivity (tasks.go): rows of a 24 dp
+// CheckBox and a title; the toolbar badge counts the tasks left (TaskDone).
+// Shop com.openpocket.shop/.CheckoutActivity (shop.go): a checkout inside
+// a container with enabled="false" (its controls enabled), a disabled
+// "Apply coupon", radio rows whose RadioButton's only id is "checkbox", a
+// small switch in a described row, a long-press-only seller note, a glyph
+// back button and bottom tabs with zero-size captions (ShopLog).
+//
 // The launcher also has folders "Tools" and "Money" (FrameLayout "Folder:
 // NAME" with 26 dp clickable preview thumbnails; a tap opens the folder's
 // panel, BACK closes it) and a dock (:id/hotseat: Chat, Wallet, Contacts,

@@ -80,6 +80,10 @@ func (b *builder) showcaseView(a *activity) *view {
 		root := b.root(colPage)
 		b.toolbar(root, a.message)
 		return root
+	case PkgTasks + "/.TasksActivity":
+		return b.tasksView()
+	case PkgShop + "/.CheckoutActivity":
+		return b.shopView()
 	}
 	return nil
 }

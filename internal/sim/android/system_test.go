@@ -204,7 +204,7 @@ func TestFailMonkeyAndLaunchFallbacks(t *testing.T) {
 func TestQueryActivitiesFormat(t *testing.T) {
 	p := New(Options{})
 	out := mustRun(t, p, "pm query-activities -a android.intent.action.MAIN -c android.intent.category.LAUNCHER")
-	assert.True(t, strings.HasPrefix(out, "6 activities found:\n  Activity #0:\n"))
+	assert.True(t, strings.HasPrefix(out, "8 activities found:\n  Activity #0:\n"))
 	for _, want := range []string{
 		"      name=com.openpocket.notes.MainActivity\n      packageName=com.openpocket.notes\n",
 		"      name=com.android.settings.Settings\n      packageName=com.android.settings\n",

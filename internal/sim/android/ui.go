@@ -30,6 +30,10 @@ type view struct {
 	clickable, longClickable, checkable, checked bool
 	focusable, focused, scrollable, password     bool
 	enabled                                      bool
+	// zeroSize keeps a view whose full rectangle is empty in the dump with
+	// zero-size bounds at its place (a bottom navigation caption on some
+	// builds) instead of dropping it as off-screen.
+	zeroSize bool
 
 	children []*view
 
@@ -88,6 +92,10 @@ func (v *view) add(children ...*view) *view {
 func (v *view) clip(to image.Rectangle) bool {
 	v.bounds = v.full.Intersect(to)
 	if v.bounds.Empty() {
+		if v.zeroSize && v.full.Min.In(to) {
+			v.bounds = image.Rectangle{Min: v.full.Min, Max: v.full.Min}
+			return true
+		}
 		return false
 	}
 	kept := v.children[:0]
