@@ -135,14 +135,21 @@ type frame struct {
 	sum  uint64
 	size int
 	path capturePath
-	png  []byte      // the device's PNG (nil on the raw path)
-	full image.Image // full-size image
+	w, h int    // full size
+	png  []byte // the device's PNG (nil on the raw path)
+	// full is the full-size image on the raw path (the screencap bytes
+	// themselves), kept for Snapshot.FullPNG; the PNG path decodes into a
+	// pooled buffer that is given back once the frame is scaled and
+	// hashed (the device's PNG stands for it).
+	full image.Image
 	// scaled is the model-sized image; the visual hash comes from it.
 	scaled *image.RGBA
 	look   Look
 
-	// Encodings of scaled done for earlier captures of this frame.
+	// Encodings of scaled done for earlier captures of this frame, and
+	// the format they are in.
 	enc    screen.ImageEncoding
+	format screen.ImageFormat
 	plain  []byte
 	somKey string
 	som    []byte
@@ -234,9 +241,14 @@ func (p *Phone) toFrame(data []byte, path capturePath) (*frame, error) {
 		return last, nil
 	}
 	var full image.Image
+	var pooled *image.RGBA // the PNG path's decode buffer, given back below
 	var err error
 	if path == pathPNG {
-		full, err = screen.DecodePNG(data)
+		if w, h, ok := pngSize(data); ok && w <= maxSide && h <= maxSide {
+			pooled = screen.GetRGBA(image.Rect(0, 0, w, h))
+			defer screen.PutRGBA(pooled)
+		}
+		full, err = screen.DecodePNGInto(data, pooled)
 	} else {
 		full, err = screen.DecodeRawScreencap(data)
 	}
@@ -254,10 +266,12 @@ func (p *Phone) toFrame(data []byte, path capturePath) (*frame, error) {
 	sw, sh := screen.ScaledSize(b.Dx(), b.Dy(), p.opts.ModelStyle)
 	scaled := screen.Resize(full, sw, sh)
 	visual := screen.DHash(scaled)
-	fr := &frame{sum: sum, size: len(data), path: path, full: full, scaled: scaled,
+	fr := &frame{sum: sum, size: len(data), path: path, w: b.Dx(), h: b.Dy(), scaled: scaled,
 		look: Look{Visual: visual, Content: <-content}}
 	if path == pathPNG {
 		fr.png = data
+	} else {
+		fr.full = full
 	}
 	p.mu.Lock()
 	p.frame = fr
@@ -265,11 +279,15 @@ func (p *Phone) toFrame(data []byte, path capturePath) (*frame, error) {
 	return fr, nil
 }
 
+// maxSide bounds the decode buffer a PNG header may ask the pool for (the
+// decoder itself refuses larger images).
+const maxSide = 1 << 14
+
 // modelImages encodes what the model reads of fr: the set-of-mark image
 // when som is set and there are elements, else the plain scaled image when
-// plain is set. Encodings are kept on the frame, so a static screen is
-// encoded once.
-func (p *Phone) modelImages(fr *frame, elems []screen.UIElement, som, plain bool) (scaledImg, somImg []byte, err error) {
+// plain is set, and says their format. Encodings are kept on the frame, so
+// a static screen is encoded once.
+func (p *Phone) modelImages(fr *frame, elems []screen.UIElement, som, plain bool) (scaledImg, somImg []byte, format screen.ImageFormat, err error) {
 	enc := p.opts.Image
 	key := ""
 	if som && len(elems) > 0 {
@@ -283,19 +301,23 @@ func (p *Phone) modelImages(fr *frame, elems []screen.UIElement, som, plain bool
 		if key == "" && plain {
 			scaledImg = fr.plain
 		}
+		format = fr.format
 	}
 	p.mu.Unlock()
 	switch {
 	case key != "" && somImg == nil:
-		if somImg, err = enc.Encode(screen.SetOfMark(fr.scaled, elems, true)); err != nil {
-			return nil, nil, err
-		}
+		// The marks are drawn into a pooled copy of the scaled image, the
+		// encoder's input, given back once encoded.
+		marked := screen.SetOfMarkInto(screen.GetRGBA(fr.scaled.Rect), fr.scaled, elems, true)
+		somImg, format, err = p.encode(marked)
+		screen.PutRGBA(marked)
 	case key == "" && plain && scaledImg == nil:
-		if scaledImg, err = enc.Encode(fr.scaled); err != nil {
-			return nil, nil, err
-		}
+		scaledImg, format, err = p.encode(fr.scaled)
 	default:
-		return scaledImg, somImg, nil
+		return scaledImg, somImg, format, nil
+	}
+	if err != nil {
+		return nil, nil, "", err
 	}
 	p.mu.Lock()
 	if fr.enc != enc {
@@ -307,8 +329,92 @@ func (p *Phone) modelImages(fr *frame, elems []screen.UIElement, som, plain bool
 	if scaledImg != nil {
 		fr.plain = scaledImg
 	}
+	fr.format = format
 	p.mu.Unlock()
-	return scaledImg, somImg, nil
+	return scaledImg, somImg, format, nil
+}
+
+// encode encodes a model image in the profile's format, or, when the
+// profile names none, in whichever of PNG and JPEG is smaller for it
+// (formatChooser).
+func (p *Phone) encode(img *image.RGBA) ([]byte, screen.ImageFormat, error) {
+	enc := p.opts.Image
+	if enc.Format != "" {
+		b, err := enc.Encode(img)
+		return b, enc.Format, err
+	}
+	only, both := p.formats.plan()
+	if !both {
+		b, err := screen.ImageEncoding{Format: only, Quality: enc.Quality}.Encode(img)
+		return b, only, err
+	}
+	var jpg []byte
+	var jerr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		jpg, jerr = screen.ImageEncoding{Format: screen.FormatJPEG, Quality: enc.Quality}.Encode(img)
+	}()
+	png, perr := screen.EncodePNG(img)
+	<-done
+	switch {
+	case perr != nil && jerr != nil:
+		return nil, "", perr
+	case perr != nil:
+		return jpg, screen.FormatJPEG, nil
+	case jerr != nil:
+		return png, screen.FormatPNG, nil
+	}
+	p.formats.record(len(png), len(jpg))
+	if len(png) <= len(jpg) {
+		return png, screen.FormatPNG, nil
+	}
+	return jpg, screen.FormatJPEG, nil
+}
+
+// formatChooser picks the model image's encoding for a phone whose model
+// profile names none. Which of PNG and JPEG is smaller depends on the
+// screen: flat UI screens (solid fills, text) make PNGs a fraction of the
+// JPEG, photos and gradients the reverse. It encodes both and keeps the
+// smaller, and while one format wins by a wide margin it encodes only that
+// one, checking both again every recheckFrames encodings, so the second
+// encoding is paid for on a fraction of the frames.
+type formatChooser struct {
+	mu     sync.Mutex
+	winner screen.ImageFormat
+	margin float64 // loser's size over the winner's at the last check
+	since  int     // encodings with the winner alone since the last check
+}
+
+const (
+	// wideMargin is how much bigger the other format must have been for
+	// the winner to be used alone.
+	wideMargin = 1.5
+	// recheckFrames is how many encodings go by between checks.
+	recheckFrames = 8
+)
+
+// plan says which format to encode the next image in, or both.
+func (c *formatChooser) plan() (only screen.ImageFormat, both bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.winner == "" || c.margin < wideMargin || c.since >= recheckFrames {
+		return "", true
+	}
+	c.since++
+	return c.winner, false
+}
+
+// record notes both sizes of one image.
+func (c *formatChooser) record(pngSize, jpegSize int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.since = 0
+	if pngSize <= jpegSize {
+		c.winner, c.margin = screen.FormatPNG, float64(jpegSize)/float64(max(pngSize, 1))
+	} else {
+		c.winner, c.margin = screen.FormatJPEG, float64(pngSize)/float64(max(jpegSize, 1))
+	}
 }
 
 // somKey identifies what a set-of-mark overlay draws: ids and boxes.

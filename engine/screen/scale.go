@@ -395,10 +395,7 @@ var pngEncoder = png.Encoder{CompressionLevel: png.BestSpeed, BufferPool: &encod
 // goes through image/png at png.BestSpeed.
 func EncodePNG(img image.Image) ([]byte, error) {
 	var buf bytes.Buffer
-	if b := img.Bounds(); !b.Empty() {
-		buf.Grow(b.Dx() * b.Dy())
-	}
-	if rgba, ok := img.(*image.RGBA); ok && !rgba.Bounds().Empty() && rgba.Opaque() {
+	if rgba, ok := img.(*image.RGBA); ok && !rgba.Bounds().Empty() && opaque(rgba) {
 		if err := encodeOpaqueRGBA(&buf, rgba); err != nil {
 			return nil, fmt.Errorf("screen: encode png: %w", err)
 		}
