@@ -138,9 +138,8 @@ type frame struct {
 	w, h int    // full size
 	png  []byte // the device's PNG (nil on the raw path)
 	// full is the full-size image on the raw path (the screencap bytes
-	// themselves), kept for Snapshot.FullPNG; the PNG path decodes into a
-	// pooled buffer that is given back once the frame is scaled and
-	// hashed (the device's PNG stands for it).
+	// themselves), kept for Snapshot.FullPNG; the PNG path decodes
+	// straight to the model's size (the device's PNG stands for it).
 	full image.Image
 	// scaled is the model-sized image; the visual hash comes from it.
 	scaled *image.RGBA
@@ -240,48 +239,42 @@ func (p *Phone) toFrame(data []byte, path capturePath) (*frame, error) {
 	if last != nil && last.sum == sum && last.size == len(data) && last.path == path {
 		return last, nil
 	}
-	var full image.Image
-	var pooled *image.RGBA // the PNG path's decode buffer, given back below
-	var err error
+	var fr *frame
 	if path == pathPNG {
-		if w, h, ok := pngSize(data); ok && w <= maxSide && h <= maxSide {
-			pooled = screen.GetRGBA(image.Rect(0, 0, w, h))
-			defer screen.PutRGBA(pooled)
+		// Decoded straight to the model's size: no full-size image.
+		f, err := screen.DecodeScaledPNG(data, p.opts.ModelStyle)
+		if err != nil {
+			return nil, err
 		}
-		full, err = screen.DecodePNGInto(data, pooled)
+		if f.Width <= 0 || f.Height <= 0 {
+			return nil, errors.New("empty screenshot")
+		}
+		fr = &frame{w: f.Width, h: f.Height, png: data, scaled: f.Scaled,
+			look: Look{Visual: screen.DHash(f.Scaled), Content: f.Content}}
 	} else {
-		full, err = screen.DecodeRawScreencap(data)
-	}
-	if err != nil {
-		return nil, err
-	}
-	b := full.Bounds()
-	if b.Empty() {
-		return nil, errors.New("empty screenshot")
+		full, err := screen.DecodeRawScreencap(data)
+		if err != nil {
+			return nil, err
+		}
+		b := full.Bounds()
+		if b.Empty() {
+			return nil, errors.New("empty screenshot")
+		}
+		// The exact content hash reads the full frame while it is scaled.
+		content := make(chan string, 1)
+		go func() { content <- screen.ContentHash(full) }()
+		sw, sh := screen.ScaledSize(b.Dx(), b.Dy(), p.opts.ModelStyle)
+		scaled := screen.Resize(full, sw, sh)
+		fr = &frame{w: b.Dx(), h: b.Dy(), full: full, scaled: scaled,
+			look: Look{Visual: screen.DHash(scaled), Content: <-content}}
 	}
 	p.framesMade.Add(1)
-	// The exact content hash reads the full frame while it is scaled.
-	content := make(chan string, 1)
-	go func() { content <- screen.ContentHash(full) }()
-	sw, sh := screen.ScaledSize(b.Dx(), b.Dy(), p.opts.ModelStyle)
-	scaled := screen.Resize(full, sw, sh)
-	visual := screen.DHash(scaled)
-	fr := &frame{sum: sum, size: len(data), path: path, w: b.Dx(), h: b.Dy(), scaled: scaled,
-		look: Look{Visual: visual, Content: <-content}}
-	if path == pathPNG {
-		fr.png = data
-	} else {
-		fr.full = full
-	}
+	fr.sum, fr.size, fr.path = sum, len(data), path
 	p.mu.Lock()
 	p.frame = fr
 	p.mu.Unlock()
 	return fr, nil
 }
-
-// maxSide bounds the decode buffer a PNG header may ask the pool for (the
-// decoder itself refuses larger images).
-const maxSide = 1 << 14
 
 // modelImages encodes what the model reads of fr: the set-of-mark image
 // when som is set and there are elements, else the plain scaled image when

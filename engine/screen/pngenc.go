@@ -2,7 +2,7 @@ package screen
 
 import (
 	"bytes"
-	"compress/zlib"
+	"compress/flate"
 	"encoding/binary"
 	"hash/crc32"
 	"image"
@@ -10,8 +10,8 @@ import (
 )
 
 var (
-	zlibPool sync.Pool // *zlib.Writer at BestSpeed
-	idatPool sync.Pool // *bytes.Buffer for the IDAT stream
+	flatePool sync.Pool // *flate.Writer at BestSpeed
+	idatPool  sync.Pool // *bytes.Buffer for the IDAT stream
 )
 
 // encodeOpaqueRGBA writes an opaque *image.RGBA as an 8-bit RGB PNG with
@@ -43,16 +43,21 @@ func encodeOpaqueRGBA(buf *bytes.Buffer, img *image.RGBA) error {
 	}
 	idat.Reset()
 	defer idatPool.Put(idat)
-	zw, _ := zlibPool.Get().(*zlib.Writer)
+	// The zlib wrapper is written here, not by compress/zlib: the
+	// checksum of an unchanged row (a filter byte and zeros) is then a
+	// multiplication instead of a pass over its bytes.
+	idat.Write([]byte{0x78, 0x01}) // deflate, 32K window, fastest
+	zw, _ := flatePool.Get().(*flate.Writer)
 	if zw == nil {
 		var err error
-		if zw, err = zlib.NewWriterLevel(idat, zlib.BestSpeed); err != nil {
+		if zw, err = flate.NewWriter(idat, flate.BestSpeed); err != nil {
 			return err
 		}
 	} else {
 		zw.Reset(idat)
 	}
-	defer zlibPool.Put(zw)
+	defer flatePool.Put(zw)
+	sum := adler{a: 1}
 	rowLen := 1 + 3*w
 	// One allocation: the current and previous RGB rows (with a spare
 	// byte each for the 4-byte stores), the filtered row and a zero row.
@@ -60,38 +65,76 @@ func encodeOpaqueRGBA(buf *bytes.Buffer, img *image.RGBA) error {
 	cur, prev := scratch[:rowLen+1], scratch[rowLen+1:2*rowLen+2]
 	out, zeros := scratch[2*rowLen+2:3*rowLen+2], scratch[3*rowLen+2:]
 	zeros[0] = 2 // Up: zeros are an unchanged row
+	write := func(row []byte) error {
+		_, err := zw.Write(row)
+		return err
+	}
 	var above []byte
 	for y := 0; y < h; y++ {
 		src := img.Pix[img.PixOffset(b.Min.X, b.Min.Y+y):][:4*w]
 		if y > 0 && bytes.Equal(src, above) {
-			if _, err := zw.Write(zeros); err != nil {
+			sum.upRow(rowLen - 1)
+			if err := write(zeros); err != nil {
 				return err
 			}
 			continue // cur and prev both hold this row's RGB already
 		}
 		above = src
 		rgbRow(cur[1:], src)
+		row := out
 		if y == 0 {
 			cur[0] = 0
-			if _, err := zw.Write(cur[:rowLen]); err != nil {
-				return err
-			}
+			row = cur[:rowLen]
 		} else {
 			out[0] = 2 // Up
 			subBytes(out[1:], cur[1:rowLen], prev[1:rowLen])
-			if _, err := zw.Write(out); err != nil {
-				return err
-			}
+		}
+		sum.write(row)
+		if err := write(row); err != nil {
+			return err
 		}
 		cur, prev = prev, cur
 	}
 	if err := zw.Close(); err != nil {
 		return err
 	}
+	var trailer [4]byte
+	binary.BigEndian.PutUint32(trailer[:], sum.sum32())
+	idat.Write(trailer[:])
 	writeChunk(buf, "IDAT", idat.Bytes())
 	writeChunk(buf, "IEND", nil)
 	return nil
 }
+
+// adler is a running Adler-32 (RFC 1950) of the zlib stream's data.
+type adler struct{ a, b uint32 }
+
+const adlerMod = 65521
+
+func (s *adler) write(p []byte) {
+	// adler32.Checksum of p, combined: a and b of a block continue from
+	// the sums so far.
+	for len(p) > 0 {
+		n := min(len(p), 5552) // the most bytes before the sums can overflow
+		a, b := s.a, s.b
+		for _, c := range p[:n] {
+			a += uint32(c)
+			b += a
+		}
+		s.a, s.b = a%adlerMod, b%adlerMod
+		p = p[n:]
+	}
+}
+
+// upRow adds an unchanged Up-filtered row: the filter byte 2 and n zeros
+// (zeros leave a alone and add a to b once each).
+func (s *adler) upRow(n int) {
+	s.a = (s.a + 2) % adlerMod
+	s.b = (s.b + s.a) % adlerMod
+	s.b = uint32((uint64(s.b) + uint64(n)%adlerMod*uint64(s.a)) % adlerMod)
+}
+
+func (s *adler) sum32() uint32 { return s.b<<16 | s.a }
 
 // rgbRow packs RGBA pixels into RGB: dst needs one spare byte past 3×n
 // (each pixel is stored as four bytes, the fourth overwritten next).

@@ -276,7 +276,11 @@ func (r *resizer) srcRow(y int) []uint8 {
 // horizontal shrinks source row y into dst, packed and rounded to 8 bits
 // per lane.
 func (r *resizer) horizontal(dst []uint64, y int, scratch []uint64) {
-	row := r.pix[y*r.stride : y*r.stride+r.sw*4]
+	r.horizontalRow(dst, r.pix[y*r.stride:y*r.stride+r.sw*4], scratch)
+}
+
+// horizontalRow is horizontal of the source row's samples.
+func (r *resizer) horizontalRow(dst []uint64, row []uint8, scratch []uint64) {
 	if r.x3 != nil && !r.nrgba {
 		// Every output pixel covers at most three source pixels (shrinking
 		// by less than 2:1, the screenshot case): spread each source pixel
