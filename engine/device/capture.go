@@ -239,6 +239,13 @@ func (p *Phone) toFrame(data []byte, path capturePath) (*frame, error) {
 	if last != nil && last.sum == sum && last.size == len(data) && last.path == path {
 		return last, nil
 	}
+	// The screen changed: the last frame's images are garbage from now on,
+	// not live while the new one is made.
+	p.mu.Lock()
+	if p.frame == last {
+		p.frame = nil
+	}
+	p.mu.Unlock()
 	var fr *frame
 	if path == pathPNG {
 		// Decoded straight to the model's size: no full-size image.
