@@ -18,20 +18,10 @@ import (
 // goroutine while another converts finished rows to RGBA. Anything else
 // goes through image/png.
 func DecodePNG(b []byte) (image.Image, error) {
-	return DecodePNGInto(b, nil)
-}
-
-// DecodePNGInto is DecodePNG writing into dst's pixels when the fast path
-// applies and dst has exactly the screenshot's bounds (and a packed
-// stride): a caller that decodes one screen after another reuses one
-// full-size buffer instead of allocating (and faulting in) a new one per
-// frame. dst nil, or of another size, allocates as DecodePNG does; the
-// result is dst only when it was used.
-func DecodePNGInto(b []byte, dst *image.RGBA) (image.Image, error) {
 	if len(b) == 0 {
 		return nil, fmt.Errorf("screen: decode png: empty input")
 	}
-	img, err := decodeScreenPNG(b, dst)
+	img, err := decodeScreenPNG(b)
 	if errors.Is(err, errNotFastPNG) {
 		var std image.Image
 		if std, err = png.Decode(bytes.NewReader(b)); err == nil {
@@ -129,17 +119,14 @@ func openIDAT(b []byte) (pngHeader, io.ReadCloser, error) {
 }
 
 // decodeScreenPNG is DecodePNG's fast path.
-func decodeScreenPNG(b []byte, dst *image.RGBA) (*image.RGBA, error) {
+func decodeScreenPNG(b []byte) (*image.RGBA, error) {
 	hd, fr, err := openIDAT(b)
 	if err != nil {
 		return nil, err
 	}
 	defer inflaters.Put(fr)
 
-	img := dst
-	if r := image.Rect(0, 0, hd.w, hd.h); img == nil || img.Rect != r || img.Stride != 4*hd.w || len(img.Pix) != 4*hd.w*hd.h {
-		img = image.NewRGBA(r)
-	}
+	img := image.NewRGBA(image.Rect(0, 0, hd.w, hd.h))
 	// Two stages run at once: this goroutine inflates chunks of filtered
 	// rows, another unfilters them and writes them into img.
 	rowLen := hd.w * hd.bpp
