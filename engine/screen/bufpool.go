@@ -5,10 +5,10 @@ import (
 	"sync"
 )
 
-// rgbaPools keep full-size and model-size pixel buffers between frames,
-// one pool per size: a capture decodes, marks and encodes into buffers the
-// previous capture gave back instead of allocating megabytes per frame
-// (the garbage a long-running gateway's heap would otherwise grow by).
+// rgbaPools keep pixel buffers between frames, one pool per size: a
+// capture draws the set-of-mark overlay into a buffer the previous capture
+// gave back instead of allocating a copy of the screenshot per frame (the
+// garbage a long-running gateway's heap would otherwise grow by).
 var (
 	rgbaMu    sync.Mutex
 	rgbaPools = map[image.Point]*sync.Pool{}
