@@ -71,9 +71,9 @@ setup:
 		exit 1; \
 	fi
 
-## build: compile bin/openpocket
+## build: compile bin/openpocket, stripped (-s -w: no symbol table or DWARF; -trimpath: no build paths)
 build:
-	$(GO) build -o $(BIN) ./cmd/openpocket
+	$(GO) build -trimpath -ldflags "-s -w" -o $(BIN) ./cmd/openpocket
 
 ## test: unit, golden and integration tests (real adb server + virtual phone), then the bounded fuzz runs
 test: setup test-tools

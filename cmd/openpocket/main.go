@@ -20,6 +20,7 @@ import (
 )
 
 func main() {
+	setMemoryLimit()
 	os.Exit(cli.MainWith(context.Background(), os.Args[1:], os.Stdout, os.Stderr, deps()))
 }
 

@@ -30,6 +30,9 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(rssHelperEnv) != "" {
+		os.Exit(rssHelper())
+	}
 	dir, err := os.MkdirTemp("", "openpocket-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

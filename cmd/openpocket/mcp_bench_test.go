@@ -2,12 +2,14 @@ package main_test
 
 import (
 	"context"
+	"os/exec"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openpocket/openpocket/engine/device"
+	"github.com/openpocket/openpocket/internal/adb"
 	"github.com/openpocket/openpocket/internal/cli"
 	"github.com/openpocket/openpocket/internal/sim/simtest"
 )
@@ -52,4 +54,61 @@ func BenchmarkMCPSnapshot(b *testing.B) {
 		b.ReportMetric(float64(viaMCP.Microseconds())/float64(b.N)/1000, "mcp-ms/op")
 		b.ReportMetric(float64(viaMCP)/float64(direct), "mcp/direct")
 	})
+}
+
+// BenchmarkMCPSnapshotStdio measures the snapshot tool as a coding agent
+// calls it: the built binary (`openpocket mcp`) as a process of its own,
+// the official SDK's client over stdio, a static screen. Its floor, in the
+// same loop, is the same capture inside this process on one phone kept
+// across iterations: mcp/in-process is what a call costs over a snapshot
+// (target ≤ 3, or mcp-in-process ≤ 5 ms).
+func BenchmarkMCPSnapshotStdio(b *testing.B) {
+	phone := simtest.Start(b)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	d, err := adb.NewClient("127.0.0.1:5037").Open(ctx, adb.Target{Serial: phone.Serial()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := device.NewPhone(d, device.Options{})
+	if _, err := p.LaunchApp(ctx, "com.android.settings"); err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(binary, "--home", b.TempDir(), "-s", phone.Serial(), "mcp")
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "openpocket-bench", Version: "1"}, nil).
+		Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	capture := func() {
+		if _, err := p.Capture(ctx, device.CaptureOptions{Scaled: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	snapshot := func() {
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "snapshot"})
+		if err != nil || res.IsError {
+			b.Fatalf("snapshot: %v %v", err, res)
+		}
+	}
+	for range 4 { // both phones choose their capture path
+		capture()
+		snapshot()
+	}
+	var direct, viaMCP time.Duration
+	b.ResetTimer()
+	for range b.N {
+		t0 := time.Now()
+		capture()
+		t1 := time.Now()
+		snapshot()
+		direct += t1.Sub(t0)
+		viaMCP += time.Since(t1)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(direct.Microseconds())/float64(b.N)/1000, "in-process-ms/op")
+	b.ReportMetric(float64(viaMCP.Microseconds())/float64(b.N)/1000, "mcp-ms/op")
+	b.ReportMetric(float64(viaMCP)/float64(direct), "mcp/in-process")
+	b.ReportMetric(float64((viaMCP-direct).Microseconds())/float64(b.N)/1000, "mcp-in-process-ms")
 }

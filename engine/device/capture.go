@@ -135,14 +135,20 @@ type frame struct {
 	sum  uint64
 	size int
 	path capturePath
-	png  []byte      // the device's PNG (nil on the raw path)
-	full image.Image // full-size image
+	w, h int    // full size
+	png  []byte // the device's PNG (nil on the raw path)
+	// full is the full-size image on the raw path (the screencap bytes
+	// themselves), kept for Snapshot.FullPNG; the PNG path decodes
+	// straight to the model's size (the device's PNG stands for it).
+	full image.Image
 	// scaled is the model-sized image; the visual hash comes from it.
 	scaled *image.RGBA
 	look   Look
 
-	// Encodings of scaled done for earlier captures of this frame.
+	// Encodings of scaled done for earlier captures of this frame, and
+	// the format they are in.
 	enc    screen.ImageEncoding
+	format screen.ImageFormat
 	plain  []byte
 	somKey string
 	som    []byte
@@ -233,32 +239,44 @@ func (p *Phone) toFrame(data []byte, path capturePath) (*frame, error) {
 	if last != nil && last.sum == sum && last.size == len(data) && last.path == path {
 		return last, nil
 	}
-	var full image.Image
-	var err error
+	// The screen changed: the last frame's images are garbage from now on,
+	// not live while the new one is made.
+	p.mu.Lock()
+	if p.frame == last {
+		p.frame = nil
+	}
+	p.mu.Unlock()
+	var fr *frame
 	if path == pathPNG {
-		full, err = screen.DecodePNG(data)
+		// Decoded straight to the model's size: no full-size image.
+		f, err := screen.DecodeScaledPNG(data, p.opts.ModelStyle)
+		if err != nil {
+			return nil, err
+		}
+		if f.Width <= 0 || f.Height <= 0 {
+			return nil, errors.New("empty screenshot")
+		}
+		fr = &frame{w: f.Width, h: f.Height, png: data, scaled: f.Scaled,
+			look: Look{Visual: screen.DHash(f.Scaled), Content: f.Content}}
 	} else {
-		full, err = screen.DecodeRawScreencap(data)
-	}
-	if err != nil {
-		return nil, err
-	}
-	b := full.Bounds()
-	if b.Empty() {
-		return nil, errors.New("empty screenshot")
+		full, err := screen.DecodeRawScreencap(data)
+		if err != nil {
+			return nil, err
+		}
+		b := full.Bounds()
+		if b.Empty() {
+			return nil, errors.New("empty screenshot")
+		}
+		// The exact content hash reads the full frame while it is scaled.
+		content := make(chan string, 1)
+		go func() { content <- screen.ContentHash(full) }()
+		sw, sh := screen.ScaledSize(b.Dx(), b.Dy(), p.opts.ModelStyle)
+		scaled := screen.Resize(full, sw, sh)
+		fr = &frame{w: b.Dx(), h: b.Dy(), full: full, scaled: scaled,
+			look: Look{Visual: screen.DHash(scaled), Content: <-content}}
 	}
 	p.framesMade.Add(1)
-	// The exact content hash reads the full frame while it is scaled.
-	content := make(chan string, 1)
-	go func() { content <- screen.ContentHash(full) }()
-	sw, sh := screen.ScaledSize(b.Dx(), b.Dy(), p.opts.ModelStyle)
-	scaled := screen.Resize(full, sw, sh)
-	visual := screen.DHash(scaled)
-	fr := &frame{sum: sum, size: len(data), path: path, full: full, scaled: scaled,
-		look: Look{Visual: visual, Content: <-content}}
-	if path == pathPNG {
-		fr.png = data
-	}
+	fr.sum, fr.size, fr.path = sum, len(data), path
 	p.mu.Lock()
 	p.frame = fr
 	p.mu.Unlock()
@@ -267,9 +285,9 @@ func (p *Phone) toFrame(data []byte, path capturePath) (*frame, error) {
 
 // modelImages encodes what the model reads of fr: the set-of-mark image
 // when som is set and there are elements, else the plain scaled image when
-// plain is set. Encodings are kept on the frame, so a static screen is
-// encoded once.
-func (p *Phone) modelImages(fr *frame, elems []screen.UIElement, som, plain bool) (scaledImg, somImg []byte, err error) {
+// plain is set, and says their format. Encodings are kept on the frame, so
+// a static screen is encoded once.
+func (p *Phone) modelImages(fr *frame, elems []screen.UIElement, som, plain bool) (scaledImg, somImg []byte, format screen.ImageFormat, err error) {
 	enc := p.opts.Image
 	key := ""
 	if som && len(elems) > 0 {
@@ -283,19 +301,23 @@ func (p *Phone) modelImages(fr *frame, elems []screen.UIElement, som, plain bool
 		if key == "" && plain {
 			scaledImg = fr.plain
 		}
+		format = fr.format
 	}
 	p.mu.Unlock()
 	switch {
 	case key != "" && somImg == nil:
-		if somImg, err = enc.Encode(screen.SetOfMark(fr.scaled, elems, true)); err != nil {
-			return nil, nil, err
-		}
+		// The marks are drawn into a pooled copy of the scaled image, the
+		// encoder's input, given back once encoded.
+		marked := screen.SetOfMarkInto(screen.GetRGBA(fr.scaled.Rect), fr.scaled, elems, true)
+		somImg, format, err = p.encode(marked)
+		screen.PutRGBA(marked)
 	case key == "" && plain && scaledImg == nil:
-		if scaledImg, err = enc.Encode(fr.scaled); err != nil {
-			return nil, nil, err
-		}
+		scaledImg, format, err = p.encode(fr.scaled)
 	default:
-		return scaledImg, somImg, nil
+		return scaledImg, somImg, format, nil
+	}
+	if err != nil {
+		return nil, nil, "", err
 	}
 	p.mu.Lock()
 	if fr.enc != enc {
@@ -307,8 +329,92 @@ func (p *Phone) modelImages(fr *frame, elems []screen.UIElement, som, plain bool
 	if scaledImg != nil {
 		fr.plain = scaledImg
 	}
+	fr.format = format
 	p.mu.Unlock()
-	return scaledImg, somImg, nil
+	return scaledImg, somImg, format, nil
+}
+
+// encode encodes a model image in the profile's format, or, when the
+// profile names none, in whichever of PNG and JPEG is smaller for it
+// (formatChooser).
+func (p *Phone) encode(img *image.RGBA) ([]byte, screen.ImageFormat, error) {
+	enc := p.opts.Image
+	if enc.Format != "" {
+		b, err := enc.Encode(img)
+		return b, enc.Format, err
+	}
+	only, both := p.formats.plan()
+	if !both {
+		b, err := screen.ImageEncoding{Format: only, Quality: enc.Quality}.Encode(img)
+		return b, only, err
+	}
+	var jpg []byte
+	var jerr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		jpg, jerr = screen.ImageEncoding{Format: screen.FormatJPEG, Quality: enc.Quality}.Encode(img)
+	}()
+	png, perr := screen.EncodePNG(img)
+	<-done
+	switch {
+	case perr != nil && jerr != nil:
+		return nil, "", perr
+	case perr != nil:
+		return jpg, screen.FormatJPEG, nil
+	case jerr != nil:
+		return png, screen.FormatPNG, nil
+	}
+	p.formats.record(len(png), len(jpg))
+	if len(png) <= len(jpg) {
+		return png, screen.FormatPNG, nil
+	}
+	return jpg, screen.FormatJPEG, nil
+}
+
+// formatChooser picks the model image's encoding for a phone whose model
+// profile names none. Which of PNG and JPEG is smaller depends on the
+// screen: flat UI screens (solid fills, text) make PNGs a fraction of the
+// JPEG, photos and gradients the reverse. It encodes both and keeps the
+// smaller, and while one format wins by a wide margin it encodes only that
+// one, checking both again every recheckFrames encodings, so the second
+// encoding is paid for on a fraction of the frames.
+type formatChooser struct {
+	mu     sync.Mutex
+	winner screen.ImageFormat
+	margin float64 // loser's size over the winner's at the last check
+	since  int     // encodings with the winner alone since the last check
+}
+
+const (
+	// wideMargin is how much bigger the other format must have been for
+	// the winner to be used alone.
+	wideMargin = 1.5
+	// recheckFrames is how many encodings go by between checks.
+	recheckFrames = 8
+)
+
+// plan says which format to encode the next image in, or both.
+func (c *formatChooser) plan() (only screen.ImageFormat, both bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.winner == "" || c.margin < wideMargin || c.since >= recheckFrames {
+		return "", true
+	}
+	c.since++
+	return c.winner, false
+}
+
+// record notes both sizes of one image.
+func (c *formatChooser) record(pngSize, jpegSize int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.since = 0
+	if pngSize <= jpegSize {
+		c.winner, c.margin = screen.FormatPNG, float64(jpegSize)/float64(max(pngSize, 1))
+	} else {
+		c.winner, c.margin = screen.FormatJPEG, float64(pngSize)/float64(max(jpegSize, 1))
+	}
 }
 
 // somKey identifies what a set-of-mark overlay draws: ids and boxes.

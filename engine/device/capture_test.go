@@ -1,9 +1,14 @@
 package device_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
+	"image"
+	"image/jpeg"
+	stdpng "image/png"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -98,4 +103,79 @@ func rawOf(t *testing.T, png []byte) []byte {
 		}
 	}
 	return out
+}
+
+// TestModelImageIsTheSmallerEncoding: without a format in the profile the
+// model gets whichever of PNG and JPEG is smaller for the frame — PNG for
+// a flat UI screen, JPEG for photo-like noise — and a profile's explicit
+// format is kept even when it is the bigger one.
+func TestModelImageIsTheSmallerEncoding(t *testing.T) {
+	ctx := context.Background()
+	sizes := func(snap *screen.Snapshot) (png, jpg int) {
+		t.Helper()
+		img := decoded(t, snap.ScaledScreenshot)
+		p, err := screen.EncodePNG(img)
+		require.NoError(t, err)
+		j, err := screen.EncodeJPEG(img, screen.DefaultJPEGQuality)
+		require.NoError(t, err)
+		return len(p), len(j)
+	}
+	for _, tc := range []struct {
+		name   string
+		screen []byte
+		want   screen.ImageFormat
+	}{
+		{"flat UI", pngOf(t, 0, false), screen.FormatPNG},
+		{"photo", noisePNG(t, 360, 800), screen.FormatJPEG},
+	} {
+		f, st := fakeScreen(t)
+		st.set(func(s *screenState) { s.png, s.dumpErr = tc.screen, true })
+		p := device.NewPhone(f, device.Options{Capture: device.CapturePNG})
+		snap, err := p.Capture(ctx, device.CaptureOptions{Scaled: true})
+		require.NoError(t, err, tc.name)
+		assert.Equal(t, tc.want, snap.ImageFormat, tc.name)
+		assert.Equal(t, tc.want.MIME(), screen.SniffImageMIME(snap.ScaledScreenshot), tc.name)
+		png, jpg := sizes(snap)
+		assert.LessOrEqual(t, len(snap.ScaledScreenshot), max(png, jpg), tc.name)
+		if tc.want == screen.FormatJPEG {
+			assert.Less(t, len(snap.ScaledScreenshot), png, "%s: the JPEG was the smaller", tc.name)
+		}
+
+		explicit := device.NewPhone(f, device.Options{Capture: device.CapturePNG,
+			Image: screen.ImageEncoding{Format: screen.FormatJPEG}})
+		snap, err = explicit.Capture(ctx, device.CaptureOptions{Scaled: true})
+		require.NoError(t, err)
+		assert.Equal(t, screen.FormatJPEG, snap.ImageFormat, "%s: the profile's format is kept", tc.name)
+		assert.Equal(t, "image/jpeg", screen.SniffImageMIME(snap.ScaledScreenshot))
+	}
+}
+
+// decoded decodes a model image of either format.
+func decoded(t *testing.T, b []byte) image.Image {
+	t.Helper()
+	var img image.Image
+	var err error
+	if screen.SniffImageMIME(b) == "image/png" {
+		img, err = screen.DecodePNG(b)
+	} else {
+		img, err = jpeg.Decode(bytes.NewReader(b))
+	}
+	require.NoError(t, err)
+	return img
+}
+
+// noisePNG is a w×h PNG of random pixels: nothing PNG compresses.
+func noisePNG(t *testing.T, w, h int) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range img.Pix {
+		img.Pix[i] = uint8(r.Uint32())
+		if i%4 == 3 {
+			img.Pix[i] = 0xFF
+		}
+	}
+	var buf bytes.Buffer
+	require.NoError(t, stdpng.Encode(&buf, img))
+	return buf.Bytes()
 }

@@ -36,8 +36,9 @@ type Options struct {
 	MaxElements int
 	// ShellOutputChars caps the shell action's result (3,000).
 	ShellOutputChars int
-	// Image is how model-sized screenshots are encoded (JPEG at
-	// screen.DefaultJPEGQuality).
+	// Image is how model-sized screenshots are encoded; no Format means
+	// whichever of PNG and JPEG (at Quality, screen.DefaultJPEGQuality
+	// when 0) is smaller for each image.
 	Image screen.ImageEncoding
 	// Capture chooses the screenshot path (CaptureAuto); CaptureProbes is
 	// how many captures auto mode measures on each path before choosing (3).
@@ -65,9 +66,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ShellOutputChars == 0 {
 		o.ShellOutputChars = 3000
-	}
-	if o.Image.Format == "" {
-		o.Image.Format = screen.FormatJPEG
 	}
 	if o.Capture == "" {
 		o.Capture = CaptureAuto
@@ -106,6 +104,9 @@ type Phone struct {
 	// screenshot's size (the read buffer's hint).
 	chooser *pathChooser
 	rawSize int
+	// formats picks the model image's encoding when Options.Image names
+	// no format (capture.go).
+	formats formatChooser
 	// framesMade counts decoded frames (tests check reuse with it).
 	framesMade atomic.Int64
 	// actions is the action generation (freshness.go): every call through

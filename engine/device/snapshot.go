@@ -95,8 +95,7 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 
 	t3 := time.Now()
 	if o.Scaled || o.SOM {
-		snap.ImageFormat = p.opts.Image.Format
-		snap.ScaledScreenshot, snap.SOMScreenshot, err = p.modelImages(fr, snap.UIElements, o.SOM, true)
+		snap.ScaledScreenshot, snap.SOMScreenshot, snap.ImageFormat, err = p.modelImages(fr, snap.UIElements, o.SOM, true)
 		if err != nil {
 			return nil, err
 		}
@@ -301,8 +300,7 @@ func (p *Phone) useFrame(ctx context.Context, snap *screen.Snapshot, fr *frame) 
 	m := snap.CaptureMetrics
 	snap.Screenshot = fr.png
 	snap.Full = fr.full
-	b := fr.full.Bounds()
-	snap.Width, snap.Height = b.Dx(), b.Dy()
+	snap.Width, snap.Height = fr.w, fr.h
 	m.VisualHash = fr.look.Visual
 	snap.ContentHash = fr.look.Content
 	p.mu.Lock()

@@ -114,8 +114,7 @@ func TestCaptureCachePaths(t *testing.T) {
 	require.Len(t, s1.UIElements, 1)
 	assert.Equal(t, "Save", s1.UIElements[0].Text)
 	assert.Equal(t, []string{"com.x"}, s1.InstalledPackages)
-	assert.Equal(t, "image/jpeg", screen.SniffImageMIME(s1.SOMScreenshot), "model images are JPEG by default")
-	assert.Equal(t, screen.FormatJPEG, s1.ImageFormat)
+	assert.Equal(t, s1.ImageFormat.MIME(), screen.SniffImageMIME(s1.SOMScreenshot), "the format names the model image's bytes")
 	assert.Empty(t, s1.ScaledScreenshot, "the plain scaled image is not encoded when the model reads the set-of-mark one")
 
 	// The first dump is not kept: nothing showed the screen was already

@@ -128,6 +128,16 @@ func parseHash(s string) (uint64, bool) {
 	return v, err == nil
 }
 
+// contentRows are the rows [top, bottom) of an image h rows high that
+// ContentHash reads.
+func contentRows(h int) (top, bottom int) {
+	top, bottom = int(float64(h)*HashSkipTop), h-int(float64(h)*HashSkipBottom)
+	if bottom <= top {
+		return 0, h
+	}
+	return top, bottom
+}
+
 // contentSeed keys ContentHash; values are compared only within a process.
 var contentSeed = maphash.MakeSeed()
 
@@ -139,11 +149,8 @@ var contentSeed = maphash.MakeSeed()
 // count. Its seed is per process: never persist or compare across runs.
 func ContentHash(img image.Image) string {
 	b := img.Bounds()
-	top := b.Min.Y + int(float64(b.Dy())*HashSkipTop)
-	bottom := b.Max.Y - int(float64(b.Dy())*HashSkipBottom)
-	if bottom <= top {
-		top, bottom = b.Min.Y, b.Max.Y
-	}
+	top, bottom := contentRows(b.Dy())
+	top, bottom = b.Min.Y+top, b.Min.Y+bottom
 	var h maphash.Hash
 	h.SetSeed(contentSeed)
 	r := image.Rect(b.Min.X, top, b.Max.X, bottom)

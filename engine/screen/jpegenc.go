@@ -107,7 +107,8 @@ func EncodeJPEG(img image.Image, quality int) ([]byte, error) {
 		rgba = image.NewRGBA(b)
 		draw.Draw(rgba, b, img, b.Min, draw.Src)
 	}
-	ycc := image.NewYCbCr(b, image.YCbCrSubsampleRatio420)
+	ycc := getYCbCr(b) // every sample is written below
+	defer yccPool.Put(ycc)
 	mcuCols, rows := (b.Dx()+mcuRows-1)/mcuRows, (b.Dy()+mcuRows-1)/mcuRows
 	bands := 1
 	if b.Dx()*b.Dy() >= parallelMinPixels {

@@ -94,24 +94,34 @@ func parsePNGChunks(b []byte) (pngHeader, error) {
 
 var inflaters sync.Pool // flate.Resetter readers
 
-// decodeScreenPNG is DecodePNG's fast path.
-func decodeScreenPNG(b []byte) (*image.RGBA, error) {
+// openIDAT parses b's chunks and opens the inflater of its image data
+// (give it back to inflaters when done).
+func openIDAT(b []byte) (pngHeader, io.ReadCloser, error) {
 	hd, err := parsePNGChunks(b)
 	if err != nil {
-		return nil, err
+		return hd, nil, err
 	}
 	z := io.MultiReader(bytesReaders(hd.idat)...)
 	var zh [2]byte // zlib header; the Adler-32 trailer is not checked
 	if _, err := io.ReadFull(z, zh[:]); err != nil {
-		return nil, err
+		return hd, nil, err
 	}
 	if zh[0]&0x0F != 8 || (uint16(zh[0])<<8|uint16(zh[1]))%31 != 0 || zh[1]&0x20 != 0 {
-		return nil, errors.New("bad zlib header")
+		return hd, nil, errors.New("bad zlib header")
 	}
 	fr, _ := inflaters.Get().(io.ReadCloser)
 	if fr == nil {
 		fr = flate.NewReader(z)
 	} else if err := fr.(flate.Resetter).Reset(z, nil); err != nil {
+		return hd, nil, err
+	}
+	return hd, fr, nil
+}
+
+// decodeScreenPNG is DecodePNG's fast path.
+func decodeScreenPNG(b []byte) (*image.RGBA, error) {
+	hd, fr, err := openIDAT(b)
+	if err != nil {
 		return nil, err
 	}
 	defer inflaters.Put(fr)
@@ -248,7 +258,11 @@ func addBytes8(a, b uint64) uint64 {
 // toRGBA writes one unfiltered RGB or RGBA row into img's row y,
 // premultiplying translucent RGBA pixels.
 func toRGBA(img *image.RGBA, y int, row []byte, bpp int) {
-	dst := img.Pix[y*img.Stride : y*img.Stride+img.Rect.Dx()*4]
+	toRGBARow(img.Pix[y*img.Stride:y*img.Stride+img.Rect.Dx()*4], row, bpp)
+}
+
+// toRGBARow is toRGBA into one row of RGBA bytes.
+func toRGBARow(dst, row []byte, bpp int) {
 	if bpp == 4 {
 		copy(dst, row)
 		for i := 3; i < len(dst); i += 4 {

@@ -276,7 +276,11 @@ func (r *resizer) srcRow(y int) []uint8 {
 // horizontal shrinks source row y into dst, packed and rounded to 8 bits
 // per lane.
 func (r *resizer) horizontal(dst []uint64, y int, scratch []uint64) {
-	row := r.pix[y*r.stride : y*r.stride+r.sw*4]
+	r.horizontalRow(dst, r.pix[y*r.stride:y*r.stride+r.sw*4], scratch)
+}
+
+// horizontalRow is horizontal of the source row's samples.
+func (r *resizer) horizontalRow(dst []uint64, row []uint8, scratch []uint64) {
 	if r.x3 != nil && !r.nrgba {
 		// Every output pixel covers at most three source pixels (shrinking
 		// by less than 2:1, the screenshot case): spread each source pixel
@@ -395,10 +399,7 @@ var pngEncoder = png.Encoder{CompressionLevel: png.BestSpeed, BufferPool: &encod
 // goes through image/png at png.BestSpeed.
 func EncodePNG(img image.Image) ([]byte, error) {
 	var buf bytes.Buffer
-	if b := img.Bounds(); !b.Empty() {
-		buf.Grow(b.Dx() * b.Dy())
-	}
-	if rgba, ok := img.(*image.RGBA); ok && !rgba.Bounds().Empty() && rgba.Opaque() {
+	if rgba, ok := img.(*image.RGBA); ok && !rgba.Bounds().Empty() && opaque(rgba) {
 		if err := encodeOpaqueRGBA(&buf, rgba); err != nil {
 			return nil, fmt.Errorf("screen: encode png: %w", err)
 		}

@@ -95,8 +95,8 @@ type CaptureMetrics struct {
 // seed's names. Screenshot is the full-size PNG; it is filled only when the
 // device sent a PNG — otherwise FullPNG encodes it from Full on demand, so
 // nothing pays for a full-size PNG nobody saves. ScaledScreenshot and
-// SOMScreenshot are the model-sized images in ImageFormat ("jpeg" by
-// default, or "png"). Tree is the whole parsed UI hierarchy (nil when the
+// SOMScreenshot are the model-sized images in ImageFormat ("png" or
+// "jpeg": the profile's format, else the smaller of the two). Tree is the whole parsed UI hierarchy (nil when the
 // dump failed and no cache applied); UIElements are the numbered interactive
 // elements.
 type Snapshot struct {
@@ -123,8 +123,10 @@ type Snapshot struct {
 	ScaledScreenshot []byte `json:"-"`
 	// ImageFormat is the encoding of ScaledScreenshot and SOMScreenshot.
 	ImageFormat ImageFormat `json:"imageFormat,omitempty"`
-	// Full is the decoded full-size screenshot, shared with the device's
-	// frame cache: read it, never modify it. Nil when decoded from JSON.
+	// Full is the decoded full-size screenshot when the device sent raw
+	// pixels, shared with the device's frame cache: read it, never modify
+	// it. Nil when the device sent a PNG (Screenshot holds it; its decode
+	// buffer is reused for the next frame) and when decoded from JSON.
 	Full image.Image `json:"-"`
 
 	fullPNG *pendingPNG

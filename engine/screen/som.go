@@ -46,13 +46,29 @@ var digitFont = [10][7]uint8{
 // position; badges are drawn above all boxes. Element coordinates are relative to img's top-left
 // corner. IDs that are not decimal numbers are drawn with their digits only.
 func SetOfMark(img image.Image, elems []UIElement, scaled bool) *image.RGBA {
+	return SetOfMarkInto(nil, img, elems, scaled)
+}
+
+// SetOfMarkInto is SetOfMark drawing into dst when it has img's bounds and
+// a packed stride (else into a new image): the encoder's input is then a
+// buffer the caller reuses from frame to frame (GetRGBA/PutRGBA), not a
+// fresh copy of the screenshot per capture.
+func SetOfMarkInto(dst *image.RGBA, img image.Image, elems []UIElement, scaled bool) *image.RGBA {
 	b := img.Bounds()
-	var dst *image.RGBA
+	if dst == nil || dst.Rect != b || dst.Stride != 4*b.Dx() || len(dst.Pix) != 4*b.Dx()*b.Dy() {
+		dst = nil
+	}
 	if src, ok := img.(*image.RGBA); ok && src.Stride == 4*b.Dx() && len(src.Pix) == 4*b.Dx()*b.Dy() {
-		// A tightly packed copy: cloned, not zeroed first and then copied.
-		dst = &image.RGBA{Pix: slices.Clone(src.Pix), Stride: src.Stride, Rect: b}
+		// A tightly packed copy: not zeroed first and then copied.
+		if dst == nil {
+			dst = &image.RGBA{Pix: slices.Clone(src.Pix), Stride: src.Stride, Rect: b}
+		} else {
+			copy(dst.Pix, src.Pix)
+		}
 	} else {
-		dst = image.NewRGBA(b)
+		if dst == nil {
+			dst = image.NewRGBA(b)
+		}
 		draw.Draw(dst, b, img, b.Min, draw.Src)
 	}
 	if b.Empty() {

@@ -64,7 +64,9 @@ func (c *MCPCmd) Run(ctx context.Context, st Streams, use OnUse, f services, aut
 			return err
 		}
 	}
-	return deps.ServeMCP(ctx, NewMCPBackend(use, f, auth), MCPServeOptions{HTTP: c.HTTP, Token: c.Token,
+	b := NewMCPBackend(use, f, auth)
+	defer b.Close()
+	return deps.ServeMCP(ctx, b, MCPServeOptions{HTTP: c.HTTP, Token: c.Token,
 		Stdin: os.Stdin, Stdout: st.Stdout, Logger: f.logger, Version: Version})
 }
 
@@ -73,6 +75,9 @@ func (c *MCPCmd) Run(ctx context.Context, st Streams, use OnUse, f services, aut
 // lease, engine, session), so a call holds the device only while it runs
 // and other openpocket processes can drive it in between. Calls on the
 // same device from this server queue instead of refusing each other.
+// Direct calls (snapshot, act, the selector tools) share one phone per
+// device for the server's lifetime (its frame and element caches, its
+// capture path), from one run service per device kept until Close.
 type MCPBackend struct {
 	// use opens the command's home, config and executors (once); f is its
 	// run service factory; auth answers the agent's human-auth requests.
@@ -82,12 +87,26 @@ type MCPBackend struct {
 
 	mu      sync.Mutex
 	devices map[string]chan struct{}
+	// direct are the run services of direct calls, one per device key;
+	// each keeps its phone (run.Service.Phone) and leases per call.
+	direct map[string]*run.Service
 }
 
 // NewMCPBackend is the backend over the command's home, config and
 // executors (use), run service factory and human-auth helper.
 func NewMCPBackend(use OnUse, f services, auth *HumanAuth) *MCPBackend {
-	return &MCPBackend{use: use, f: f, auth: auth, devices: map[string]chan struct{}{}}
+	return &MCPBackend{use: use, f: f, auth: auth, devices: map[string]chan struct{}{}, direct: map[string]*run.Service{}}
+}
+
+// Close closes the direct calls' run services and their phones' devices.
+func (b *MCPBackend) Close() {
+	b.mu.Lock()
+	direct := b.direct
+	b.direct = map[string]*run.Service{}
+	b.mu.Unlock()
+	for _, svc := range direct {
+		svc.Close()
+	}
 }
 
 // call builds the run service of one call on device ("" = the configured
@@ -96,25 +115,13 @@ func NewMCPBackend(use OnUse, f services, auth *HumanAuth) *MCPBackend {
 // call's first device failure. release ends the call: its lease and
 // service.
 func (b *MCPBackend) call(ctx context.Context, device string) (svc *run.Service, errs *deviceErrs, release func(), err error) {
-	key := device
-	if key == "" {
-		key = b.defaultDevice()
-	}
-	b.mu.Lock()
-	slot := b.devices[key]
-	if slot == nil {
-		slot = make(chan struct{}, 1)
-		b.devices[key] = slot
-	}
-	b.mu.Unlock()
-	select {
-	case slot <- struct{}{}:
-	case <-ctx.Done():
-		return nil, nil, nil, ctx.Err()
+	leave, err := b.enter(ctx, device)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	h, cfg, set, err := b.open()
 	if err != nil {
-		<-slot
+		leave()
 		return nil, nil, nil, err
 	}
 	sp := b.f.commandSpec(h, cfg, leasesHeld)
@@ -125,8 +132,57 @@ func (b *MCPBackend) call(ctx context.Context, device string) (svc *run.Service,
 	svc = b.f.newService(sp)
 	return svc, sp.errs, func() {
 		svc.Close()
-		<-slot
+		leave()
 	}, nil
+}
+
+// enter waits for the previous call on device to end; leave lets the
+// next one in.
+func (b *MCPBackend) enter(ctx context.Context, device string) (leave func(), err error) {
+	key := b.deviceKey(device)
+	b.mu.Lock()
+	slot := b.devices[key]
+	if slot == nil {
+		slot = make(chan struct{}, 1)
+		b.devices[key] = slot
+	}
+	b.mu.Unlock()
+	select {
+	case slot <- struct{}{}:
+		return func() { <-slot }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (b *MCPBackend) deviceKey(device string) string {
+	if device == "" {
+		return b.defaultDevice()
+	}
+	return device
+}
+
+// directService is device's run service for direct calls, built on first
+// use and kept: the command's factory with a lease per call.
+func (b *MCPBackend) directService(device string) (*run.Service, error) {
+	h, cfg, set, err := b.open()
+	if err != nil {
+		return nil, err
+	}
+	key := b.deviceKey(device)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if svc := b.direct[key]; svc != nil {
+		return svc, nil
+	}
+	sp := b.f.commandSpec(h, cfg, leasesPerRun)
+	sp.executors, sp.errs = set, &deviceErrs{}
+	if device != "" {
+		sp.device, sp.endpoint = device, ""
+	}
+	svc := b.f.newService(sp)
+	b.direct[key] = svc
+	return svc, nil
 }
 
 // open is the command's home, config and executor set, each opened once.
@@ -172,24 +228,28 @@ func (b *MCPBackend) Devices(ctx context.Context) (any, error) {
 }
 
 // Phone opens device ("" = the configured target) for direct use through
-// the run service, its lease held until release.
+// the run service, its lease held until release. The phone is the same
+// from call to call (see MCPBackend); the lease is not kept in between.
 func (b *MCPBackend) Phone(ctx context.Context, device string) (*enginedevice.Phone, func(), error) {
-	svc, _, release, err := b.call(ctx, device)
+	leave, err := b.enter(ctx, device)
 	if err != nil {
 		return nil, nil, err
 	}
-	// The call's service targets device, so the service's default target.
+	svc, err := b.directService(device)
+	if err != nil {
+		leave()
+		return nil, nil, err
+	}
+	// The service targets device, so the service's default target.
 	phone, releasePhone, err := svc.Phone(ctx, run.Target{}, 0)
 	if err != nil {
-		release()
+		leave()
 		return nil, nil, err
 	}
-	return phone, func() {
-		if releasePhone != nil {
-			releasePhone()
-		}
-		release()
-	}, nil
+	return phone, sync.OnceFunc(func() {
+		releasePhone()
+		leave()
+	}), nil
 }
 
 // RunLua runs src (named chunk) through the run service: a sandboxed VM

@@ -134,11 +134,18 @@ func snapshotSummary(snap *screen.Snapshot) map[string]any {
 			"line": screen.ElementLine(e),
 		})
 	}
-	return map[string]any{
+	out := map[string]any{
 		"device": snap.DeviceID, "currentApp": snap.CurrentApp, "width": snap.Width, "height": snap.Height,
 		"scaledWidth": snap.ScaledWidth, "scaledHeight": snap.ScaledHeight, "secureSurface": snap.SecureSurface,
 		"elements": els, "notes": snap.UINotes,
 	}
+	if m := snap.CaptureMetrics; m != nil {
+		// Where the element list came from ("fresh" UI dump, "cache"…) and
+		// what the capture cost: a client polling a static screen sees the
+		// server's phone reusing its caches.
+		out["elementsSource"], out["captureMs"] = m.UIElementsSource, m.TotalMs
+	}
+	return out
 }
 
 func (s *Server) remember(snap *screen.Snapshot) {

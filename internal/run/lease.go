@@ -47,10 +47,12 @@ func (s *Service) leaseFor(ctx context.Context, serial string) (func(), error) {
 	return func() {}, nil
 }
 
-// Close releases the leases a HoldLeases service kept. Runs still going
+// Close releases the leases a HoldLeases service kept and closes the
+// devices of the phones it kept for direct use (Phone). Runs still going
 // keep their devices open but no longer exclude other drivers, so close
 // the service after its runs.
 func (s *Service) Close() {
+	defer s.closePhones()
 	s.leaseMu.Lock()
 	held := s.held
 	s.held = map[string]func(){}

@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/engine/device"
+	"github.com/openpocket/openpocket/engine/screen"
 	"github.com/openpocket/openpocket/internal/adb"
 	"github.com/openpocket/openpocket/internal/executor/execset"
 	"github.com/openpocket/openpocket/internal/lease"
@@ -180,4 +182,44 @@ func TestNewExecutorsGivesEachRunItsOwn(t *testing.T) {
 	defer mu.Unlock()
 	assert.Equal(t, 3, made, "one set per run")
 	assert.Equal(t, 3, closed, "each closed when its run ended, failed or not")
+}
+
+// TestPhoneIsKeptLeasesAreNot: direct use (Phone, Snapshot) gets the same
+// phone on every call, so a static screen's second look is served from
+// its caches, while the lease is taken per call and free in between.
+func TestPhoneIsKeptLeasesAreNot(t *testing.T) {
+	t.Setenv(lease.DirEnv, t.TempDir())
+	var l leases
+	svc, serial := leasedService(t, run.Config{Lease: l.lease})
+	ctx := t.Context()
+	first, release, err := svc.Phone(ctx, run.Target{}, 0)
+	require.NoError(t, err)
+	assert.True(t, leaseHeld(t, serial), "a call holds the lease")
+	release()
+	assert.False(t, leaseHeld(t, serial), "no lease between calls")
+
+	_, err = svc.Snapshot(ctx, run.SnapshotOptions{Capture: device.CaptureOptions{NoCache: true}})
+	require.NoError(t, err)
+	snap, err := svc.Snapshot(ctx, run.SnapshotOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, screen.SourceCache, snap.CaptureMetrics.UIElementsSource, "the second look reuses the kept phone's element list")
+
+	again, release, err := svc.Phone(ctx, run.Target{}, 0)
+	require.NoError(t, err)
+	release()
+	assert.Same(t, first, again)
+	other, release, err := svc.Phone(ctx, run.Target{}, 900)
+	require.NoError(t, err)
+	release()
+	assert.NotSame(t, first, other, "another element budget is another phone")
+	taken, released := l.counts()
+	assert.Equal(t, 5, taken)
+	assert.Equal(t, 5, released)
+
+	svc.Close()
+	after, release, err := svc.Phone(ctx, run.Target{}, 0)
+	require.NoError(t, err)
+	release()
+	assert.NotSame(t, first, after, "Close forgets the kept phones")
+	svc.Close()
 }

@@ -99,6 +99,10 @@ type Service struct {
 	// held are the leases a HoldLeases service keeps until Close.
 	leaseMu sync.Mutex
 	held    map[string]func()
+	// phones are the phones kept for direct use (Phone), closed by Close.
+	phonesMu   sync.Mutex
+	phones     map[phoneKey]*device.Phone
+	phoneClose []func()
 }
 
 // New builds the service from its dependencies.
@@ -114,7 +118,7 @@ func New(cfg Config) *Service {
 	if cfg.Skills == nil {
 		cfg.Skills = &skills.Loader{}
 	}
-	return &Service{cfg: cfg, subs: map[int64]func(Event){}, held: map[string]func(){}}
+	return &Service{cfg: cfg, subs: map[int64]func(Event){}, held: map[string]func(){}, phones: map[phoneKey]*device.Phone{}}
 }
 
 // Config returns the dependencies the service was built with.

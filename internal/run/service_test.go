@@ -237,6 +237,10 @@ func TestSnapshotAndActOnTheTarget(t *testing.T) {
 	snap, err := svc.Snapshot(t.Context(), run.SnapshotOptions{Capture: device.CaptureOptions{}})
 	require.NoError(t, err)
 	assert.Equal(t, "com.android.settings", snap.CurrentApp)
+	// The first open's device drives the kept phone until Close; the
+	// second call's open is given back when the call ends.
+	assert.Equal(t, 1, *released)
+	svc.Close()
 	assert.Equal(t, 2, *released)
 	_, err = svc.Act(t.Context(), run.ActOptions{Action: action.Action{Type: "read", Params: map[string]any{"path": "x"}}})
 	assert.ErrorIs(t, err, run.ErrNotDeviceAction)

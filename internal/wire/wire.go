@@ -108,8 +108,12 @@ func (Assembly) PhoneOptions(cfg workspace.Config) device.Options {
 }
 
 // imageEncoding is how a model profile wants its screenshots (validated
-// with the config: "jpeg", "png" or empty for JPEG).
+// with the config: "jpeg", "png", or empty for the smaller of the two per
+// image, which an empty Format asks the phone for).
 func imageEncoding(p workspace.ModelProfile) screen.ImageEncoding {
+	if p.ImageFormat == "" {
+		return screen.ImageEncoding{Quality: p.ImageQuality}
+	}
 	f, err := screen.ParseImageFormat(p.ImageFormat)
 	if err != nil {
 		f = screen.FormatJPEG

@@ -41,9 +41,9 @@ type ModelProfile struct {
 	ReasoningEffort string `json:"reasoningEffort"`
 	// Temperature is nil when not configured (the request omits it).
 	Temperature *float64 `json:"temperature,omitempty"`
-	// ImageFormat is how screenshots are sent to this model: "jpeg" (the
-	// default when empty) or "png". ImageQuality is the JPEG quality, 1-100
-	// (0 = 80).
+	// ImageFormat is how screenshots are sent to this model: "jpeg", "png",
+	// or empty for whichever is smaller per image. ImageQuality is the
+	// JPEG quality, 1-100 (0 = 80).
 	ImageFormat  string `json:"imageFormat,omitempty"`
 	ImageQuality int    `json:"imageQuality,omitempty"`
 }

@@ -64,7 +64,9 @@ func checkRequest(t *testing.T, r llmtest.Request) {
 	t.Helper()
 	tools, _ := r.Body["tools"].([]any)
 	assert.Len(t, tools, noChatTools(), "every action tool is offered but the chat's (no chat here)")
-	assert.Equal(t, 1, strings.Count(string(r.Raw), "data:image/jpeg;base64,"), "exactly one image, JPEG by default")
+	// The smaller of PNG and JPEG by default: PNG on the virtual phone's
+	// flat screens.
+	assert.Equal(t, 1, strings.Count(string(r.Raw), "data:image/png;base64,")+strings.Count(string(r.Raw), "data:image/jpeg;base64,"), "exactly one image")
 	assert.Contains(t, requestText(r), "Elements (marks on the screenshot", "the element list is in the text")
 }
 

@@ -1,0 +1,116 @@
+package device
+
+import (
+	"context"
+	"encoding/binary"
+	"image"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/openpocket/openpocket/engine/screen"
+	"github.com/openpocket/openpocket/internal/sim/android"
+)
+
+// simFrames renders the virtual phone's Settings screen twice (Wi-Fi on,
+// then off: the status bar and one row change) as `screencap -p` and raw
+// `screencap` bytes, with the elements the model reads of it.
+func simFrames(b *testing.B) (pngs, raws [2][]byte, elems []screen.UIElement) {
+	ph := android.New(android.Options{})
+	sh := func(cmd string) {
+		if code := ph.Shell(context.Background(), cmd, nil, io.Discard, io.Discard); code != 0 {
+			b.Fatalf("%s: exit %d", cmd, code)
+		}
+	}
+	sh("monkey -p com.android.settings -c android.intent.category.LAUNCHER 1")
+	for i, wifi := range []string{"1", "0"} {
+		sh("settings put global wifi_on " + wifi)
+		pngs[i] = ph.ScreenPNG()
+		img := ph.Screenshot().(*image.RGBA)
+		w, h := img.Rect.Dx(), img.Rect.Dy()
+		raw := make([]byte, 16, 16+len(img.Pix))
+		binary.LittleEndian.PutUint32(raw[0:], uint32(w))
+		binary.LittleEndian.PutUint32(raw[4:], uint32(h))
+		binary.LittleEndian.PutUint32(raw[8:], 1) // RGBA_8888
+		raws[i] = append(raw, img.Pix...)
+	}
+	root, err := screen.ParseHierarchy(ph.UIDumpXML())
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, h := ph.Screenshot().Bounds().Dx(), ph.Screenshot().Bounds().Dy()
+	sw, sh2 := screen.ScaledSize(w, h, screen.StyleOpenAI)
+	elems = screen.Select(root, screen.ElementOptions{Width: w, Height: h,
+		ScaleX: float64(w) / float64(sw), ScaleY: float64(h) / float64(sh2)}).Elements
+	return pngs, raws, elems
+}
+
+// BenchmarkHostWorkPerFrame is the host's work for each new screenshot of
+// a changing screen: decode (PNG path) or adopt (raw path), hash, scale,
+// draw the marks and encode the image the model reads. "before" is the
+// pipeline as it was composed before frame buffers were reused and marks
+// drawn into the encoder's input (allocating decode, Resize, SetOfMark's
+// copy, JPEG), "phone" is what Phone does now, measured in the same run;
+// reported: CPU ms per frame of each (process CPU time, both cores) and
+// phone/before.
+func BenchmarkHostWorkPerFrame(b *testing.B) {
+	pngs, raws, elems := simFrames(b)
+	for _, path := range []capturePath{pathPNG, pathRaw} {
+		b.Run(path.String(), func(b *testing.B) {
+			frames := pngs
+			if path == pathRaw {
+				frames = raws
+			}
+			p := NewPhone(nil, Options{})
+			before := func(data []byte) {
+				var full image.Image
+				var err error
+				if path == pathPNG {
+					full, err = screen.DecodePNG(data)
+				} else {
+					full, err = screen.DecodeRawScreencap(data)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				screen.ContentHash(full)
+				sw, sh := screen.ScaledSize(full.Bounds().Dx(), full.Bounds().Dy(), screen.StyleOpenAI)
+				scaled := screen.Resize(full, sw, sh)
+				screen.DHash(scaled)
+				if _, err := screen.EncodeJPEG(screen.SetOfMark(scaled, elems, true), screen.DefaultJPEGQuality); err != nil {
+					b.Fatal(err)
+				}
+			}
+			now := func(data []byte) {
+				fr, err := p.toFrame(data, path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, _, _, err := p.modelImages(fr, elems, true, true); err != nil {
+					b.Fatal(err)
+				}
+			}
+			// Raw frames are decoded in place: each call gets its own copy,
+			// made outside the measured time.
+			copies := func(i int) []byte { return append([]byte(nil), frames[i%2]...) }
+			var tBefore, tNow time.Duration
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				b.StopTimer()
+				d1, d2 := copies(i), copies(i)
+				b.StartTimer()
+				c0 := processCPU()
+				before(d1)
+				c1 := processCPU()
+				now(d2)
+				tBefore += c1 - c0
+				tNow += processCPU() - c1
+			}
+			n := float64(b.N)
+			b.ReportMetric(float64(tBefore.Microseconds())/1000/n, "before-cpu-ms")
+			b.ReportMetric(float64(tNow.Microseconds())/1000/n, "phone-cpu-ms")
+			b.ReportMetric(float64(tNow)/float64(tBefore), "phone/before")
+		})
+	}
+}
