@@ -277,6 +277,8 @@ var specs = []Spec{
 		Doc: "Run one adb shell command on the device.",
 		Params: []Param{
 			reqStr("command", "", "Command line run after `adb shell`."),
+			{Name: "timeoutSec", Kind: KindInt, Min: minOf(1),
+				Doc: "Stop the command after this many seconds and return its output so far (default: the config's device.shellTimeoutSec, 20)."},
 			reasonParam(),
 		},
 	},

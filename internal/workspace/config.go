@@ -203,6 +203,9 @@ type DeviceConfig struct {
 	// ElementBudgetChars is the size in characters of the element list the
 	// model reads (0: the default, 3,200).
 	ElementBudgetChars int `json:"elementBudgetChars,omitempty"`
+	// ShellTimeoutSec stops a shell action that runs longer (default 20,
+	// upstream's figure); an action's own timeoutSec wins.
+	ShellTimeoutSec int `json:"shellTimeoutSec"`
 }
 
 // DefaultScriptAllowedCommands is the default run_script allowlist.
@@ -265,7 +268,7 @@ func DefaultConfig() Config {
 			RelayPort:         8787,
 			RequestTimeoutSec: 300,
 		},
-		Device:   DeviceConfig{SettleTimeoutMs: 3000, PostActionDelayMs: 1200},
+		Device:   DeviceConfig{SettleTimeoutMs: 3000, PostActionDelayMs: 1200, ShellTimeoutSec: 20},
 		Channels: ChannelsConfig{Telegram: TelegramConfig{ProgressEverySteps: 3}},
 	}
 }
@@ -446,6 +449,7 @@ func (c Config) validateNumbers() error {
 		{"device.settleTimeoutMs", c.Device.SettleTimeoutMs},
 		{"device.postActionDelayMs", c.Device.PostActionDelayMs},
 		{"device.elementBudgetChars", c.Device.ElementBudgetChars},
+		{"device.shellTimeoutSec", c.Device.ShellTimeoutSec},
 		{"channels.telegram.progressEverySteps", c.Channels.Telegram.ProgressEverySteps},
 	}
 	for _, p := range nonNegative {

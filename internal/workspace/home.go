@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -128,9 +129,16 @@ func (h *Home) Config() Config { return h.cfg }
 // Warnings returns the warnings from loading config.json (unknown keys).
 func (h *Home) Warnings() []Warning { return h.warnings }
 
-// Resolve makes a configured path absolute: absolute paths stay, relative
-// ones are relative to OPENPOCKET_HOME.
+// Resolve makes a configured path absolute: absolute paths stay, `~` and
+// `~/…` are the user's home (as upstream expands them: its example config
+// writes "~/.openpocket/…"), other relative ones are relative to
+// OPENPOCKET_HOME.
 func (h *Home) Resolve(p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil && home != "" {
+			return filepath.Join(home, p[1:])
+		}
+	}
 	if filepath.IsAbs(p) {
 		return p
 	}
