@@ -269,6 +269,9 @@ func (g *Gateway) Reload() error {
 		first = err
 	} else {
 		for _, w := range warns {
+			if w.Note {
+				continue // upstream keys migrated: told once at start
+			}
 			g.print.line("!", "warning: %s", w)
 		}
 		g.mu.Lock()

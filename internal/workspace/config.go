@@ -174,6 +174,9 @@ type TelegramConfig struct {
 	// (default 127.0.0.1:8443), behind a proxy or tunnel.
 	WebhookURL    string `json:"webhookUrl,omitempty"`
 	WebhookListen string `json:"webhookListen,omitempty"`
+	// StartedByUpstreamRule: Enabled was set because the file has a token
+	// and no "enabled" key (upstream's rule); the gateway says so at start.
+	StartedByUpstreamRule bool `json:"-"`
 }
 
 // Token returns the bot token: botToken, else the variable botTokenEnv
@@ -280,6 +283,9 @@ type Warning struct {
 	Column  int
 	Path    string // dotted key path, e.g. "agent.maxStep"
 	Message string
+	// Note marks a finding that is not a problem: an upstream key migrated
+	// or accepted (config_upstream.go). Doctor shows it as a note.
+	Note bool
 }
 
 func (w Warning) String() string {
@@ -352,6 +358,7 @@ func ParseConfig(file string, data []byte) (Config, []Warning, error) {
 		return cfg, nil, &ConfigError{File: file, Line: 1, Column: 1, Message: "expected a JSON object at the top level"}
 	}
 	warnings := append(migrated, unknownKeys(file, data, spans, typeOfConfig)...)
+	noteUpstreamKeys(warnings)
 
 	cfg.Models = nil // "models" in the file replaces the defaults as a whole
 	if err := json.Unmarshal(data, &cfg); err != nil {
@@ -362,6 +369,18 @@ func ParseConfig(file string, data []byte) (Config, []Warning, error) {
 	}
 	if cfg.Models == nil {
 		cfg.Models = DefaultModels()
+	}
+	notes, err := applyUpstreamValues(file, data, spans, &cfg)
+	warnings = append(warnings, notes...)
+	sortWarnings(warnings)
+	if err != nil {
+		var ce *ConfigError
+		if errors.As(err, &ce) {
+			if sp, ok := findSpan(spans, ce.Path); ok {
+				ce.Line, ce.Column = lineCol(data, sp.start)
+			}
+		}
+		return cfg, warnings, err
 	}
 	if err := cfg.Validate(); err != nil {
 		var ce *ConfigError
