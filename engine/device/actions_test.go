@@ -191,12 +191,12 @@ func TestKeyeventAndFinish(t *testing.T) {
 // as one adb argument; the device line quotes it so it stays one.
 func TestJoinShellWordsKeepsWrappedScriptsWhole(t *testing.T) {
 	for in, want := range map[string]string{
-		`sh -lc 'echo first && echo second'`:   `sh -lc 'echo first && echo second'`,
-		`bash -c 'echo a; echo b'`:             `bash -c 'echo a; echo b'`,
-		`sh -l -c 'echo a | wc -l'`:            `sh -l -c 'echo a | wc -l'`,
-		`sh -c 'echo $0 $1' zero one`:          `sh -c 'echo $0 $1' zero one`,
-		`echo a && echo b`:                     `echo a && echo b`,
-		`sh script.sh -c`:                      `sh script.sh -c`,
+		`sh -lc 'echo first && echo second'`: `sh -lc 'echo first && echo second'`,
+		`bash -c 'echo a; echo b'`:           `bash -c 'echo a; echo b'`,
+		`sh -l -c 'echo a | wc -l'`:          `sh -l -c 'echo a | wc -l'`,
+		`sh -c 'echo $0 $1' zero one`:        `sh -c 'echo $0 $1' zero one`,
+		`echo a && echo b`:                   `echo a && echo b`,
+		`sh script.sh -c`:                    `sh script.sh -c`,
 	} {
 		words, err := device.SplitCommand(in)
 		require.NoError(t, err)
