@@ -98,6 +98,9 @@ func Open(home string) (*Home, error) {
 	if err := h.ensureWorkspaceState(); err != nil {
 		return nil, err
 	}
+	if err := h.ensureStarter(); err != nil {
+		return nil, err
+	}
 	return h, nil
 }
 
