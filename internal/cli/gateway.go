@@ -51,6 +51,9 @@ type GatewayEnv struct {
 	HumanAuth func(cfg workspace.Config) func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error)
 	// KeepAwake wakes a device running a long task.
 	KeepAwake func(ctx context.Context, serial string) error
+	// CountDevices counts the adb server's devices and those online
+	// (the heartbeat line's devices and bootedDevices).
+	CountDevices func(ctx context.Context) (all, online int, err error)
 	// StartChannels builds the enabled chat channels over the gateway's
 	// current run service (nil: none).
 	StartChannels func(cfg workspace.Config, stateDir string, current GatewayCurrent, logger *slog.Logger) ([]ChatChannel, error)
@@ -107,6 +110,16 @@ func gatewayEnv(f services, auth *HumanAuth, deps Deps, h *workspace.Home, cfg w
 			}
 		},
 		KeepAwake: f.phones.keepAwake,
+		CountDevices: func(ctx context.Context) (int, int, error) {
+			devs, err := f.phones.adbClient().Devices(ctx)
+			online := 0
+			for _, d := range devs {
+				if d.State == "device" {
+					online++
+				}
+			}
+			return len(devs), online, err
+		},
 	}
 	if deps.StartChannels != nil {
 		env.StartChannels = func(cfg workspace.Config, stateDir string, current GatewayCurrent, logger *slog.Logger) ([]ChatChannel, error) {
