@@ -180,15 +180,36 @@ func (h *Home) WorkspaceStatePath() string {
 }
 
 func (h *Home) ensureWorkspaceState() error {
-	if _, err := os.Stat(h.WorkspaceStatePath()); err == nil {
+	if _, err := os.Stat(h.WorkspaceStatePath()); err != nil {
+		st := WorkspaceState{Version: 1, BootstrapSeededAt: isoTime(h.Now())}
+		data, err := json.MarshalIndent(st, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := writeNew(h.WorkspaceStatePath(), append(data, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	return h.checkBootstrap()
+}
+
+// checkBootstrap completes onboarding once BOOTSTRAP.md, seen earlier, is
+// gone (seed 003: upstream's ensureWorkspaceBootstrap does this at every
+// start). The marker records that the file was seen, so a workspace that
+// never had one is not taken as onboarded.
+func (h *Home) checkBootstrap() error {
+	seen := filepath.Join(h.Workspace(), ".openpocket", "bootstrap-seen")
+	if st, err := os.Lstat(filepath.Join(h.Workspace(), "BOOTSTRAP.md")); err == nil && st.Mode().IsRegular() {
+		return writeIfMissing(seen, []byte(isoTime(h.Now())+"\n"))
+	}
+	if _, err := os.Lstat(seen); err != nil {
 		return nil
 	}
-	st := WorkspaceState{Version: 1, BootstrapSeededAt: isoTime(h.Now())}
-	data, err := json.MarshalIndent(st, "", "  ")
-	if err != nil {
-		return err
+	st, err := h.ReadWorkspaceState()
+	if err != nil || st.OnboardingCompletedAt != nil {
+		return nil // an unreadable state is reported where it is read
 	}
-	return writeNew(h.WorkspaceStatePath(), append(data, '\n'), 0o644)
+	return h.MarkOnboardingCompleted(h.Now())
 }
 
 // ReadWorkspaceState reads workspace-state.json.

@@ -61,3 +61,36 @@ func TestFreshWorkspaceGetsTheStarterLayout(t *testing.T) {
 	require.NoError(t, err)
 	check(agent.Workspace())
 }
+
+// Seed 003 onboarding state with upstream's BOOTSTRAP.md rule: while the
+// file exists its guidance is a context file and onboarding is pending;
+// once it is removed, the next start completes onboarding.
+func TestBootstrapGuidanceUntilRemovedThenOnboarded(t *testing.T) {
+	dir := t.TempDir()
+	h, err := Open(dir)
+	require.NoError(t, err)
+	st, err := h.ReadWorkspaceState()
+	require.NoError(t, err)
+	assert.Nil(t, st.OnboardingCompletedAt)
+
+	boot := filepath.Join(h.Workspace(), "BOOTSTRAP.md")
+	require.NoError(t, os.WriteFile(boot, []byte("# Bootstrap\nAsk the person their name, write it to USER.md, then delete this file.\n"), 0o644))
+	h, err = Open(dir)
+	require.NoError(t, err)
+	var names []string
+	for _, f := range h.ContextFiles(0) {
+		names = append(names, f.Name)
+	}
+	assert.Contains(t, names, "BOOTSTRAP.md", "injected while it exists")
+	st, _ = h.ReadWorkspaceState()
+	assert.Nil(t, st.OnboardingCompletedAt, "still onboarding")
+
+	require.NoError(t, os.Remove(boot))
+	h, err = Open(dir)
+	require.NoError(t, err)
+	st, _ = h.ReadWorkspaceState()
+	require.NotNil(t, st.OnboardingCompletedAt, "removing BOOTSTRAP.md completes onboarding")
+	for _, f := range h.ContextFiles(0) {
+		assert.NotEqual(t, "BOOTSTRAP.md", f.Name)
+	}
+}
