@@ -75,3 +75,9 @@ func (h *host) schedule(ctx context.Context, a action.Action) (device.Outcome, e
 	out.Result = res
 	return out, nil
 }
+
+// OfferedTools is the tool list a run with these options and executors
+// offers the model (what `openpocket context` shows).
+func OfferedTools(o Options, executors map[string]engine.Executor) []action.Tool {
+	return offeredTools(action.Tools(nil), o, executors)
+}
