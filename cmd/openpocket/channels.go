@@ -23,6 +23,9 @@ func startChannels(cfg workspace.Config, stateDir string, runner *cli.ChannelRun
 		if tg.Token() == "" && tg.BotTokenEnv != "" {
 			return nil, fmt.Errorf("channels.telegram: the variable %s (botTokenEnv) is not set", tg.BotTokenEnv)
 		}
+		if tg.StartedByUpstreamRule {
+			logger.Info("telegram: starting because channels.telegram has a bot token and no \"enabled\" key (upstream's rule); add \"enabled\": false to keep it off")
+		}
 		var hook *telegram.Webhook
 		if tg.WebhookURL != "" {
 			hook = &telegram.Webhook{URL: tg.WebhookURL, Listen: tg.WebhookListen}

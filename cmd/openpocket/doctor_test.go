@@ -1,6 +1,9 @@
 package main_test
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -109,4 +112,33 @@ func TestDoctorSeesTheLockScreen(t *testing.T) {
 			assert.Contains(t, res.stdout, "authorized, screen on, unlocked")
 		})
 	}
+}
+
+// Upstream's example config (our test copy in internal/workspace/testdata)
+// loads as is: doctor prints each migrated or accepted upstream key as a
+// note with its line and column, and no ✗ for any of them.
+func TestDoctorUpstreamExampleConfigHasNoFailures(t *testing.T) {
+	phone := simtest.Start(t)
+	srv := llmtest.NewServer(t)
+	home := homeWithModel(t, srv)
+	raw, err := os.ReadFile("../../internal/workspace/testdata/upstream-example.json")
+	require.NoError(t, err)
+	var cfg map[string]any
+	require.NoError(t, json.Unmarshal(raw, &cfg))
+	// Only the model endpoint is ours: doctor asks it a question.
+	cfg["models"] = map[string]any{"fake": map[string]any{"baseUrl": srv.BaseURL(), "model": "gpt-fake", "apiKey": "k", "temperature": nil, "reasoningEffort": nil}}
+	cfg["defaultModel"] = "fake"
+	cfg["target"] = map[string]any{"type": "emulator", "adbEndpoint": "", "pin": "1234", "wakeupIntervalSec": 3, "cloudProvider": ""}
+	out, err := json.MarshalIndent(cfg, "", "  ")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(home, "config.json"), out, 0o600))
+
+	res := runBinary(t, []string{"HOME=" + t.TempDir(), "OP_TEST_TG_TOKEN="}, "--home", home, "-s", phone.Serial(), "doctor")
+	assert.Equal(t, 0, res.code, res.stdout+res.stderr)
+	_, bad := marks(res.stdout)
+	assert.Empty(t, bad, res.stdout)
+	assert.Contains(t, res.stdout, `note: config: `+filepath.Join(home, "config.json")+`:`)
+	assert.Contains(t, res.stdout, `migrated legacy key "localRelayPort" to "relayPort"`)
+	assert.Contains(t, res.stdout, `upstream key "telegram": moved to channels.telegram`)
+	assert.NotContains(t, res.stdout, "unknown key")
 }

@@ -13,7 +13,7 @@ import (
 func TestSpecsOrderAndLookup(t *testing.T) {
 	want := []string{"tap", "tap_element", "swipe", "drag", "long_press_drag", "type", "keyevent", "launch_app",
 		"shell", "run_script", "read", "write", "edit", "apply_patch", "exec", "process", "memory_search",
-		"memory_get", "request_human_auth", "request_user_input", "cron_add", "cron_list", "cron_remove", "wait", "finish"}
+		"memory_get", "request_human_auth", "request_user_input", "cron_add", "cron_update", "cron_list", "cron_remove", "wait", "finish"}
 	var got []string
 	for _, s := range Specs() {
 		got = append(got, s.Name)
@@ -31,7 +31,7 @@ func TestSpecsOrderAndLookup(t *testing.T) {
 			if p.Default != nil {
 				assert.Equal(t, p.Default, mustCoerce(t, &p, p.Default), "%s.%s default has the Go kind", s.Name, p.Name)
 			}
-			if p.Kind == KindEnum {
+			if p.Kind == KindEnum && p.Default != nil {
 				assert.Contains(t, p.Enum, p.Default, "%s.%s enum default", s.Name, p.Name)
 			}
 		}
@@ -121,7 +121,8 @@ func TestNormalizeMissing(t *testing.T) {
 		{"request_human_auth", map[string]any{"capability": "unknown",
 			"instruction": "Human authorization is required to continue.", "timeoutSec": 300}, 2},
 		{"request_user_input", map[string]any{"question": "", "timeoutSec": 300}, 1},
-		{"cron_add", map[string]any{"task": "", "kind": "cron", "everyMs": 0}, 1},
+		{"cron_add", map[string]any{"task": "", "kind": "cron"}, 1},
+		{"cron_update", map[string]any{"id": ""}, 1},
 		{"cron_list", map[string]any{}, 0},
 		{"cron_remove", map[string]any{"id": ""}, 1},
 		{"wait", map[string]any{"durationMs": 1000}, 0},
@@ -484,7 +485,7 @@ func TestNew(t *testing.T) {
 		params map[string]any
 		err    string
 	}{
-		{"fly", nil, `action: unknown action type "fly" (known: tap, tap_element, swipe, drag, long_press_drag, type, keyevent, launch_app, shell, run_script, read, write, edit, apply_patch, exec, process, memory_search, memory_get, request_human_auth, request_user_input, cron_add, cron_list, cron_remove, wait, finish)`},
+		{"fly", nil, `action: unknown action type "fly" (known: tap, tap_element, swipe, drag, long_press_drag, type, keyevent, launch_app, shell, run_script, read, write, edit, apply_patch, exec, process, memory_search, memory_get, request_human_auth, request_user_input, cron_add, cron_update, cron_list, cron_remove, wait, finish)`},
 		{"tap", map[string]any{"x": 1, "y": 2, "z": 3}, `action tap: unknown parameter "z" (parameters: x, y, reason)`},
 		{"tap", map[string]any{"x": "1", "y": 2}, `action tap: parameter "x" must be an integer, got string "1"`},
 		{"tap", map[string]any{"x": 1.5, "y": 2}, `action tap: parameter "x" must be an integer, got number 1.5`},

@@ -311,6 +311,9 @@ func normalizeSpec(s *Spec, raw map[string]any, d Defaults, skipType bool) (Acti
 			notes = append(notes, fmt.Sprintf("%sdropped unknown parameter %s", prefix, describe(k)))
 		}
 	}
+	if post := postNormalize[s.Name]; post != nil {
+		post(s, raw, params, &notes)
+	}
 	return Action{Type: s.Name, Params: params}, notes
 }
 

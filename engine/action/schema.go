@@ -192,6 +192,12 @@ func (w *walker) walk(v any, schema map[string]any, path string) (any, bool, err
 			return nil, false, w.bad(path, "must be a boolean, got %s", describe(v))
 		}
 		return b, true, nil
+	case "integer":
+		n, ok, _ := coerceInt(v, !w.strict)
+		if !ok {
+			return nil, false, w.bad(path, "must be an integer, got %s", describe(v))
+		}
+		return n, true, nil
 	}
 	return nil, false, w.bad(path, "has an unsupported schema type %q", typ)
 }

@@ -74,7 +74,8 @@ const (
 	CategoryMemory    Category = "memory"
 	CategoryHumanAuth Category = "human_auth"
 	CategoryControl   Category = "control" // wait, finish
-	// CategorySchedule: cron_add, cron_list, cron_remove (the gateway's jobs).
+	// CategorySchedule: cron_add, cron_update, cron_list, cron_remove (the
+	// gateway's jobs).
 	CategorySchedule Category = "schedule"
 	// CategoryChat: request_user_input (a question to the person in the
 	// chat that started the task).
@@ -277,6 +278,8 @@ var specs = []Spec{
 		Doc: "Run one adb shell command on the device.",
 		Params: []Param{
 			reqStr("command", "", "Command line run after `adb shell`."),
+			{Name: "timeoutSec", Kind: KindInt, Min: minOf(1),
+				Doc: "Stop the command after this many seconds and return its output so far (default: the config's device.shellTimeoutSec, 20)."},
 			reasonParam(),
 		},
 	},
@@ -402,18 +405,34 @@ var specs = []Spec{
 	{
 		Name: "cron_add", ToolName: "cron_add", Category: CategorySchedule,
 		Doc: "Schedule a task to run later or repeatedly; its result goes to the chat that asked.",
-		Params: []Param{
+		Params: with(append([]Param{
 			reqStr("task", "", "What to do each time, in plain words."),
-			{Name: "kind", Kind: KindEnum, Default: "cron", Enum: []string{"cron", "at", "every"},
+			{Name: "kind", Kind: KindEnum, Default: "cron", Enum: scheduleKinds,
 				Doc: "cron: a 5-field cron expression in expr; at: once at the ISO 8601 time in at; every: every everyMs milliseconds."},
-			optStr("expr", "Cron expression (minute hour day month weekday), e.g. \"0 8 * * 1-5\" for weekdays at 8:00."),
-			optStr("at", "ISO 8601 time for kind at, e.g. 2026-03-01T08:00:00+01:00."),
-			optInt("everyMs", 0, minOf(0), "Interval in milliseconds for kind every (at least 5000)."),
-			optStr("tz", "IANA time zone of the schedule, e.g. Europe/Berlin (default: the gateway's)."),
+		}, scheduleParams()...),
 			optStr("name", "Short name of the job."),
-			optStr("summary", "The schedule in words, as the person said it (\"every weekday at 8\")."),
+			optStr("id", "Id for the job (default: a new one)."),
+			scheduleObjectParam(),
+			optStr("channel", "Channel the results go to (e.g. telegram; default: the chat that asked)."),
+			optStr("to", "Chat id on that channel the results go to."),
 			reasonParam(),
-		},
+		),
+	},
+	{
+		Name: "cron_update", ToolName: "cron_update", Category: CategorySchedule,
+		Doc: "Change a scheduled job by id (see cron_list): only the fields given change.",
+		Params: with(append([]Param{
+			reqStr("id", "", "The job's id."),
+			{Name: "kind", Kind: KindEnum, Enum: scheduleKinds, Doc: "New schedule kind (cron, at or every)."},
+		}, scheduleParams()...),
+			optStr("name", "New name."),
+			optStr("task", "New task."),
+			Param{Name: "enabled", Kind: KindBool, Doc: "Turn the job on (true) or off (false)."},
+			scheduleObjectParam(),
+			optStr("channel", "Channel the results go to (e.g. telegram)."),
+			optStr("to", "Chat id on that channel the results go to."),
+			reasonParam(),
+		),
 	},
 	{
 		Name: "cron_list", ToolName: "cron_list", Category: CategorySchedule,

@@ -2,6 +2,7 @@ package device
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -196,7 +197,7 @@ func (p *Phone) execute(ctx context.Context, a action.Action, o ActOptions, out 
 		return p.LaunchApp(ctx, a.Str("packageName"))
 
 	case "shell":
-		return p.ShellAction(ctx, a.Str("command"))
+		return p.ShellActionTimeout(ctx, a.Str("command"), time.Duration(a.Int("timeoutSec"))*time.Second)
 
 	case "wait":
 		d := max(time.Duration(a.Int("durationMs"))*time.Millisecond, minWait)
@@ -293,23 +294,29 @@ func quoteLabel(e *screen.UIElement) string {
 // Type enters text into the focused field: `input text` for plain ASCII;
 // for anything else, or when input text fails, the clipboard (set, read back
 // to verify) and KEYCODE_PASTE. Android 10+ denies clipboard reads to the
-// shell on many builds: when the read-back fails or comes back empty, the
-// text is pasted unverified, as upstream does, and the result says so; only
-// a read-back holding other text is a failure.
+// shell on many builds: when the read-back fails, comes back empty or prints
+// an error, the text is pasted unverified, as upstream does, and the result
+// says so; only a read-back holding other text is a failure. Shell results
+// are judged by their output as well as their exit code: builds print
+// "Error: …" and exit 0, and a clipboard set that printed an error would
+// paste a stale clip, so it fails ("Text input failed", as upstream).
 func (p *Phone) Type(ctx context.Context, text string) (string, error) {
 	if text == "" {
 		return "Typed 0 chars (nothing to type)", nil
 	}
 	var inputErr error
 	if isPlainASCII(text) {
-		if _, inputErr = p.run(ctx, "input text "+EscapeInputText(text)); inputErr == nil {
+		if _, inputErr = p.runJudged(ctx, "input text "+EscapeInputText(text)); inputErr == nil {
 			return fmt.Sprintf("Typed %d chars via input text", len([]rune(text))), nil
 		}
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
 	}
-	if _, err := p.run(ctx, "cmd clipboard set text "+Quote(text)); err != nil {
+	if _, err := p.runJudged(ctx, "cmd clipboard set text "+Quote(text)); err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
 		return "", joinTypeErr(inputErr, fmt.Errorf("clipboard set: %w", err))
 	}
 	verified := true
@@ -317,12 +324,13 @@ func (p *Phone) Type(ctx context.Context, text string) (string, error) {
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return "", ctx.Err()
+	case err == nil && strings.Contains(got, text):
 	case err != nil || clipboardUnreadable(got):
 		verified = false
-	case !strings.Contains(got, text):
+	default:
 		return "", joinTypeErr(inputErr, fmt.Errorf("clipboard did not keep the text (read back %q)", TruncateMiddle(strings.TrimSpace(got), 80)))
 	}
-	if _, err := p.run(ctx, "input keyevent KEYCODE_PASTE"); err != nil {
+	if _, err := p.runJudged(ctx, "input keyevent KEYCODE_PASTE"); err != nil {
 		return "", joinTypeErr(inputErr, err)
 	}
 	if !verified {
@@ -331,18 +339,20 @@ func (p *Phone) Type(ctx context.Context, text string) (string, error) {
 	return fmt.Sprintf("Typed %d chars via clipboard paste", len([]rune(text))), nil
 }
 
-// clipboardUnreadable spots a read-back the device refused: nothing, or
-// "null" (ClipboardService hides the clip from the shell on Android 10+).
+// clipboardUnreadable spots a read-back the device refused: nothing,
+// "null" (ClipboardService hides the clip from the shell on Android 10+),
+// or an error line printed with exit status 0.
 func clipboardUnreadable(got string) bool {
 	t := strings.TrimSpace(got)
-	return t == "" || t == "null"
+	_, failed := outputError(got)
+	return t == "" || t == "null" || failed
 }
 
 func joinTypeErr(inputErr, err error) error {
 	if inputErr != nil {
-		return fmt.Errorf("type: input text failed (%v), then %w", inputErr, err)
+		return fmt.Errorf("type: Text input failed (input text: %v; then %w)", inputErr, err)
 	}
-	return fmt.Errorf("type: %w", err)
+	return fmt.Errorf("type: Text input failed (%w)", err)
 }
 
 // LaunchApp starts a package: monkey first; if it fails, resolve the
@@ -397,13 +407,26 @@ func lastLine(s string) string {
 	return strings.TrimSpace(lines[len(lines)-1])
 }
 
-// ShellAction runs the shell action like `adb shell TOKENS…` (docs/formats.md#actions): the
-// command is tokenized quote-aware, as the host shell would, and the tokens
-// are joined with spaces for the device's sh, as adb itself does — so
-// `echo a && echo b`, pipes and redirects keep their meaning. The script of
-// an `sh -c '…'` prefix stays one argument. Output over ShellOutputChars
-// keeps 70 % head and 30 % tail.
+// DefaultShellTimeout bounds a shell action when neither the action nor the
+// config says otherwise (upstream stops its adb process at 20 s).
+const DefaultShellTimeout = 20 * time.Second
+
+// ShellAction is ShellActionTimeout with the phone's default timeout.
 func (p *Phone) ShellAction(ctx context.Context, command string) (string, error) {
+	return p.ShellActionTimeout(ctx, command, 0)
+}
+
+// ShellActionTimeout runs the shell action like `adb shell TOKENS…`
+// (docs/actions.md): the command is tokenized quote-aware, as the host shell would, and
+// the tokens are joined with spaces for the device's sh, as adb itself does
+// — so `echo a && echo b`, pipes and redirects keep their meaning. The
+// script of an `sh -c '…'` / `sh -lc '…'` prefix stays one argument. The
+// command's stdin is closed (the transport sends end-of-input), and it is
+// stopped after timeout (0: Options.ShellTimeout): a command that waits for
+// input or never ends (`cat`, `logcat`, `top`) returns what it printed so
+// far with the reason, instead of blocking the run. Output over
+// ShellOutputChars keeps 70 % head and 30 % tail.
+func (p *Phone) ShellActionTimeout(ctx context.Context, command string, timeout time.Duration) (string, error) {
 	words, err := SplitCommand(command)
 	if err != nil {
 		return fmt.Sprintf("shell rejected: %v", err), nil
@@ -415,8 +438,14 @@ func (p *Phone) ShellAction(ctx context.Context, command string) (string, error)
 	if len(words) == 0 {
 		return "shell rejected: empty command", nil
 	}
-	res, err := p.t.Shell(ctx, JoinShellWords(words))
-	if err != nil {
+	if timeout <= 0 {
+		timeout = p.opts.ShellTimeout
+	}
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res, err := p.t.Shell(runCtx, JoinShellWords(words))
+	timedOut := err != nil && ctx.Err() == nil && errors.Is(runCtx.Err(), context.DeadlineExceeded)
+	if err != nil && !timedOut {
 		return "", err
 	}
 	text := string(res.Stdout)
@@ -424,5 +453,8 @@ func (p *Phone) ShellAction(ctx context.Context, command string) (string, error)
 		text += string(res.Stderr)
 	}
 	text = TruncateMiddle(strings.TrimRight(normalizeOutput([]byte(text)), "\n"), p.opts.ShellOutputChars)
+	if timedOut {
+		return fmt.Sprintf("shell timedOut=true after %s (stopped; partial output below)\n%s", timeout, text), nil
+	}
 	return fmt.Sprintf("shell exitCode=%d\n%s", res.ExitCode, text), nil
 }

@@ -115,7 +115,7 @@ func TestTypeFallsBackWhenInputTextFails(t *testing.T) {
 	f.OnOutput("cmd clipboard get text", "something else\n")
 	_, err = p.Type(context.Background(), "plain")
 	assert.ErrorContains(t, err, "clipboard did not keep the text")
-	assert.ErrorContains(t, err, "input text failed")
+	assert.ErrorContains(t, err, "Text input failed (input text: ")
 }
 
 func TestLaunchAppFallbackChain(t *testing.T) {
@@ -185,4 +185,21 @@ func TestKeyeventAndFinish(t *testing.T) {
 	out, err = p.Execute(context.Background(), act("finish", map[string]any{"message": "done"}), device.ActOptions{})
 	require.NoError(t, err)
 	assert.True(t, out.Finished)
+}
+
+// Upstream's parseExplicitShellWrap passes the script of `sh|bash -c|-lc`
+// as one adb argument; the device line quotes it so it stays one.
+func TestJoinShellWordsKeepsWrappedScriptsWhole(t *testing.T) {
+	for in, want := range map[string]string{
+		`sh -lc 'echo first && echo second'`: `sh -lc 'echo first && echo second'`,
+		`bash -c 'echo a; echo b'`:           `bash -c 'echo a; echo b'`,
+		`sh -l -c 'echo a | wc -l'`:          `sh -l -c 'echo a | wc -l'`,
+		`sh -c 'echo $0 $1' zero one`:        `sh -c 'echo $0 $1' zero one`,
+		`echo a && echo b`:                   `echo a && echo b`,
+		`sh script.sh -c`:                    `sh script.sh -c`,
+	} {
+		words, err := device.SplitCommand(in)
+		require.NoError(t, err)
+		assert.Equal(t, want, device.JoinShellWords(words), in)
+	}
 }

@@ -36,6 +36,9 @@ type Options struct {
 	MaxElements int
 	// ShellOutputChars caps the shell action's result (3,000).
 	ShellOutputChars int
+	// ShellTimeout bounds one shell action unless the action sets its own
+	// timeoutSec (20 s, upstream's figure).
+	ShellTimeout time.Duration
 	// Image is how model-sized screenshots are encoded; no Format means
 	// whichever of PNG and JPEG (at Quality, screen.DefaultJPEGQuality
 	// when 0) is smaller for each image.
@@ -66,6 +69,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ShellOutputChars == 0 {
 		o.ShellOutputChars = 3000
+	}
+	if o.ShellTimeout <= 0 {
+		o.ShellTimeout = DefaultShellTimeout
 	}
 	if o.Capture == "" {
 		o.Capture = CaptureAuto
@@ -192,14 +198,52 @@ func (p *Phone) run(ctx context.Context, command string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if res.ExitCode != 0 {
-		msg := strings.TrimSpace(string(res.Stderr))
-		if msg == "" {
-			msg = strings.TrimSpace(string(res.Stdout))
-		}
-		return string(res.Stdout), fmt.Errorf("%s: exit code %d: %s", firstField(command), res.ExitCode, msg)
+	return string(res.Stdout), exitError(command, res)
+}
+
+func exitError(command string, res ShellResult) error {
+	if res.ExitCode == 0 {
+		return nil
+	}
+	msg := strings.TrimSpace(string(res.Stderr))
+	if msg == "" {
+		msg = strings.TrimSpace(string(res.Stdout))
+	}
+	return fmt.Errorf("%s: exit code %d: %s", firstField(command), res.ExitCode, msg)
+}
+
+// runJudged is run for commands that report failure in their output: a
+// command that exits 0 but prints an error line ("Error: …", an exception,
+// "No shell command implementation.") on either stream failed all the same.
+func (p *Phone) runJudged(ctx context.Context, command string) (string, error) {
+	res, err := p.t.Shell(ctx, command)
+	if err != nil {
+		return "", err
+	}
+	if err := exitError(command, res); err != nil {
+		return string(res.Stdout), err
+	}
+	if msg, failed := outputError(string(res.Stdout) + "\n" + string(res.Stderr)); failed {
+		return string(res.Stdout), fmt.Errorf("%s: exit code 0 but printed %q", firstField(command), msg)
 	}
 	return string(res.Stdout), nil
+}
+
+// outputError finds the line of a command's output that reports a failure:
+// one that starts with "Error" or "Exception", names a Java exception, or
+// says the service has no shell command.
+func outputError(out string) (string, bool) {
+	for _, line := range strings.Split(normalizeOutput([]byte(out)), "\n") {
+		t := strings.TrimSpace(line)
+		low := strings.ToLower(t)
+		switch {
+		case strings.HasPrefix(low, "error"), strings.HasPrefix(low, "exception"),
+			strings.HasPrefix(low, "java.lang."), strings.HasPrefix(low, "no shell command implementation"),
+			strings.HasPrefix(low, "unknown command"):
+			return t, true
+		}
+	}
+	return "", false
 }
 
 func firstField(s string) string {
@@ -229,8 +273,19 @@ func (p *Phone) refreshSize(ctx context.Context) (int, int, error) {
 		return 0, 0, err
 	}
 	w, h, ok := parseWMSize(normalizeOutput([]byte(out)))
-	if !ok {
+	if !ok && strings.TrimSpace(out) != "" {
 		return 0, 0, fmt.Errorf("wm size: unexpected output %q", strings.TrimSpace(out))
+	}
+	if !ok {
+		// Some builds (seen in landscape) print nothing: the screenshot's
+		// own size is the input space then, as upstream takes it.
+		png, err := p.Screencap(ctx)
+		if err != nil {
+			return 0, 0, fmt.Errorf("wm size printed nothing, and the screenshot to size the screen failed: %w", err)
+		}
+		if w, h, ok = pngSize(png); !ok {
+			return 0, 0, fmt.Errorf("wm size printed nothing, and the screenshot is not a PNG")
+		}
 	}
 	p.mu.Lock()
 	p.width, p.height = w, h

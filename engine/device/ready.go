@@ -42,8 +42,16 @@ func parsePowerState(out string) PowerState {
 	for _, line := range strings.Split(out, "\n") {
 		t := strings.TrimSpace(line)
 		indent := len(line) - len(strings.TrimLeft(line, " "))
-		if t == "KeyguardServiceDelegate" {
-			inDelegate = true
+		// The delegate is a section with one field per line on most builds,
+		// and one line "KeyguardServiceDelegate: showing=true …" on others.
+		if rest, ok := strings.CutPrefix(t, "KeyguardServiceDelegate"); ok {
+			inDelegate = strings.TrimLeft(rest, ": ") == ""
+			for _, f := range strings.Fields(rest) {
+				if v, ok := strings.CutPrefix(f, "showing="); ok {
+					st.KeyguardKnown = true
+					st.Locked = st.Locked || v == "true"
+				}
+			}
 			continue
 		}
 		if inDelegate && indent <= 4 && t != "" && !strings.Contains(t, "=") {

@@ -96,11 +96,21 @@ func JoinCommand(words []string) string {
 // JoinShellWords builds the device command line from host-tokenized words
 // the way `adb shell` does: joined with single spaces, unescaped (adb, like
 // ssh, leaves the line to the device's sh). The one exception is the script
-// of a leading `sh -c SCRIPT [ARG0 ARGS…]` (or `su -c COMMAND`): sh takes it
-// as one argument, so it and its arguments are quoted to reach sh whole.
+// of a leading `sh [-flags] -c SCRIPT [ARG0 ARGS…]` (also `-lc`, `-ec`:
+// any flag cluster holding c, and bash, mksh, su): the shell takes it as one
+// argument, so it and its arguments are quoted to reach the shell whole, as
+// upstream passes them as separate adb arguments.
 func JoinShellWords(words []string) string {
-	if len(words) >= 3 && isShell(words[0]) && words[1] == "-c" {
-		return words[0] + " -c " + JoinCommand(words[2:])
+	if len(words) >= 3 && isShell(words[0]) {
+		for i := 1; i < len(words)-1; i++ {
+			w := words[i]
+			if len(w) < 2 || w[0] != '-' {
+				break
+			}
+			if strings.ContainsRune(w[1:], 'c') {
+				return strings.Join(words[:i+1], " ") + " " + JoinCommand(words[i+1:])
+			}
+		}
 	}
 	return strings.Join(words, " ")
 }

@@ -50,10 +50,18 @@ type SystemOptions struct {
 	Budget  int
 }
 
-// System builds the system prompt.
+// System builds the system prompt. Every mode sends one: "none" a short
+// core of rules (upstream's), "minimal" drops only the memory protocol,
+// "full" has every section. Sections follow the tools offered: a rule
+// that needs a tool the run does not have is left out, so the prompt never
+// points at a tool the model cannot call.
 func System(o SystemOptions) string {
+	has := map[string]bool{}
+	for _, t := range o.Tools {
+		has[t.Name] = true
+	}
 	if o.Mode == ModeNone {
-		return ""
+		return coreRules(has)
 	}
 	var b strings.Builder
 	b.WriteString("You are OpenPocket, an agent that operates an Android phone to complete the user's task.\n")
@@ -66,32 +74,62 @@ func System(o SystemOptions) string {
 	}
 
 	b.WriteString("\n## Execution policy\n")
-	b.WriteString("- Prefer tap_element with the mark number of the element list over raw coordinates; coordinates are in the screenshot's pixel space.\n")
+	if has["tap_element"] {
+		b.WriteString("- Prefer tap_element with the mark number of the element list over raw coordinates; coordinates are in the screenshot's pixel space.\n")
+	}
 	b.WriteString("- Each result ends with `state_delta changed=<bool> app=<before>-><after>`. If changed=false, the action did nothing visible: do not repeat it; change approach (another element, scroll, back, launch the app).\n")
 	b.WriteString("- An element line ends with its state when it has one: focused, password, checked/unchecked, selected, scrollable, empty (a field showing its hint). Lines after the list say what is not listed: a folded keyboard (type with type_text), rows to scroll to, elements under another window.\n")
 	b.WriteString("- To open an app use launch_app with its package name (see installed apps). Type into a field only after it is focused.\n")
 	b.WriteString("- Android permission dialogs inside the phone are handled by you directly (Allow / Don't allow per the task).\n")
-	if o.Mode != ModeMinimal {
+	if has["request_human_auth"] {
 		b.WriteString("\n## Human authorization\n")
 		b.WriteString("Use request_human_auth only for real-world checkpoints you cannot do yourself: OTP codes sent to the user, camera/microphone/location, payment, OAuth sign-in, biometric. Give a clear instruction. Never ask for approval of ordinary taps.\n")
-		b.WriteString("\n## Completion\n")
-		b.WriteString("Call finish with a short message describing the result as soon as the task is done and visible on screen. If the task is impossible, call finish explaining why. Do not finish early.\n")
+	}
+	b.WriteString("\n## Completion\n")
+	b.WriteString("Call finish with a short message describing the result as soon as the task is done and visible on screen. If the task is impossible, call finish explaining why. Do not finish early.\n")
+	if o.Mode != ModeMinimal && has["memory_search"] {
 		b.WriteString("\n## Memory\n")
-		b.WriteString("MEMORY.md and memory/*.md hold what earlier runs learned. Use memory_search before guessing facts about the user, memory_get to read a cited snippet.\n")
-		if idx := skillsIndex(o.Skills, o.SkillsBudget); idx != "" {
-			b.WriteString("\n## Skills\n")
-			b.WriteString("Skills are procedures that worked before. When one applies, read its file with the read tool first, then follow it.\n")
-			b.WriteString(idx)
+		b.WriteString("MEMORY.md and memory/*.md hold what earlier runs learned. Use memory_search before guessing facts about the user")
+		if has["memory_get"] {
+			b.WriteString(", memory_get to read a cited snippet")
 		}
-		if ctx := contextFiles(o.Context, o.FileCap, o.Budget); ctx != "" {
-			b.WriteString("\n## Workspace context\n")
-			b.WriteString(ctx)
-		}
+		b.WriteString(".\n")
+	}
+	if idx := SkillsIndex(o.Skills, o.SkillsBudget); idx != "" && has["read"] {
+		// The index only names files: without the read tool the model
+		// could not open one, so it is not offered.
+		b.WriteString("\n## Skills\n")
+		b.WriteString("Skills are procedures that worked before. When one applies, read its file with the read tool first, then follow it.\n")
+		b.WriteString(idx)
+	}
+	if ctx := ContextBlock(o.Context, o.FileCap, o.Budget); ctx != "" {
+		b.WriteString("\n## Workspace context\n")
+		b.WriteString("Instruction priority inside the workspace context: AGENTS.md, then BOOTSTRAP.md, then SOUL.md, then the other files.\n")
+		b.WriteString(ctx)
 	}
 	return b.String()
 }
 
-func skillsIndex(skills []Skill, budget int) string {
+// coreRules is the "none" mode prompt: no sections, no context files, only
+// the rules every step needs (upstream sends such a core too: a model
+// without any system message does not know it must call one tool).
+func coreRules(has map[string]bool) string {
+	var b strings.Builder
+	b.WriteString("You are OpenPocket, an agent that operates an Android phone.\n")
+	b.WriteString("Call exactly one tool per step: the next action on the screen you are shown.\n")
+	b.WriteString("Handle Android permission dialogs yourself: allow what the task needs, deny the rest.\n")
+	if has["request_human_auth"] {
+		b.WriteString("When only the person can continue (a code sent to them, camera, payment, sign-in), call request_human_auth.\n")
+	}
+	if has["request_user_input"] {
+		b.WriteString("When a detail is missing and not sensitive, ask with request_user_input.\n")
+	}
+	b.WriteString("When the task is done, call finish with the result.\n")
+	return b.String()
+}
+
+// SkillsIndex is the skills section's list within budget characters.
+func SkillsIndex(skills []Skill, budget int) string {
 	if budget <= 0 {
 		budget = 8000
 	}
@@ -107,7 +145,8 @@ func skillsIndex(skills []Skill, budget int) string {
 	return b.String()
 }
 
-func contextFiles(files []ContextFile, fileCap, budget int) string {
+// ContextBlock is the workspace context files within the caps.
+func ContextBlock(files []ContextFile, fileCap, budget int) string {
 	if fileCap <= 0 {
 		fileCap = 20000
 	}
@@ -176,7 +215,11 @@ func Step(o StepOptions) string {
 	}
 	if s := o.Snapshot; s != nil {
 		fmt.Fprintf(&b, "\nScreen: current app %s, screenshot %dx%d px\n", orUnknown(s.CurrentApp), s.ScaledWidth, s.ScaledHeight)
-		if s.SecureSurface {
+		secureBlind := s.SecureSurface && len(s.UIElements) == 0
+		switch {
+		case secureBlind:
+			b.WriteString("The app blocks screenshots (secure surface) and no elements could be read: this screen cannot be seen, and coordinates would be guesses. Wait for it to change, go back, or, if the task needs this screen, ask the person with request_human_auth.\n")
+		case s.SecureSurface:
 			b.WriteString("The app blocks screenshots (secure surface): the image is black; rely on the element list.\n")
 		}
 		if len(s.InstalledPackages) > 0 {
@@ -184,7 +227,12 @@ func Step(o StepOptions) string {
 			sort.Strings(pk)
 			fmt.Fprintf(&b, "Installed apps: %s\n", strings.Join(pk, ", "))
 		}
-		if len(s.UIElements) == 0 {
+		if len(s.UIElements) == 0 && secureBlind {
+			b.WriteString("\nElements: none.\n")
+			for _, n := range s.UINotes {
+				b.WriteString(n + "\n")
+			}
+		} else if len(s.UIElements) == 0 {
 			b.WriteString("\nElements: none detected; use coordinates on the screenshot.\n")
 			for _, n := range s.UINotes {
 				b.WriteString(n + "\n")

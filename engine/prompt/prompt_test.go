@@ -12,29 +12,71 @@ import (
 )
 
 func TestSystemPromptSections(t *testing.T) {
-	tools := []action.Tool{{Name: "tap_element", Description: "Tap a numbered element.\nMore."}, {Name: "finish", Description: "End the task."}}
-	full := System(SystemOptions{Mode: ModeFull, Tools: tools,
-		Skills:  []Skill{{Name: "wifi-toggle", Description: "Turn Wi-Fi\n off", Location: "/w/skills/wifi.md"}},
-		Context: []ContextFile{{Name: "USER.md", Content: "Name: Ada"}, {Name: "EMPTY.md", Content: "  "}}})
+	tools := []action.Tool{{Name: "tap_element", Description: "Tap a numbered element.\nMore."}, {Name: "finish", Description: "End the task."},
+		{Name: "read", Description: "Read a file."}, {Name: "request_human_auth", Description: "Ask the human."}, {Name: "memory_search", Description: "Search memory."}}
+	ctx := []ContextFile{{Name: "USER.md", Content: "Name: Ada"}, {Name: "EMPTY.md", Content: "  "}}
+	skills := []Skill{{Name: "wifi-toggle", Description: "Turn Wi-Fi\n off", Location: "/w/skills/wifi.md"}}
+	full := System(SystemOptions{Mode: ModeFull, Tools: tools, Skills: skills, Context: ctx})
 	for _, want := range []string{"- tap_element: Tap a numbered element.\n", "state_delta changed=<bool>", "## Human authorization", "## Completion",
-		"- wifi-toggle: Turn Wi-Fi off (location: /w/skills/wifi.md)", "### USER.md\nName: Ada"} {
+		"## Memory", "- wifi-toggle: Turn Wi-Fi off (location: /w/skills/wifi.md)", "### USER.md\nName: Ada"} {
 		assert.Contains(t, full, want)
 	}
 	assert.NotContains(t, full, "EMPTY.md", "empty context files are skipped")
 	assert.NotContains(t, full, "More.", "only the first line of a tool doc")
 
-	minimal := System(SystemOptions{Mode: ModeMinimal, Tools: tools})
-	assert.Contains(t, minimal, "## Tools")
-	assert.NotContains(t, minimal, "## Human authorization")
-	assert.Empty(t, System(SystemOptions{Mode: ModeNone, Tools: tools}))
+	// Upstream's minimal mode keeps the workspace context, the skills and
+	// the human-auth rules; only the memory protocol goes.
+	minimal := System(SystemOptions{Mode: ModeMinimal, Tools: tools, Skills: skills, Context: ctx})
+	for _, want := range []string{"## Tools", "## Human authorization", "## Completion", "## Skills", "### USER.md\nName: Ada"} {
+		assert.Contains(t, minimal, want)
+	}
+	assert.NotContains(t, minimal, "## Memory")
+
+	// Upstream's none mode still sends a short core of rules, never nothing.
+	none := System(SystemOptions{Mode: ModeNone, Tools: tools, Skills: skills, Context: ctx})
+	assert.Contains(t, none, "Call exactly one tool per step")
+	assert.Contains(t, none, "request_human_auth")
+	assert.Contains(t, none, "call finish")
+	assert.NotContains(t, none, "USER.md")
+	assert.Less(t, len(none), 800)
+}
+
+// The prompt follows the filtered tool catalog: no rule names a tool the
+// run does not offer (codingTools.enabled=false drops read; a run without
+// a human-auth relay or memory tools drops their sections).
+func TestSystemPromptFollowsTheToolCatalog(t *testing.T) {
+	tools := []action.Tool{{Name: "tap", Description: "Tap."}, {Name: "finish", Description: "End."}}
+	skills := []Skill{{Name: "wifi-toggle", Description: "Turn Wi-Fi off", Location: "/w/skills/wifi.md"}}
+	for _, mode := range []string{ModeFull, ModeMinimal, ModeNone} {
+		p := System(SystemOptions{Mode: mode, Tools: tools, Skills: skills})
+		for _, absent := range []string{"read tool", "tap_element", "request_human_auth", "memory_search", "memory_get", "exec", "apply_patch"} {
+			assert.NotContains(t, p, absent, "%s mode without %s", mode, absent)
+		}
+	}
+}
+
+// A secure screen with no readable elements: the screenshot shows nothing,
+// so the prompt must not tell the model both to rely on the element list
+// and to use coordinates on the screenshot.
+func TestSecureScreenWithoutElementsIsTruthful(t *testing.T) {
+	s := &screen.Snapshot{CurrentApp: "com.bank", SecureSurface: true, ScaledWidth: 360, ScaledHeight: 780}
+	msg := Step(StepOptions{Task: "check balance", Step: 2, Snapshot: s})
+	assert.Contains(t, msg, "this screen cannot be seen")
+	assert.NotContains(t, msg, "rely on the element list")
+	assert.NotContains(t, msg, "use coordinates on the screenshot")
+
+	s.UIElements = []screen.UIElement{{ID: "1", Text: "Balance", Clickable: true}}
+	msg = Step(StepOptions{Task: "check balance", Step: 2, Snapshot: s})
+	assert.Contains(t, msg, "rely on the element list", "with elements the list is what is true")
+	assert.NotContains(t, msg, "cannot be seen")
 }
 
 func TestContextBudgets(t *testing.T) {
 	big := strings.Repeat("x", 30000)
-	out := contextFiles([]ContextFile{{Name: "A.md", Content: big}}, 20000, 150000)
+	out := ContextBlock([]ContextFile{{Name: "A.md", Content: big}}, 20000, 150000)
 	assert.Contains(t, out, "…[truncated]")
 	assert.Less(t, len(out), 20100)
-	out = contextFiles([]ContextFile{{Name: "A.md", Content: big}, {Name: "B.md", Content: big}}, 20000, 25000)
+	out = ContextBlock([]ContextFile{{Name: "A.md", Content: big}, {Name: "B.md", Content: big}}, 20000, 25000)
 	assert.Contains(t, out, "[context budget reached]")
 	assert.LessOrEqual(t, len(out), 25000+40)
 	assert.NotContains(t, out, "### B.md\n"+strings.Repeat("x", 20000))
@@ -92,7 +134,7 @@ func TestContextBudgetCutsOnRuneBoundary(t *testing.T) {
 	// 3-byte runes: a byte-offset cut would almost surely split one.
 	wide := strings.Repeat("€", 5000)
 	for budget := 1000; budget < 1003; budget++ {
-		out := contextFiles([]ContextFile{{Name: "A.md", Content: wide}}, 20000, budget)
+		out := ContextBlock([]ContextFile{{Name: "A.md", Content: wide}}, 20000, budget)
 		assert.Contains(t, out, "[context budget reached]")
 		assert.True(t, utf8.ValidString(out), "budget %d: output is not valid UTF-8", budget)
 	}

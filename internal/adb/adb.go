@@ -320,13 +320,19 @@ func firstWord(service string) string {
 }
 
 // Shell runs command with the shell v2 protocol: stdout, stderr and the
-// exit code arrive as separate packets.
+// exit code arrive as separate packets. Its stdin is closed at once (we
+// never send input), so a command that reads stdin (`cat`, `sh` with no
+// script) sees end-of-input instead of waiting for ever, as `adb shell`
+// with stdin from /dev/null behaves.
 func (d *Device) Shell(ctx context.Context, command string) (device.ShellResult, error) {
 	cn, err := d.open(ctx, "shell,v2,raw:"+command)
 	if err != nil {
 		return device.ShellResult{}, err
 	}
 	defer cn.Close()
+	if _, err := cn.Conn.Write(closeStdinPacket[:]); err != nil {
+		return device.ShellResult{}, ctxErr(ctx, d.lost(err))
+	}
 	res, err := readShellV2(cn.Conn)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -342,7 +348,12 @@ const (
 	idStdout = 1
 	idStderr = 2
 	idExit   = 3
+	// idCloseStdin tells adbd the host will send no more input.
+	idCloseStdin = 4
 )
+
+// closeStdinPacket is an empty close-stdin packet.
+var closeStdinPacket = [5]byte{idCloseStdin}
 
 // maxShellPacket bounds one shell v2 packet; adbd sends at most its payload
 // size (1 MiB), so a bigger length is a corrupt stream, not a reason to

@@ -123,9 +123,10 @@ type Agents struct {
 // newAgents is the Agents of home h and config cfg.
 func newAgents(auth *HumanAuth, h *workspace.Home, cfg workspace.Config) *Agents {
 	jobsPath, _ := cronFiles(h, cfg)
+	jt := jobsTarget{jobsPath: jobsPath, workspace: h.Workspace(), stateDir: h.State()}
 	return &Agents{auth: auth, humanAuth: cfg.HumanAuth,
 		schedule: func(ctx context.Context, act action.Action, replyTo string) (string, error) {
-			return scheduleAt(ctx, jobsPath, h.State(), act, replyTo)
+			return scheduleAt(ctx, jt, act, replyTo)
 		}}
 }
 

@@ -65,10 +65,10 @@ func (r *ChannelRunner) RunTask(ctx context.Context, task, replyTo string, onEve
 		return engine.RunResult{Message: err.Error()}, err
 	}
 	defer release()
-	jobsPath := r.jobsPath(cfg)
+	jt := jobsTarget{jobsPath: r.jobsPath(cfg), workspace: r.home.Workspace(), stateDir: r.home.State()}
 	env := agentEnv{svc: svc, target: target, humanAuth: cfg.HumanAuth,
 		schedule: func(ctx context.Context, act action.Action, replyTo string) (string, error) {
-			return scheduleAt(ctx, jobsPath, r.home.State(), act, replyTo)
+			return scheduleAt(ctx, jt, act, replyTo)
 		}}
 	return agentOn(ctx, r.auth, env, task, agentRunOptions{OnEvent: onEvent, Ask: auth, ReplyTo: replyTo, UserInput: ask,
 		OnAuthLink: func(id, url string) { r.links.Store(id, url) }})
@@ -84,7 +84,7 @@ func (r *ChannelRunner) jobsPath(cfg workspace.Config) string {
 func (r *ChannelRunner) Schedule(ctx context.Context, act action.Action, replyTo string) (string, error) {
 	_, cfg, done := r.current()
 	defer done()
-	return scheduleAt(ctx, r.jobsPath(cfg), r.home.State(), act, replyTo)
+	return scheduleAt(ctx, jobsTarget{jobsPath: r.jobsPath(cfg), workspace: r.home.Workspace(), stateDir: r.home.State()}, act, replyTo)
 }
 
 // RelayLink is the relay page of a pending human-auth request ("" when

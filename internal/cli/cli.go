@@ -77,6 +77,7 @@ type CLI struct {
 	Cron       CronCmd       `cmd:"" help:"Manage scheduled jobs: list, add, remove, enable, disable, run."`
 	Skills     SkillsCmd     `cmd:"" help:"List, show, validate and replay skills (learned procedures) without a model."`
 	Sessions   SessionsCmd   `cmd:"" help:"List and show recorded agent sessions."`
+	Context    ContextCmd    `cmd:"" help:"Show what the next agent run's model receives: system prompt sections, context files, skills, tools, budget cuts."`
 	Gateway    GatewayCmd    `cmd:"" help:"Run the scheduler, heartbeat and chat channels (Telegram) in the foreground until Ctrl-C (SIGUSR1 reloads config and jobs)."`
 	Auth       AuthCmd       `cmd:"" help:"List, approve and reject pending human-auth requests."`
 	Agents     AgentsCmd     `cmd:"" help:"Create, list, show and remove the agents of this install."`

@@ -239,13 +239,19 @@ func cronLastText(st cron.JobState) string {
 
 // CronRemoveCmd removes a job.
 type CronRemoveCmd struct {
-	ID string `arg:"" help:"Job id." placeholder:"ID"`
+	ID     string `arg:"" optional:"" help:"Job id." placeholder:"ID"`
+	IDFlag string `name:"id" help:"Job id, as upstream spells it (cron remove --id ID)." placeholder:"ID"`
 }
 
 // Run removes the job.
 func (c *CronRemoveCmd) Run(out Streams, h *workspace.Home, cfg workspace.Config) error {
+	id, err := cronJobID("remove", c.ID, c.IDFlag)
+	if err != nil {
+		return err
+	}
+	c.ID = id
 	jobsPath, _ := cronFiles(h, cfg)
-	err := updateJobsAt(jobsPath, func(f *cron.JobsFile, jobsPath string) error {
+	err = updateJobsAt(jobsPath, func(f *cron.JobsFile, jobsPath string) error {
 		if _, ok := f.Find(c.ID); !ok {
 			return fmt.Errorf("cron remove: no job with id %q in %s", c.ID, jobsPath)
 		}
@@ -260,22 +266,47 @@ func (c *CronRemoveCmd) Run(out Streams, h *workspace.Home, cfg workspace.Config
 
 // CronEnableCmd enables a job.
 type CronEnableCmd struct {
-	ID string `arg:"" help:"Job id." placeholder:"ID"`
+	ID     string `arg:"" optional:"" help:"Job id." placeholder:"ID"`
+	IDFlag string `name:"id" help:"Job id, as upstream spells it (cron enable --id ID)." placeholder:"ID"`
 }
 
 // Run enables the job.
 func (c *CronEnableCmd) Run(out Streams, h *workspace.Home, cfg workspace.Config) error {
-	return setCronEnabled(out, h, cfg, c.ID, true)
+	id, err := cronJobID("enable", c.ID, c.IDFlag)
+	if err != nil {
+		return err
+	}
+	return setCronEnabled(out, h, cfg, id, true)
 }
 
 // CronDisableCmd disables a job.
 type CronDisableCmd struct {
-	ID string `arg:"" help:"Job id." placeholder:"ID"`
+	ID     string `arg:"" optional:"" help:"Job id." placeholder:"ID"`
+	IDFlag string `name:"id" help:"Job id, as upstream spells it (cron disable --id ID)." placeholder:"ID"`
 }
 
 // Run disables the job.
 func (c *CronDisableCmd) Run(out Streams, h *workspace.Home, cfg workspace.Config) error {
-	return setCronEnabled(out, h, cfg, c.ID, false)
+	id, err := cronJobID("disable", c.ID, c.IDFlag)
+	if err != nil {
+		return err
+	}
+	return setCronEnabled(out, h, cfg, id, false)
+}
+
+// cronJobID is the job id given as the argument (ours) or as --id
+// (upstream's spelling); both at once must agree.
+func cronJobID(verb, arg, flag string) (string, error) {
+	arg, flag = strings.TrimSpace(arg), strings.TrimSpace(flag)
+	switch {
+	case arg == "" && flag == "":
+		return "", cronUsagef("cron %s: which job? give its id: openpocket cron %s ID (or --id ID); see openpocket cron list", verb, verb)
+	case arg != "" && flag != "" && arg != flag:
+		return "", cronUsagef("cron %s: the argument %q and --id %q name different jobs; give one", verb, arg, flag)
+	case arg != "":
+		return arg, nil
+	}
+	return flag, nil
 }
 
 func setCronEnabled(out Streams, h *workspace.Home, cfg workspace.Config, id string, enabled bool) error {

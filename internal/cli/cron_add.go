@@ -30,6 +30,8 @@ type CronAddCmd struct {
 	Model        string `help:"Model profile for --task jobs (default: defaultModel)." placeholder:"PROFILE"`
 	RunOnStartup bool   `help:"Also run the job soon after the gateway starts."`
 	ID           string `name:"id" help:"Job id (default: generated)." placeholder:"ID"`
+	Channel      string `help:"Deliver each result to this chat channel (telegram), with --to." placeholder:"CHANNEL"`
+	To           string `help:"Chat id on --channel the results go to." placeholder:"ID"`
 }
 
 // Run validates the flags, adds the job to the jobs file and prints its id.
@@ -95,7 +97,14 @@ func (c *CronAddCmd) job(cfg workspace.Config, h *workspace.Home, device string,
 		return j, err
 	}
 	j = cron.Job{ID: strings.TrimSpace(c.ID), Name: strings.TrimSpace(c.Name), Enabled: true, Schedule: sched, Payload: p,
-		RunOnStartup: c.RunOnStartup, Device: strings.TrimSpace(device)}
+		RunOnStartup: c.RunOnStartup, Device: strings.TrimSpace(device), CreatedBy: "cli"}
+	ch, to := strings.TrimSpace(c.Channel), strings.TrimSpace(c.To)
+	switch {
+	case (ch == "") != (to == ""):
+		return j, cronUsagef("cron add: --channel and --to go together (e.g. --channel telegram --to 123456789)")
+	case ch != "":
+		j.SetDelivery(cron.Delivery{Channel: ch, To: to})
+	}
 	if c.Model != "" {
 		if _, ok := cfg.Models[c.Model]; !ok {
 			return j, cronUsagef("cron add: --model: unknown model profile %q (configured: %s)", c.Model, strings.Join(slices.Sorted(maps.Keys(cfg.Models)), ", "))

@@ -106,7 +106,7 @@ func TestCronAddListEnableDisableRemove(t *testing.T) {
 	doc := readJobsJSON(t, home)
 	assert.EqualValues(t, 2, doc["version"])
 	jobs := jobsByID(t, home)
-	require.Len(t, jobs, 4)
+	require.Len(t, jobs, 5, "the four added and the starter's disabled example")
 	a := jobs[agentID]
 	assert.Equal(t, "Settings", a["name"])
 	assert.Equal(t, true, a["enabled"])
@@ -135,8 +135,10 @@ func TestCronAddListEnableDisableRemove(t *testing.T) {
 	r = runCronCLI(t, home, nil, "cron", "list")
 	require.Equal(t, 0, r.code, r.stderr)
 	lines := strings.Split(strings.TrimRight(r.stdout, "\n"), "\n")
-	require.Len(t, lines, 5, r.stdout)
+	require.Len(t, lines, 6, r.stdout)
 	assert.Regexp(t, `^ID\s+NAME\s+ENABLED\s+SCHEDULE\s+PAYLOAD\s+DEVICE\s+NEXT RUN\s+LAST$`, lines[0])
+	assert.Regexp(t, `^example-status-check\s+Example: hourly status …\s+no\s+every 1h UTC\s`, lines[1])
+	lines = append(lines[:1], lines[2:]...)
 	assert.Regexp(t, `^`+agentID+`\s+Settings\s+yes\s+every 5m\s+agent "open settings"\s+emu-1\s+-\s+-$`, lines[1])
 	assert.Regexp(t, `^daily\s+check mail\s+yes\s+cron 0 8 \* \* 1-5 Europe/Berlin\s+agent "check mail" \(default\)\s+-\s+2026-03-03 08:00\s+fail 2026-03-02 08:00: device offline$`, lines[2])
 	assert.Regexp(t, `^flow\s+flow\s+yes\s+every 1m30s\s+playbook …/flow.yaml q=a=b user=ann\s+-\s+-\s+-$`, lines[3])
@@ -150,10 +152,10 @@ func TestCronAddListEnableDisableRemove(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	var listed cronListJSON
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &listed))
-	require.Len(t, listed.Jobs, 4)
-	assert.Equal(t, "daily", listed.Jobs[1].Job.ID)
-	assert.False(t, listed.Jobs[1].Job.Enabled)
-	assert.Equal(t, "device offline", listed.Jobs[1].State.LastMessage)
+	require.Len(t, listed.Jobs, 5)
+	assert.Equal(t, "daily", listed.Jobs[2].Job.ID)
+	assert.False(t, listed.Jobs[2].Job.Enabled)
+	assert.Equal(t, "device offline", listed.Jobs[2].State.LastMessage)
 	assert.Equal(t, filepath.Join(home, "workspace", "cron", "jobs.json"), listed.JobsFile)
 
 	r = runCronCLI(t, home, nil, "cron", "enable", "daily")
@@ -164,7 +166,7 @@ func TestCronAddListEnableDisableRemove(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, "removed daily\n", r.stdout)
 	jobs = jobsByID(t, home)
-	assert.Len(t, jobs, 3)
+	assert.Len(t, jobs, 4)
 	assert.NotContains(t, jobs, "daily")
 
 	for _, verb := range []string{"remove", "enable", "disable", "run"} {
@@ -178,9 +180,15 @@ func TestCronListEmptyAndProblems(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "home")
 	r := runCronCLI(t, home, nil, "cron", "list")
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.Contains(t, r.stdout, "no jobs in ")
+	assert.Regexp(t, `(?m)^example-status-check\s+.*\s+no\s`, r.stdout, "a fresh workspace lists the disabled example")
+	assert.Empty(t, r.stderr, "the example is valid")
 
 	jobsPath := filepath.Join(home, "workspace", "cron", "jobs.json")
+	require.NoError(t, os.WriteFile(jobsPath, []byte(`{"version": 2, "jobs": []}`), 0o644))
+	r = runCronCLI(t, home, nil, "cron", "list")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "no jobs in ")
+
 	require.NoError(t, os.WriteFile(jobsPath, []byte(`{"version": 2, "jobs": [
   {"id": "bad", "name": "Bad", "schedule": {"kind": "cron", "expr": "99 * * * *"}, "payload": {"kind": "agent_turn", "task": "x"}},
   {"id": "good", "name": "Good", "schedule": {"kind": "every", "everyMs": 60000}, "payload": {"kind": "agent_turn", "task": "y"}}]}`), 0o644))
@@ -233,7 +241,9 @@ func TestCronAddInvalid(t *testing.T) {
 			assert.Equal(t, ExitUsage, r.code, r.stderr)
 			assert.Contains(t, r.stderr, tc.want)
 			assert.Empty(t, r.stdout)
-			assert.NoFileExists(t, filepath.Join(home, "workspace", "cron", "jobs.json"), "nothing written")
+			jobs := jobsByID(t, home)
+			assert.Len(t, jobs, 1, "nothing written")
+			assert.Contains(t, jobs, "example-status-check")
 		})
 	}
 }
@@ -245,7 +255,7 @@ func TestCronAddDuplicateID(t *testing.T) {
 	r = runCronCLI(t, home, nil, "cron", "add", "--id", "x", "--every", "1m", "--task", "b")
 	assert.Equal(t, ExitUsage, r.code)
 	assert.Contains(t, r.stderr, `a job with id "x" already exists`)
-	assert.Len(t, jobsByID(t, home), 1)
+	assert.Len(t, jobsByID(t, home), 2, "x and the starter's example")
 }
 
 func TestCronRunForeground(t *testing.T) {

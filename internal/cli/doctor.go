@@ -27,6 +27,7 @@ type DoctorCmd struct {
 type check struct {
 	ok     bool
 	needed bool
+	note   bool // information, not a check: "note:" instead of ✓/✗
 	what   string
 	fix    string
 }
@@ -66,6 +67,10 @@ func (c *DoctorCmd) Run(ctx context.Context, out Streams, g Globals, phones *Pho
 	failed := 0
 	for _, ch := range d.checks {
 		mark := "✓"
+		if ch.note {
+			fmt.Fprintln(out.Stdout, "note: "+ch.what)
+			continue
+		}
 		if !ch.ok {
 			mark = "✗"
 			if ch.needed {
@@ -106,6 +111,10 @@ func (d *doctor) config() (workspace.Config, bool) {
 		return cfg, false
 	}
 	for _, w := range warns {
+		if w.Note { // an upstream key migrated or accepted: nothing to fix
+			d.checks = append(d.checks, check{ok: true, note: true, what: "config: " + w.String()})
+			continue
+		}
 		d.add(false, false, "config: "+w.String(), "rename or remove the key")
 	}
 	d.add(true, true, "config: "+path+" is valid", "")

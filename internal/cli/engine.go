@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 
 	"github.com/openpocket/openpocket/internal/executor/execset"
@@ -77,7 +76,7 @@ func (a *App) openHome() (homeConfig, error) {
 func printConfigWarnings(w io.Writer, warns []workspace.Warning) {
 	for _, cw := range warns {
 		kind := "warning"
-		if strings.HasPrefix(cw.Message, "migrated legacy key") {
+		if cw.Note {
 			kind = "note"
 		}
 		fmt.Fprintf(w, "%s: %s\n", kind, cw)

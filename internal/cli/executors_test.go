@@ -110,7 +110,7 @@ func TestMemorySearchJSON(t *testing.T) {
 	require.NoError(t, json.Unmarshal(out.Bytes(), &res), out.String())
 	assert.Equal(t, "coffee order", res.Query)
 	assert.Equal(t, 0.1, res.MinScore)
-	assert.Equal(t, 2, res.ScannedFiles)
+	assert.Equal(t, 3, res.ScannedFiles, "MEMORY.md, the day file and the starter memory/README.md (upstream scans it too)")
 	require.Len(t, res.Results, 2)
 	assert.Equal(t, "memory/2026-01-02.md#L1-L2", res.Results[0].Citation)
 	assert.Equal(t, 1.0, res.Results[0].Score)
@@ -126,7 +126,7 @@ func TestMemorySearchText(t *testing.T) {
 
 	out.Reset()
 	require.NoError(t, (&MemorySearchCmd{Query: "tea"}).Run(streams(app), onUse(app)))
-	assert.Equal(t, "no matches for \"tea\" (min score 0.2, 2 files scanned)\n", out.String())
+	assert.Equal(t, "no matches for \"tea\" (min score 0.2, 3 files scanned)\n", out.String())
 
 	bad := 1.5
 	assert.Equal(t, ExitUsage, ExitCode((&MemorySearchCmd{Query: "x", MinScore: &bad}).Run(streams(app), onUse(app))))

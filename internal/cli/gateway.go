@@ -16,6 +16,8 @@ import (
 
 // GatewayCmd runs the scheduler and the heartbeat in the foreground.
 type GatewayCmd struct {
+	// Verb accepts upstream's spelling, `openpocket gateway start`.
+	Verb        string        `arg:"" optional:"" help:"\"start\" (optional; upstream's spelling of the same command)." placeholder:"start"`
 	StopTimeout time.Duration `help:"How long to wait for cancelled jobs to finish after Ctrl-C or SIGTERM." default:"2m" placeholder:"DURATION"`
 	Dashboard   string        `help:"Also serve this agent's dashboard page on HOST:PORT (beyond loopback with the install's token)." placeholder:"HOST:PORT"`
 }
@@ -49,6 +51,9 @@ type GatewayEnv struct {
 	HumanAuth func(cfg workspace.Config) func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error)
 	// KeepAwake wakes a device running a long task.
 	KeepAwake func(ctx context.Context, serial string) error
+	// CountDevices counts the adb server's devices and those online
+	// (the heartbeat line's devices and bootedDevices).
+	CountDevices func(ctx context.Context) (all, online int, err error)
 	// StartChannels builds the enabled chat channels over the gateway's
 	// current run service (nil: none).
 	StartChannels func(cfg workspace.Config, stateDir string, current GatewayCurrent, logger *slog.Logger) ([]ChatChannel, error)
@@ -62,6 +67,9 @@ type GatewayCurrent = func() (svc *run.Service, cfg workspace.Config, done func(
 // virtual phone, the human-auth relay, the agent's dashboard) and serves
 // the gateway until Ctrl-C or SIGTERM.
 func (c *GatewayCmd) Run(ctx context.Context, f services, auth *HumanAuth, deps Deps, h *workspace.Home, cfg workspace.Config) error {
+	if c.Verb != "" && c.Verb != "start" {
+		return UsageError{fmt.Errorf("gateway: unknown argument %q: the gateway runs in the foreground (`openpocket gateway` or `openpocket gateway start`); stop it with Ctrl-C", c.Verb)}
+	}
 	release, err := cron.AcquireGatewayLock(h.State())
 	if err != nil {
 		return err
@@ -102,6 +110,16 @@ func gatewayEnv(f services, auth *HumanAuth, deps Deps, h *workspace.Home, cfg w
 			}
 		},
 		KeepAwake: f.phones.keepAwake,
+		CountDevices: func(ctx context.Context) (int, int, error) {
+			devs, err := f.phones.adbClient().Devices(ctx)
+			online := 0
+			for _, d := range devs {
+				if d.State == "device" {
+					online++
+				}
+			}
+			return len(devs), online, err
+		},
 	}
 	if deps.StartChannels != nil {
 		env.StartChannels = func(cfg workspace.Config, stateDir string, current GatewayCurrent, logger *slog.Logger) ([]ChatChannel, error) {

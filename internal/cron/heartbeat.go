@@ -22,13 +22,24 @@ type HeartbeatStatus struct {
 	Device        string
 }
 
-// HeartbeatLine is one JSON line of state/heartbeat.log.
+// HeartbeatLine is one JSON line of state/heartbeat.log: ours (at,
+// currentTask, taskRuntimeSec, device) and upstream's heartbeat-runner
+// fields (ts in Unix milliseconds, busy, task and runtimeSec null when
+// idle, devices and bootedDevices), so tools written for either read it.
 type HeartbeatLine struct {
 	At             string `json:"at"`
 	Busy           bool   `json:"busy"`
 	CurrentTask    string `json:"currentTask"`
 	TaskRuntimeSec int64  `json:"taskRuntimeSec"`
 	Device         string `json:"device"`
+
+	TS         int64   `json:"ts"`
+	Task       *string `json:"task"`
+	RuntimeSec *int64  `json:"runtimeSec"`
+	// Devices counts the devices the adb server lists; BootedDevices those
+	// online (state "device"). Both 0 when the count failed.
+	Devices       int `json:"devices"`
+	BootedDevices int `json:"bootedDevices"`
 }
 
 // HeartbeatOptions configures a Heartbeat. Zero values get defaults.
@@ -48,6 +59,9 @@ type HeartbeatOptions struct {
 	// gateway can keep the task's device screen on (upstream's gateway does
 	// the same); an error is logged, never fatal.
 	KeepAwake func(HeartbeatStatus) error
+	// Devices, if set, counts the attached devices and those online for
+	// the line (an error leaves both 0 and is logged).
+	Devices func() (all, online int, err error)
 	// MaxBytes rotates heartbeat.log to heartbeat.log.1 when it grows
 	// beyond this size (default 5 MiB).
 	MaxBytes int64
@@ -128,6 +142,19 @@ func (h *Heartbeat) Beat() error {
 		CurrentTask:    st.CurrentTask,
 		TaskRuntimeSec: int64(runtime / time.Second),
 		Device:         st.Device,
+		TS:             now.UnixMilli(),
+	}
+	if st.Busy {
+		task, sec := st.CurrentTask, int64(runtime/time.Second)
+		line.Task, line.RuntimeSec = &task, &sec
+	}
+	if h.opts.Devices != nil {
+		all, online, err := h.opts.Devices()
+		if err != nil {
+			h.opts.Logger.Warn("heartbeat: devices not counted", "err", err)
+		} else {
+			line.Devices, line.BootedDevices = all, online
+		}
 	}
 	h.checkStuck(st, runtime)
 	data, err := json.Marshal(line)

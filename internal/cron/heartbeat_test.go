@@ -50,10 +50,10 @@ func TestHeartbeatLinesAndStuckWarningOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"at":"2026-05-01T08:00:00.000Z","busy":false,"currentTask":"","taskRuntimeSec":0,"device":"emu-1"}
-{"at":"2026-05-01T08:00:30.000Z","busy":true,"currentTask":"Open settings","taskRuntimeSec":30,"device":"emu-1"}
-{"at":"2026-05-01T08:01:10.000Z","busy":true,"currentTask":"Open settings","taskRuntimeSec":70,"device":"emu-1"}
-{"at":"2026-05-01T08:01:40.000Z","busy":true,"currentTask":"Open settings","taskRuntimeSec":100,"device":"emu-1"}
+	want := `{"at":"2026-05-01T08:00:00.000Z","busy":false,"currentTask":"","taskRuntimeSec":0,"device":"emu-1","ts":1777622400000,"task":null,"runtimeSec":null,"devices":0,"bootedDevices":0}
+{"at":"2026-05-01T08:00:30.000Z","busy":true,"currentTask":"Open settings","taskRuntimeSec":30,"device":"emu-1","ts":1777622430000,"task":"Open settings","runtimeSec":30,"devices":0,"bootedDevices":0}
+{"at":"2026-05-01T08:01:10.000Z","busy":true,"currentTask":"Open settings","taskRuntimeSec":70,"device":"emu-1","ts":1777622470000,"task":"Open settings","runtimeSec":70,"devices":0,"bootedDevices":0}
+{"at":"2026-05-01T08:01:40.000Z","busy":true,"currentTask":"Open settings","taskRuntimeSec":100,"device":"emu-1","ts":1777622500000,"task":"Open settings","runtimeSec":100,"devices":0,"bootedDevices":0}
 `
 	if string(data) != want {
 		t.Fatalf("heartbeat.log:\n%s\nwant:\n%s", data, want)
@@ -143,5 +143,31 @@ func TestGatewayLock(t *testing.T) {
 	data, _ = os.ReadFile(GatewayLockPath(state))
 	if err := json.Unmarshal(data, &l); err != nil || l.PID != os.Getpid() {
 		t.Fatalf("lock after takeover = %s", data)
+	}
+}
+
+// Upstream's heartbeat-runner writes {ts, busy, task, runtimeSec, devices,
+// bootedDevices}; our line carries those fields beside its own.
+func TestHeartbeatLineCarriesUpstreamsFields(t *testing.T) {
+	clk := clockwork.NewFakeClockAt(time.Date(2026, 5, 1, 8, 0, 0, 0, time.UTC))
+	path := filepath.Join(t.TempDir(), "heartbeat.log")
+	hb := NewHeartbeat(path, func() HeartbeatStatus {
+		return HeartbeatStatus{Busy: true, CurrentTask: "t", TaskStartedAt: clk.Now().Add(-5 * time.Second)}
+	}, HeartbeatOptions{Clock: clk, Devices: func() (int, int, error) { return 3, 2, nil }})
+	if err := hb.Beat(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var line map[string]any
+	if err := json.Unmarshal(data, &line); err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]any{"ts": 1777622400000.0, "busy": true, "task": "t", "runtimeSec": 5.0, "devices": 3.0, "bootedDevices": 2.0} {
+		if line[k] != want {
+			t.Errorf("%s = %v, want %v", k, line[k], want)
+		}
 	}
 }

@@ -63,6 +63,9 @@ type Job struct {
 	CreatedAt    string  `json:"createdAt"`
 	UpdatedAt    string  `json:"updatedAt"`
 	RunOnStartup bool    `json:"runOnStartup"`
+	// CreatedBy says who added the job ("cli", "model via telegram:42"),
+	// as upstream records it.
+	CreatedBy string `json:"createdBy,omitempty"`
 	// Device is the adb serial the job runs on; "" is the default device.
 	Device string `json:"device,omitempty"`
 

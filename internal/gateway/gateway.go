@@ -54,6 +54,9 @@ type Options struct {
 	HumanAuth func(cfg workspace.Config) HumanAuthFor
 	// KeepAwake wakes a device running a long task (heartbeat).
 	KeepAwake func(ctx context.Context, serial string) error
+	// CountDevices counts the adb server's devices and those online for
+	// the heartbeat line (nil: 0 and 0).
+	CountDevices func(ctx context.Context) (all, online int, err error)
 	// StartChannels builds the chat channels cfg enables; current gives
 	// their work the gateway's current run service (nil: no channels).
 	StartChannels func(cfg workspace.Config, stateDir string, current Current, logger *slog.Logger) ([]Channel, error)
@@ -216,6 +219,7 @@ func (g *Gateway) startHeartbeat() {
 		Clock:     g.clock,
 		Logger:    slog.New(slog.NewTextHandler(g.opts.Stderr, &slog.HandlerOptions{Level: level})),
 		KeepAwake: g.keepAwake,
+		Devices:   g.countDevices(),
 		OnStuck: func(st cron.HeartbeatStatus, d time.Duration) {
 			g.print.line("⚠", "task %q on %s has been running for %s (heartbeat.stuckTaskWarnSec %d)",
 				st.CurrentTask, st.Device, d.Round(time.Second), hb.StuckTaskWarnSec)
@@ -231,6 +235,17 @@ func (g *Gateway) startHeartbeat() {
 		}
 		_ = h.Run(ctx)
 	}()
+}
+
+func (g *Gateway) countDevices() func() (int, int, error) {
+	if g.opts.CountDevices == nil {
+		return nil
+	}
+	return func() (int, int, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), keepAwakeTimeout)
+		defer cancel()
+		return g.opts.CountDevices(ctx)
+	}
 }
 
 // keepAwakeTimeout bounds the heartbeat's wake-up call on a busy device.
@@ -269,6 +284,9 @@ func (g *Gateway) Reload() error {
 		first = err
 	} else {
 		for _, w := range warns {
+			if w.Note {
+				continue // upstream keys migrated: told once at start
+			}
 			g.print.line("!", "warning: %s", w)
 		}
 		g.mu.Lock()

@@ -3,6 +3,7 @@ package humanauth
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/openpocket/openpocket/internal/atomicfile"
@@ -10,7 +11,9 @@ import (
 
 // ExtForMIME is docs/formats.md's MIME type → extension mapping.
 func ExtForMIME(mime string) string {
-	switch mime {
+	// Browsers send parameters ("audio/webm;codecs=opus").
+	mime, _, _ = strings.Cut(mime, ";")
+	switch strings.ToLower(strings.TrimSpace(mime)) {
 	case "image/png":
 		return ".png"
 	case "image/jpeg":
@@ -19,6 +22,10 @@ func ExtForMIME(mime string) string {
 		return ".webp"
 	case "application/json":
 		return ".json"
+	case "audio/webm":
+		// Voice notes recorded in the relay page's browser (MediaRecorder);
+		// upstream saves them as .webm, not as unknown data.
+		return ".webm"
 	}
 	return ".bin"
 }

@@ -97,7 +97,8 @@ func (Assembly) PhoneOptions(cfg workspace.Config) device.Options {
 	if ms := cfg.Device.SettleTimeoutMs; ms > 0 {
 		o.SettleTimeout = time.Duration(ms) * time.Millisecond
 	}
-	o.ElementBudget = cfg.Device.ElementBudgetChars // 0: the default
+	o.ElementBudget = cfg.Device.ElementBudgetChars                          // 0: the default
+	o.ShellTimeout = time.Duration(cfg.Device.ShellTimeoutSec) * time.Second // 0: the default
 	if mode, err := device.ParseCaptureMode(cfg.Device.Capture); err == nil {
 		o.Capture = mode // validated with the config
 	}

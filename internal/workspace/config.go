@@ -174,6 +174,9 @@ type TelegramConfig struct {
 	// (default 127.0.0.1:8443), behind a proxy or tunnel.
 	WebhookURL    string `json:"webhookUrl,omitempty"`
 	WebhookListen string `json:"webhookListen,omitempty"`
+	// StartedByUpstreamRule: Enabled was set because the file has a token
+	// and no "enabled" key (upstream's rule); the gateway says so at start.
+	StartedByUpstreamRule bool `json:"-"`
 }
 
 // Token returns the bot token: botToken, else the variable botTokenEnv
@@ -203,6 +206,9 @@ type DeviceConfig struct {
 	// ElementBudgetChars is the size in characters of the element list the
 	// model reads (0: the default, 3,200).
 	ElementBudgetChars int `json:"elementBudgetChars,omitempty"`
+	// ShellTimeoutSec stops a shell action that runs longer (default 20,
+	// upstream's figure); an action's own timeoutSec wins.
+	ShellTimeoutSec int `json:"shellTimeoutSec"`
 }
 
 // DefaultScriptAllowedCommands is the default run_script allowlist.
@@ -265,7 +271,7 @@ func DefaultConfig() Config {
 			RelayPort:         8787,
 			RequestTimeoutSec: 300,
 		},
-		Device:   DeviceConfig{SettleTimeoutMs: 3000, PostActionDelayMs: 1200},
+		Device:   DeviceConfig{SettleTimeoutMs: 3000, PostActionDelayMs: 1200, ShellTimeoutSec: 20},
 		Channels: ChannelsConfig{Telegram: TelegramConfig{ProgressEverySteps: 3}},
 	}
 }
@@ -277,6 +283,9 @@ type Warning struct {
 	Column  int
 	Path    string // dotted key path, e.g. "agent.maxStep"
 	Message string
+	// Note marks a finding that is not a problem: an upstream key migrated
+	// or accepted (config_upstream.go). Doctor shows it as a note.
+	Note bool
 }
 
 func (w Warning) String() string {
@@ -349,6 +358,7 @@ func ParseConfig(file string, data []byte) (Config, []Warning, error) {
 		return cfg, nil, &ConfigError{File: file, Line: 1, Column: 1, Message: "expected a JSON object at the top level"}
 	}
 	warnings := append(migrated, unknownKeys(file, data, spans, typeOfConfig)...)
+	noteUpstreamKeys(warnings)
 
 	cfg.Models = nil // "models" in the file replaces the defaults as a whole
 	if err := json.Unmarshal(data, &cfg); err != nil {
@@ -359,6 +369,18 @@ func ParseConfig(file string, data []byte) (Config, []Warning, error) {
 	}
 	if cfg.Models == nil {
 		cfg.Models = DefaultModels()
+	}
+	notes, err := applyUpstreamValues(file, data, spans, &cfg)
+	warnings = append(warnings, notes...)
+	sortWarnings(warnings)
+	if err != nil {
+		var ce *ConfigError
+		if errors.As(err, &ce) {
+			if sp, ok := findSpan(spans, ce.Path); ok {
+				ce.Line, ce.Column = lineCol(data, sp.start)
+			}
+		}
+		return cfg, warnings, err
 	}
 	if err := cfg.Validate(); err != nil {
 		var ce *ConfigError
@@ -446,6 +468,7 @@ func (c Config) validateNumbers() error {
 		{"device.settleTimeoutMs", c.Device.SettleTimeoutMs},
 		{"device.postActionDelayMs", c.Device.PostActionDelayMs},
 		{"device.elementBudgetChars", c.Device.ElementBudgetChars},
+		{"device.shellTimeoutSec", c.Device.ShellTimeoutSec},
 		{"channels.telegram.progressEverySteps", c.Channels.Telegram.ProgressEverySteps},
 	}
 	for _, p := range nonNegative {

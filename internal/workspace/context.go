@@ -7,8 +7,10 @@ import (
 )
 
 // ContextFileNames are the workspace files injected into the system
-// prompt, in order.
-var ContextFileNames = []string{"AGENTS.md", "SOUL.md", "USER.md", "IDENTITY.md", "TOOLS.md", "HEARTBEAT.md", "MEMORY.md"}
+// prompt, in order. BOOTSTRAP.md (the first-run guidance `init` seeds) is
+// injected while it exists, after AGENTS.md as upstream ranks it; removing
+// it completes onboarding (ensureWorkspaceState).
+var ContextFileNames = []string{"AGENTS.md", "BOOTSTRAP.md", "SOUL.md", "USER.md", "IDENTITY.md", "TOOLS.md", "HEARTBEAT.md", "MEMORY.md"}
 
 const (
 	// MaxContextFileChars caps each context file.

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -98,6 +99,9 @@ func Open(home string) (*Home, error) {
 	if err := h.ensureWorkspaceState(); err != nil {
 		return nil, err
 	}
+	if err := h.ensureStarter(); err != nil {
+		return nil, err
+	}
 	return h, nil
 }
 
@@ -129,9 +133,16 @@ func (h *Home) Config() Config { return h.cfg }
 // Warnings returns the warnings from loading config.json (unknown keys).
 func (h *Home) Warnings() []Warning { return h.warnings }
 
-// Resolve makes a configured path absolute: absolute paths stay, relative
-// ones are relative to OPENPOCKET_HOME.
+// Resolve makes a configured path absolute: absolute paths stay, `~` and
+// `~/…` are the user's home (as upstream expands them: its example config
+// writes "~/.openpocket/…"), other relative ones are relative to
+// OPENPOCKET_HOME.
 func (h *Home) Resolve(p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil && home != "" {
+			return filepath.Join(home, p[1:])
+		}
+	}
 	if filepath.IsAbs(p) {
 		return p
 	}
@@ -170,16 +181,40 @@ func (h *Home) WorkspaceStatePath() string {
 }
 
 func (h *Home) ensureWorkspaceState() error {
-	if _, err := hostfs.Lstat(h.Workspace(), h.WorkspaceStatePath()); err == nil {
-		return nil
+	if _, err := hostfs.Lstat(h.Workspace(), h.WorkspaceStatePath()); err != nil {
+		st := WorkspaceState{Version: 1, BootstrapSeededAt: isoTime(h.Now())}
+		data, err := json.MarshalIndent(st, "", "  ")
+		if err != nil {
+			return err
+		}
+		if _, err := hostfs.WriteNew(h.Workspace(), h.WorkspaceStatePath(), append(data, '\n'), 0o644); err != nil {
+			return err
+		}
 	}
-	st := WorkspaceState{Version: 1, BootstrapSeededAt: isoTime(h.Now())}
-	data, err := json.MarshalIndent(st, "", "  ")
-	if err != nil {
+	return h.checkBootstrap()
+}
+
+// checkBootstrap completes onboarding once BOOTSTRAP.md, seen earlier, is
+// gone (upstream's workspace bootstrap does this at every start). The
+// marker records that the file was seen, so a workspace that never had one
+// is not taken as onboarded.
+func (h *Home) checkBootstrap() error {
+	seen := filepath.Join(h.Workspace(), ".openpocket", "bootstrap-seen")
+	if st, err := hostfs.Lstat(h.Workspace(), filepath.Join(h.Workspace(), "BOOTSTRAP.md")); err == nil && st.Mode().IsRegular() {
+		if _, err := hostfs.Lstat(h.Workspace(), seen); err == nil {
+			return nil
+		}
+		_, err := hostfs.WriteNew(h.Workspace(), seen, []byte(isoTime(h.Now())+"\n"), 0o644)
 		return err
 	}
-	_, err = hostfs.WriteNew(h.Workspace(), h.WorkspaceStatePath(), append(data, '\n'), 0o644)
-	return err
+	if _, err := hostfs.Lstat(h.Workspace(), seen); err != nil {
+		return nil
+	}
+	st, err := h.ReadWorkspaceState()
+	if err != nil || st.OnboardingCompletedAt != nil {
+		return nil // an unreadable state is reported where it is read
+	}
+	return h.MarkOnboardingCompleted(h.Now())
 }
 
 // ReadWorkspaceState reads workspace-state.json.

@@ -428,12 +428,13 @@ func TestEmptyReplyIsRetriedLikeAnUnusableOne(t *testing.T) {
 	assert.Contains(t, requestText(reqs[1]), "Your previous reply had problems: model returned no tool call")
 }
 
-// noChatTools counts the tools offered to a run without a chat: all but
-// request_user_input and cron_*.
+// noChatTools counts the tools offered to these runs, which have no chat
+// and no executors: the device, control and human-auth actions.
 func noChatTools() int {
 	n := 0
 	for _, tool := range action.Tools(nil) {
-		if s, _ := action.Lookup(tool.Name); s.Category != action.CategoryChat && s.Category != action.CategorySchedule {
+		switch s, _ := action.Lookup(tool.Name); s.Category {
+		case action.CategoryDevice, action.CategoryControl, action.CategoryHumanAuth:
 			n++
 		}
 	}
@@ -447,7 +448,13 @@ func TestChatActionsGoToTheRunsCallbacks(t *testing.T) {
 	m := &fakeModel{next: func(req engine.ModelRequest) (engine.ModelReply, error) {
 		n++
 		if n == 1 {
-			assert.Len(t, req.Tools, len(action.Tools(nil)), "a run from a chat is offered request_user_input and cron_*")
+			chat := 0
+			for _, tool := range action.Tools(nil) {
+				if s, _ := action.Lookup(tool.Name); s.Category == action.CategoryChat || s.Category == action.CategorySchedule {
+					chat++
+				}
+			}
+			assert.Len(t, req.Tools, noChatTools()+chat, "a run from a chat is offered request_user_input and cron_*")
 		}
 		steps := []map[string]any{
 			{"type": "request_user_input", "question": "Small or large?", "timeoutSec": 30},

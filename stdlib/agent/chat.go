@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/action"
 	"github.com/openpocket/openpocket/engine/device"
 )
@@ -19,12 +20,22 @@ type UserInputFunc func(ctx context.Context, question string, timeout time.Durat
 type ScheduleFunc func(ctx context.Context, a action.Action) (string, error)
 
 // offeredTools drops the actions nobody can execute in this run: no chat
-// to ask (request_user_input), no jobs file (cron_*).
-func offeredTools(tools []action.Tool, o Options) []action.Tool {
+// to ask (request_user_input), no jobs file (cron_*), no executor for a
+// script, coding or memory action (codingTools.enabled=false leaves the
+// coding actions out of the executors). The system prompt follows this
+// list, so it never advertises a tool the run cannot run.
+func offeredTools(tools []action.Tool, o Options, executors map[string]engine.Executor) []action.Tool {
 	return slices.DeleteFunc(tools, func(t action.Tool) bool {
 		s, _ := action.Lookup(t.Name)
-		return s.Category == action.CategoryChat && o.UserInput == nil ||
-			s.Category == action.CategorySchedule && o.Schedule == nil
+		switch s.Category {
+		case action.CategoryChat:
+			return o.UserInput == nil
+		case action.CategorySchedule:
+			return o.Schedule == nil
+		case action.CategoryScript, action.CategoryCoding, action.CategoryMemory:
+			return executors[s.Name] == nil
+		}
+		return false
 	})
 }
 
@@ -63,4 +74,10 @@ func (h *host) schedule(ctx context.Context, a action.Action) (device.Outcome, e
 	}
 	out.Result = res
 	return out, nil
+}
+
+// OfferedTools is the tool list a run with these options and executors
+// offers the model (what `openpocket context` shows).
+func OfferedTools(o Options, executors map[string]engine.Executor) []action.Tool {
+	return offeredTools(action.Tools(nil), o, executors)
 }

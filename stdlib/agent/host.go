@@ -39,7 +39,7 @@ type host struct {
 }
 
 func newHost(sess *engine.Session, o Options) *host {
-	h := &host{sess: sess, o: o, auth: o.HumanAuth, tools: offeredTools(action.Tools(nil), o)}
+	h := &host{sess: sess, o: o, auth: o.HumanAuth, tools: offeredTools(action.Tools(nil), o, sess.Engine().Executors)}
 	if h.auth == nil && IsTerminal(o.Stdin) && o.Stdout != nil {
 		h.auth = TerminalAuth(o.Stdin, o.Stdout)
 	}
@@ -113,7 +113,7 @@ func (h *host) systemPrompt() string {
 
 // contextFileNames are the workspace files the prompt includes, in order
 // (internal/workspace.ContextFileNames; the CLI passes them explicitly).
-var contextFileNames = []string{"AGENTS.md", "SOUL.md", "USER.md", "IDENTITY.md", "TOOLS.md", "HEARTBEAT.md", "MEMORY.md"}
+var contextFileNames = []string{"AGENTS.md", "BOOTSTRAP.md", "SOUL.md", "USER.md", "IDENTITY.md", "TOOLS.md", "HEARTBEAT.md", "MEMORY.md"}
 
 func readContextFiles(root string) []prompt.ContextFile {
 	var out []prompt.ContextFile

@@ -416,7 +416,7 @@ func TestPlainMessagesGoToTheAssistant(t *testing.T) {
 	for _, tool := range r.asked[0].Tools {
 		names = append(names, tool.Name)
 	}
-	assert.Equal(t, []string{"start_task", "cron_add", "cron_list", "cron_remove"}, names)
+	assert.Equal(t, []string{"start_task", "cron_add", "cron_update", "cron_list", "cron_remove"}, names)
 
 	data, err := os.ReadFile(filepath.Join(state, "telegram", "chat-42.json"))
 	require.NoError(t, err)

@@ -104,11 +104,23 @@ func clipboardCmd(p *Phone, c *cmdIO) int {
 	switch {
 	case len(args) >= 2 && args[0] == "set" && args[1] == "text":
 		text := strings.Join(args[2:], " ")
-		p.locked(func() { p.st.clipboard = text })
+		var refused bool
+		p.locked(func() {
+			if refused = p.st.ext.quirks.ClipboardSetError; !refused {
+				p.st.clipboard = text
+			}
+		})
+		if refused {
+			fmt.Fprintln(c.stdout, clipboardSetNoIME)
+		}
 		return 0
 	case len(args) >= 2 && args[0] == "get" && args[1] == "text":
-		var denied bool
-		p.locked(func() { denied = p.st.ext.clipboardDenied })
+		var denied, errLine bool
+		p.locked(func() { denied, errLine = p.st.ext.clipboardDenied, p.st.ext.quirks.ClipboardGetError })
+		if errLine {
+			fmt.Fprintln(c.stdout, clipboardGetDenied)
+			return 0
+		}
 		if denied {
 			// Android 10+ hides the clip from the shell: ClipboardService
 			// returns no clip, which the command prints as null.
@@ -233,6 +245,7 @@ func cmdWm(_ context.Context, p *Phone, c *cmdIO) int {
 	var out string
 	status := 0
 	switch {
+	case args[0] == "size" && len(args) == 1 && st.ext.quirks.WMSizeSilent:
 	case args[0] == "size" && len(args) == 1:
 		out = fmt.Sprintf("Physical size: %dx%d\n", st.physW, st.physH)
 		if st.overW > 0 {

@@ -32,6 +32,7 @@ type extState struct {
 	clipboardDenied bool            // `cmd clipboard get text` prints null
 	secureScreens   map[string]bool // FLAG_SECURE per activity component
 	focusStyle      FocusStyle
+	quirks          Quirks
 }
 
 func newExtState() extState {
@@ -259,7 +260,10 @@ func (p *Phone) dumpPolicyLocked() string {
 		fmt.Fprintf(&b, "    mStatusBar=Window{%s u0 StatusBar} isStatusBarKeyguard=%t\n", objectID("win", "StatusBar"), locked)
 	}
 	fmt.Fprintf(&b, "    mKeyguardOccluded=false mKeyguardOccludedChanged=false mPendingKeyguardOccluded=false\n")
-	if e.sdk >= 26 {
+	if e.sdk >= 26 && e.quirks.KeyguardOneLine {
+		fmt.Fprintf(&b, "    KeyguardServiceDelegate: showing=%t inputRestricted=%t occluded=false secure=%t\n",
+			locked, locked, e.keyguard && e.pin != "")
+	} else if e.sdk >= 26 {
 		screen, interactive := "SCREEN_STATE_OFF", "INTERACTIVE_STATE_SLEEP"
 		if awake {
 			screen, interactive = "SCREEN_STATE_ON", "INTERACTIVE_STATE_AWAKE"

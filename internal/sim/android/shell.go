@@ -413,8 +413,8 @@ func (p *Phone) runCommand(ctx context.Context, c *cmdIO) (int, error) {
 	case "sh":
 		var status int
 		var err error
-		if len(c.args) >= 3 && c.args[1] == "-c" {
-			status, err = p.runScript(ctx, c.args[2], c.stdin, c.stdout, c.stderr)
+		if script, ok := shScript(c.args[1:]); ok {
+			status, err = p.runScript(ctx, script, c.stdin, c.stdout, c.stderr)
 		} else {
 			script, _ := io.ReadAll(c.stdin)
 			status, err = p.runScript(ctx, string(script), strings.NewReader(""), c.stdout, c.stderr)
@@ -435,6 +435,21 @@ func (p *Phone) runCommand(ctx context.Context, c *cmdIO) (int, error) {
 		return 127, nil
 	}
 	return fn(ctx, p, c), nil
+}
+
+// shScript finds the script of `sh [-flags…] -c SCRIPT`: mksh takes -c
+// inside a flag cluster too (-lc, -ec, -xc), so a login shell's `sh -lc`
+// runs its script instead of reading one from stdin.
+func shScript(args []string) (string, bool) {
+	for i, a := range args {
+		if len(a) < 2 || a[0] != '-' {
+			return "", false
+		}
+		if strings.ContainsRune(a[1:], 'c') && i+1 < len(args) {
+			return args[i+1], true
+		}
+	}
+	return "", false
 }
 
 // errText renders a file system error the way toybox does.
