@@ -333,7 +333,7 @@ func (c *CronRunCmd) Run(ctx context.Context, out Streams, phones *Phones, h *wo
 	if err != nil {
 		return err
 	}
-	st, took, err := runJobNow(ctx, h, cfg, c.ID, defaultDeviceName(phones, cfg), runner)
+	st, took, err := runJobNow(ctx, h, cfg, c.ID, defaultDeviceName(phones, phones.flags, cfg), runner)
 	return reportJob(out.Stderr, c.ID, st, took, err)
 }
 
@@ -417,11 +417,8 @@ func foregroundJobEnv(out Streams, h *workspace.Home, cfg workspace.Config, late
 }
 
 // defaultDeviceName names the device of jobs without one, for per-device
-// exclusion and messages: --device (or the virtual phone's), else cfg's
-// target.
-func defaultDeviceName(phones *Phones, cfg workspace.Config) string {
-	if s := phones.serial(); s != "" {
-		return s
-	}
-	return cfg.Target.Device
+// exclusion and messages: the resolver's choice as far as it is known
+// without the adb server ("" for the only attached device).
+func defaultDeviceName(phones *Phones, g Globals, cfg workspace.Config) string {
+	return phones.chosenName(g.agentID(), cfg.Target)
 }

@@ -80,7 +80,7 @@ func (c *TargetSetCmd) Run(out Streams, g Globals, h *workspace.Home) error {
 	if err != nil {
 		return err
 	}
-	serial := g.Device
+	serial := g.deviceOrEnv()
 	if serial != "" && c.Endpoint != "" {
 		return UsageError{errors.New("give --device SERIAL or --endpoint HOST:PORT, not both")}
 	}
