@@ -161,6 +161,13 @@ func TestEveryFrontEndDrivesTheBoundPhone(t *testing.T) {
 	t.Run("the dashboard's agent page drives the bound phone", func(t *testing.T) {
 		base := startDashboard(t, home)
 		dashboardDrives(t, base+"/a/shop/", phones, 1, "720x1280")
+		// The unbound agent has no phone to show: the page says why.
+		resp, err := http.Get(base + "/a/default/")
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Regexp(t, `<p class="err" id="noscreen">No screen: several devices attached: [^<]*`+regexp.QuoteMeta(phones[2].Serial()), string(body))
+		assert.NotContains(t, string(body), `src="/a/default/screen.png"`, "no broken image")
 	})
 }
 

@@ -24,7 +24,7 @@ type rule struct {
 var frontEnds = []string{"internal/cli", "internal/gateway", "internal/mcp", "internal/relay", "internal/dashboard", "internal/channel", "internal/wire"}
 
 // leaf utilities with no dependencies of their own, usable by adapters.
-var leaves = []string{"internal/atomicfile", "internal/lease", "internal/termmode"}
+var leaves = []string{"internal/atomicfile", "internal/lease", "internal/termmode", "internal/control"}
 
 var rules = []rule{
 	{prefix: "cmd/openpocket", own: []string{""}},
@@ -51,6 +51,8 @@ var rules = []rule{
 	{prefix: "internal/atomicfile"},
 	{prefix: "internal/lease", libs: []string{"golang.org/x/sys"}},
 	{prefix: "internal/termmode", libs: []string{"golang.org/x/sys"}},
+	// The gateway's control socket (run-now from the CLI and dashboards).
+	{prefix: "internal/control", libs: []string{"golang.org/x/sys"}},
 	{prefix: "internal/archtest"},
 	// The dashboards see the install only through their Manager/Agent ports.
 	{prefix: "internal/dashboard"},

@@ -40,7 +40,7 @@ type Globals struct {
 	Config  string `help:"Config file (default: HOME/config.json)." placeholder:"FILE"`
 	// Device is the flag only: $ANDROID_SERIAL comes next (envSerial), then
 	// the agent's binding and target (see resolve.go for the order).
-	Device    string `help:"adb serial of the device to drive (default: $ANDROID_SERIAL, else the agent's bound target, else config's target, else the only attached device)." short:"s" placeholder:"SERIAL"`
+	Device    string `help:"adb serial of the device to drive ($ANDROID_SERIAL)." short:"s" placeholder:"SERIAL"`
 	Target    string `help:"TCP device endpoint to connect first (host:port)." placeholder:"HOST:PORT"`
 	UseSim    bool   `name:"sim" help:"Start the embedded virtual phone, attach it to the adb server and drive it."`
 	ADBServer string `name:"adb-server" help:"adb server address (default: $ADB_SERVER_SOCKET tcp:HOST:PORT, else 127.0.0.1:$ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037)." placeholder:"HOST:PORT"`

@@ -313,9 +313,10 @@ type CronRunCmd struct {
 	runner JobRunnerFactory // tests: a fake job runner
 }
 
-// Run runs the job in the foreground with the same runner and state
-// recording as the gateway. It refuses while a gateway runs: the gateway
-// owns the state file and the devices.
+// Run runs the job now. While the agent's gateway runs, the gateway runs
+// it (it owns the state file and the devices) and this command waits for
+// and reports the outcome; otherwise it runs in the foreground with the
+// same runner and state recording as the gateway.
 func (c *CronRunCmd) Run(ctx context.Context, out Streams, phones *Phones, h *workspace.Home, cfg workspace.Config, later OnUse, auth *HumanAuth,
 	jobs JobRunnerFactory) error {
 	jobsPath, _ := cronFiles(h, cfg)
@@ -325,6 +326,18 @@ func (c *CronRunCmd) Run(ctx context.Context, out Streams, phones *Phones, h *wo
 	}
 	if _, ok := f.Find(c.ID); !ok {
 		return cronUsagef("cron run: no job with id %q in %s", c.ID, jobsPath)
+	}
+	if res, ran, err := runInGateway(ctx, h, c.ID); ran || err != nil {
+		msg, err := gatewayOutcome(res, err)
+		if err != nil {
+			if ExitCode(err) == ExitFailed && !errors.Is(err, cron.ErrBusy) && ran {
+				fmt.Fprintf(out.Stderr, "job %s failed %s\n", c.ID, err)
+				return FailedError{Msg: fmt.Sprintf("job %s failed", c.ID)}
+			}
+			return err
+		}
+		fmt.Fprintf(out.Stderr, "job %s %s\n", c.ID, msg)
+		return nil
 	}
 	if err := gatewayNotRunning(h, c.ID); err != nil {
 		return err
