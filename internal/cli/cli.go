@@ -78,6 +78,8 @@ type CLI struct {
 	Init       InitCmd       `cmd:"" help:"Write a starting config.json and workspace (asks on a terminal, flags otherwise)."`
 	Sim        SimCmd        `cmd:"" help:"Run the virtual phone, attached to the adb server, until Ctrl-C."`
 	Devices    DevicesCmd    `cmd:"" help:"List attached devices with state and model."`
+	Pair       PairCmd       `cmd:"" help:"Pair with a phone's wireless debugging (Android 11+): HOST:PORT and the code its pairing dialog shows."`
+	Connect    ConnectCmd    `cmd:"" help:"Attach a phone over Wi-Fi (adb connect HOST[:PORT], port 5555 by default)."`
 	Snapshot   SnapshotCmd   `cmd:"" help:"Capture the screen: current app, size, numbered elements, metrics."`
 	Act        ActCmd        `cmd:"" help:"Normalize and execute one action given as JSON."`
 	Play       PlayCmd       `cmd:"" help:"Run YAML playbooks: progress per step, a summary, reports."`

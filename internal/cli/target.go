@@ -4,11 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/openpocket/openpocket/internal/adb"
 	"github.com/openpocket/openpocket/internal/cron"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
@@ -146,7 +145,7 @@ func (c *TargetSetCmd) check(serial string) error {
 		return UsageError{fmt.Errorf("--avd names an emulator's virtual device: use it with --type emulator, not %s", c.Type)}
 	}
 	if c.Endpoint != "" {
-		ep, err := withPort(c.Endpoint)
+		ep, err := adb.WithDefaultPort(c.Endpoint)
 		if err != nil {
 			return UsageError{fmt.Errorf("--endpoint: %w", err)}
 		}
@@ -180,21 +179,6 @@ func notDigits(pin string) string {
 		}
 	}
 	return ""
-}
-
-// withPort is HOST:PORT, adding adb's default port 5555 to a bare host.
-func withPort(endpoint string) (string, error) {
-	if _, port, err := net.SplitHostPort(endpoint); err == nil {
-		if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 {
-			return "", fmt.Errorf("%q: the port must be a number from 1 to 65535", endpoint)
-		}
-		return endpoint, nil
-	}
-	host := strings.Trim(endpoint, "[]")
-	if host == "" || strings.ContainsAny(host, " /") {
-		return "", fmt.Errorf("%q: expected HOST or HOST:PORT", endpoint)
-	}
-	return net.JoinHostPort(host, "5555"), nil
 }
 
 // attachedOrSay refuses serial unless the adb server lists it, naming
