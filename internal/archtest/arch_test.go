@@ -38,6 +38,11 @@ var rules = []rule{
 	{prefix: "playbooks", own: []string{"engine/action", "engine/textpos", "lua/luasrc"}, libs: []string{"go.yaml.in/yaml/v3"}},
 	{prefix: "internal/adb", own: []string{"engine"}, libs: []string{"github.com/zach-klippenstein/goadb"}},
 	{prefix: "internal/sim", own: []string{"internal/sim"}, libs: []string{"golang.org/x/image"}},
+	// The emulator manager: the SDK's binaries, and the adb server to see
+	// the emulator boot.
+	{prefix: "internal/emulator", own: []string{"internal/adb", "engine"}},
+	// Test support: stand-in SDK binaries serving the virtual phone.
+	{prefix: "internal/emulator/emulatortest", own: []string{"internal/sim"}},
 	{prefix: "internal/llm", own: []string{"engine"}, libs: []string{"github.com/openai/openai-go/v3"}},
 	{prefix: "internal/executor", own: []string{"engine", "internal/executor", "internal/sandbox"}, libs: []string{"mvdan.cc/sh/v3"}},
 	// The executor set builds the executors and adapts them to the engine's
@@ -77,7 +82,7 @@ var rules = []rule{
 	{prefix: "internal/wire", own: []string{"internal/run", "engine", "internal/llm", "internal/executor", "internal/sandbox", "internal/workspace", "internal/skills", "stdlib/executors"}},
 	// The CLI is still the application layer (issue 17 moves runs into a run
 	// service); until then it may import everything but other front ends.
-	{prefix: "internal/cli", own: []string{"internal/run", "engine", "lua", "stdlib", "playbooks", "internal/adb", "internal/sim", "internal/llm", "internal/executor", "internal/sandbox", "internal/workspace", "internal/cron", "internal/skills", "internal/humanauth", "internal/convert"},
+	{prefix: "internal/cli", own: []string{"internal/run", "engine", "lua", "stdlib", "playbooks", "internal/adb", "internal/emulator", "internal/sim", "internal/llm", "internal/executor", "internal/sandbox", "internal/workspace", "internal/cron", "internal/skills", "internal/humanauth", "internal/convert"},
 		libs: []string{"github.com/alecthomas/kong", "github.com/ergochat/readline", "github.com/jonboulle/clockwork"}},
 }
 

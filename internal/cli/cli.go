@@ -80,6 +80,7 @@ type CLI struct {
 	Devices    DevicesCmd    `cmd:"" help:"List attached devices with state and model."`
 	Pair       PairCmd       `cmd:"" help:"Pair with a phone's wireless debugging (Android 11+): HOST:PORT and the code its pairing dialog shows."`
 	Connect    ConnectCmd    `cmd:"" help:"Attach a phone over Wi-Fi (adb connect HOST[:PORT], port 5555 by default)."`
+	Emulator   EmulatorCmd   `cmd:"" help:"List, start, stop and show Android emulators (AVDs of the Android SDK)."`
 	Snapshot   SnapshotCmd   `cmd:"" help:"Capture the screen: current app, size, numbered elements, metrics."`
 	Act        ActCmd        `cmd:"" help:"Normalize and execute one action given as JSON."`
 	Play       PlayCmd       `cmd:"" help:"Run YAML playbooks: progress per step, a summary, reports."`

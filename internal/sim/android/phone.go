@@ -51,6 +51,9 @@ type Phone struct {
 
 	mu      sync.Mutex
 	st      state
+	// booting keeps sys.boot_completed at 0: an emulator whose boot
+	// never completes (SetBooting).
+	booting bool
 	version uint64 // bumped on every visible change; keys the caches below
 
 	tree        *screenTree
@@ -186,6 +189,10 @@ func (p *Phone) Banner() string {
 
 // Files is the device file system, shared by sync: and the shell.
 func (p *Phone) Files() adbd.FileSystem { return p.fs }
+
+// SetBooting makes the phone report a boot in progress (sys.boot_completed
+// 0) or completed.
+func (p *Phone) SetBooting(on bool) { p.locked(func() { p.booting = on }) }
 
 // Serial is the device serial number (ro.serialno).
 func (p *Phone) Serial() string { return p.opts.Serial }
