@@ -158,7 +158,7 @@ func (d *doctor) devices(cfg workspace.Config) {
 		d.add(true, false, fmt.Sprintf("devices: a run uses %s (chosen by %s)", want, source), "")
 	}
 	if len(devs) == 0 {
-		d.add(false, true, "devices: none attached", "connect a phone with USB debugging on, or use the virtual phone: openpocket --sim doctor")
+		d.add(false, true, "devices: none attached", noPhoneHint(ctx, d.phones.adbAddr()))
 		return
 	}
 	if want == "" && len(devs) > 1 {

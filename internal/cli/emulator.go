@@ -3,9 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/openpocket/openpocket/internal/adb"
 	"github.com/openpocket/openpocket/internal/emulator"
 )
 
@@ -30,6 +33,8 @@ func emulators(phones *Phones) (*emulator.Manager, error) {
 
 // EmulatorListCmd lists AVDs.
 type EmulatorListCmd struct{}
+
+func (c *EmulatorListCmd) Help() string { return exampleBlock("openpocket emulator list") }
 
 func (c *EmulatorListCmd) Run(ctx context.Context, out Streams, phones *Phones) error {
 	m, err := emulators(phones)
@@ -81,6 +86,10 @@ type EmulatorStopCmd struct {
 	Serial string `arg:"" optional:"" help:"The emulator's serial (emulator-5554); default: the only one running." placeholder:"SERIAL"`
 }
 
+func (c *EmulatorStopCmd) Help() string {
+	return exampleBlock("openpocket emulator stop", "openpocket emulator stop emulator-5556")
+}
+
 func (c *EmulatorStopCmd) Run(ctx context.Context, out Streams, phones *Phones) error {
 	m := &emulator.Manager{ADB: phones.adbClient()} // stopping needs only the console
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
@@ -95,6 +104,8 @@ func (c *EmulatorStopCmd) Run(ctx context.Context, out Streams, phones *Phones) 
 
 // EmulatorStatusCmd lists running emulators.
 type EmulatorStatusCmd struct{}
+
+func (c *EmulatorStatusCmd) Help() string { return exampleBlock("openpocket emulator status") }
 
 func (c *EmulatorStatusCmd) Run(ctx context.Context, out Streams, phones *Phones) error {
 	m := &emulator.Manager{ADB: phones.adbClient()}
@@ -119,4 +130,35 @@ func (c *EmulatorStatusCmd) Run(ctx context.Context, out Streams, phones *Phones
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Serial, dash(r.AVD), r.State, booted)
 	}
 	return tw.Flush()
+}
+
+// noPhoneHint is what to do when no phone is attached (init, doctor):
+// the SDK's AVDs first (seed 002: the emulator is the default onboarding
+// path), then a phone over USB or Wi-Fi, or the virtual phone.
+func noPhoneHint(ctx context.Context, addr string) string {
+	others := "connect a phone with USB debugging on (or `openpocket connect HOST` over Wi-Fi), or use the virtual phone: openpocket --sim …"
+	sdk, err := emulator.FindSDK(emulator.OSEnv())
+	if err != nil {
+		return others + "; for an emulator install the Android SDK's emulator (sdkmanager \"emulator\") and set ANDROID_SDK_ROOT"
+	}
+	m := &emulator.Manager{SDK: sdk, ADB: adb.NewClient(addr)}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	avds, err := m.ListAVDs(ctx)
+	if err != nil || len(avds) == 0 {
+		return "create an emulator (Android Studio's Device Manager or avdmanager create avd) and start it with openpocket emulator start NAME, or " + others
+	}
+	return fmt.Sprintf("start an emulator: openpocket emulator start %s (AVDs: %s), and bind it: openpocket target set --type emulator --avd %s; or %s",
+		avds[0], strings.Join(avds, ", "), avds[0], others)
+}
+
+// printNoPhoneHint offers an emulator (noPhoneHint) when the adb server
+// lists no device; nothing when one is attached or no server runs.
+func printNoPhoneHint(w io.Writer, g Globals) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	client := adb.NewClient(g.ADBServer)
+	if devs, err := client.Devices(ctx); err == nil && len(devs) == 0 {
+		fmt.Fprintf(w, "no phone attached: %s\n", noPhoneHint(ctx, client.Addr()))
+	}
 }

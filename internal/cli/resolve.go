@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/openpocket/openpocket/internal/adb"
+	"github.com/openpocket/openpocket/internal/emulator"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
 
@@ -51,6 +52,9 @@ func (p *Phones) openChosen(ctx context.Context, agent string, target workspace.
 	if err != nil {
 		return nil, adb.Choice{}, err
 	}
+	if err := p.avdDevice(ctx, &sel, target); err != nil {
+		return nil, adb.Choice{}, err
+	}
 	d, ch, err := p.adbClient().OpenSelected(ctx, sel)
 	if err != nil {
 		return nil, ch, err
@@ -60,6 +64,44 @@ func (p *Phones) openChosen(ctx context.Context, agent string, target workspace.
 		return nil, ch, err
 	}
 	return d, ch, nil
+}
+
+// avdMu serializes emulator starts: two runs of the command must not
+// start the same AVD twice.
+var avdMu sync.Mutex
+
+// avdDevice makes an emulator target with an AVD (target set --type
+// emulator --avd NAME) and no serial chosen otherwise resolve to that
+// AVD's emulator, started (headless) when it is not running.
+func (p *Phones) avdDevice(ctx context.Context, sel *adb.Selection, target workspace.TargetConfig) error {
+	if target.Type != "emulator" || target.Avd == "" {
+		return nil
+	}
+	if c, ok := adb.Static(*sel); ok && c.Source != adb.FromConfig || target.Device != "" {
+		return nil // a serial chosen by flag, environment or binding
+	}
+	avdMu.Lock()
+	defer avdMu.Unlock()
+	sdk, err := emulator.FindSDK(emulator.OSEnv())
+	if err != nil {
+		return fmt.Errorf("agent %s's target is the emulator %s: %w", sel.Agent, target.Avd, err)
+	}
+	m := &emulator.Manager{SDK: sdk, ADB: p.adbClient()}
+	if err := m.ADB.EnsureServer(ctx); err != nil {
+		return err
+	}
+	serial, err := m.Find(ctx, target.Avd)
+	if err != nil {
+		return err
+	}
+	if serial == "" {
+		fmt.Fprintf(p.stderr, "starting emulator %s for agent %s (its target); waiting for its boot\n", target.Avd, sel.Agent)
+		if serial, err = m.Start(ctx, target.Avd, emulator.StartOptions{Headless: true}); err != nil {
+			return fmt.Errorf("agent %s's target: %w", sel.Agent, err)
+		}
+	}
+	sel.ConfigDevice, sel.ConfigEndpoint = serial, ""
+	return nil
 }
 
 // chosenName is agent's device as far as it is known without asking the

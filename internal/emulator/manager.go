@@ -242,6 +242,20 @@ func (m *Manager) Status(ctx context.Context) ([]Running, error) {
 	return out, nil
 }
 
+// Find is the serial of the running emulator of AVD name ("" if none).
+func (m *Manager) Find(ctx context.Context, name string) (string, error) {
+	running, err := m.Status(ctx)
+	if err != nil {
+		return "", err
+	}
+	for _, r := range running {
+		if r.AVD == name {
+			return r.Serial, nil
+		}
+	}
+	return "", nil
+}
+
 // Stop kills emulator serial ("" = the only one running) through its
 // console, as `adb emu kill` does, and waits until the adb server drops
 // it.

@@ -27,10 +27,16 @@ const standinEnv = "OPENPOCKET_EMULATOR_STANDIN"
 // Main runs the tests, or the stand-in emulator when the stand-in script
 // started this binary as one: call it from TestMain.
 func Main(m *testing.M) {
+	RunStandinIfAsked()
+	os.Exit(m.Run())
+}
+
+// RunStandinIfAsked runs the stand-in emulator and exits when the stand-in
+// script started this binary as one; a TestMain of its own calls it first.
+func RunStandinIfAsked() {
 	if os.Getenv(standinEnv) != "" {
 		os.Exit(runStandin(os.Args[1:]))
 	}
-	os.Exit(m.Run())
 }
 
 // runStandin is the emulator process: until its console's kill or SIGTERM.

@@ -51,9 +51,6 @@ type Phone struct {
 
 	mu      sync.Mutex
 	st      state
-	// booting keeps sys.boot_completed at 0: an emulator whose boot
-	// never completes (SetBooting).
-	booting bool
 	version uint64 // bumped on every visible change; keys the caches below
 
 	tree        *screenTree
@@ -66,6 +63,10 @@ type Phone struct {
 	xmlVersion  uint64
 
 	capture ScreencapOptions // per-frame encode delays, header format (screencap.go)
+
+	// booting keeps sys.boot_completed at 0: an emulator whose boot never
+	// completes (SetBooting).
+	booting bool
 }
 
 var _ adbd.Handler = (*Phone)(nil)
