@@ -220,7 +220,7 @@ func (d dashboards) runtime(id string) (*AgentRuntime, error) {
 		return replaySkill(ctx, d.f.stderr, drive, name)
 	}
 	rt.Device = func(ctx context.Context) (string, error) {
-		dev, ch, err := d.f.phones.openChosen(ctx, id, cfg.Target)
+		dev, ch, err := d.f.phones.openChosenWith(ctx, id, cfg.Target, false)
 		if err != nil {
 			return "", err
 		}

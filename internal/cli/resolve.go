@@ -48,11 +48,17 @@ func (p *Phones) selection(agent string, target workspace.TargetConfig) (adb.Sel
 // it, refusing one another agent has bound; a note about the choice
 // ($ANDROID_SERIAL overriding the binding) is printed once per command.
 func (p *Phones) openChosen(ctx context.Context, agent string, target workspace.TargetConfig) (*adb.Device, adb.Choice, error) {
+	return p.openChosenWith(ctx, agent, target, true)
+}
+
+// openChosenWith is openChosen; startAVD false only finds a running
+// emulator of an AVD target (a page view must not start one).
+func (p *Phones) openChosenWith(ctx context.Context, agent string, target workspace.TargetConfig, startAVD bool) (*adb.Device, adb.Choice, error) {
 	sel, err := p.selection(agent, target)
 	if err != nil {
 		return nil, adb.Choice{}, err
 	}
-	if err := p.avdDevice(ctx, &sel, target); err != nil {
+	if err := p.avdDevice(ctx, &sel, target, startAVD); err != nil {
 		return nil, adb.Choice{}, err
 	}
 	d, ch, err := p.adbClient().OpenSelected(ctx, sel)
@@ -73,7 +79,7 @@ var avdMu sync.Mutex
 // avdDevice makes an emulator target with an AVD (target set --type
 // emulator --avd NAME) and no serial chosen otherwise resolve to that
 // AVD's emulator, started (headless) when it is not running.
-func (p *Phones) avdDevice(ctx context.Context, sel *adb.Selection, target workspace.TargetConfig) error {
+func (p *Phones) avdDevice(ctx context.Context, sel *adb.Selection, target workspace.TargetConfig, start bool) error {
 	if target.Type != "emulator" || target.Avd == "" {
 		return nil
 	}
@@ -93,6 +99,10 @@ func (p *Phones) avdDevice(ctx context.Context, sel *adb.Selection, target works
 	serial, err := m.Find(ctx, target.Avd)
 	if err != nil {
 		return err
+	}
+	if serial == "" && !start {
+		return fmt.Errorf("%w: agent %s's emulator %s is not running; its next run starts it, or: openpocket emulator start %s",
+			adb.ErrNoDevice, sel.Agent, target.Avd, target.Avd)
 	}
 	if serial == "" {
 		fmt.Fprintf(p.stderr, "starting emulator %s for agent %s (its target); waiting for its boot\n", target.Avd, sel.Agent)
