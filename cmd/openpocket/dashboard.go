@@ -267,7 +267,9 @@ func (a *agent) SetJobEnabled(id string, enabled bool) error {
 	})
 }
 
-func (a *agent) RunJob(ctx context.Context, id string) error { return a.rt.RunJob(ctx, id) }
+func (a *agent) RunJob(ctx context.Context, id string) (string, error) { return a.rt.RunJob(ctx, id) }
+
+func (a *agent) Device(ctx context.Context) (string, error) { return a.rt.Device(ctx) }
 
 func (a *agent) loader() *skills.Loader {
 	return &skills.Loader{HomeDir: a.rt.Home.Dir(), WorkspaceDir: a.rt.Home.Workspace()}
@@ -290,9 +292,9 @@ func (a *agent) SkillText(name string) (string, error) {
 	return s.Body, nil
 }
 
-func (a *agent) ReplaySkill(ctx context.Context, name string) error {
+func (a *agent) ReplaySkill(ctx context.Context, name string) (string, error) {
 	if _, err := a.loader().Find(name); err != nil {
-		return err
+		return "", err
 	}
 	return a.rt.ReplaySkill(ctx, name)
 }

@@ -255,7 +255,7 @@ func TestDashboardReplaysASkillOnTheAgentsPhone(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusSeeOther, resp.StatusCode)
-	assert.Contains(t, resp.Header.Get("Location"), "replaying+skill+toggle-wifi")
+	assert.Contains(t, resp.Header.Get("Location"), "replay+of+skill+toggle-wifi%3A+done")
 	waitFor(t, "the replay to toggle Wi-Fi", func() bool { return phone.WifiOn() != before })
 	waitFor(t, "the replay's session in alpha's workspace", func() bool {
 		files, _ := filepath.Glob(filepath.Join(home, "agents", "alpha", "workspace", "sessions", "session-*.md"))

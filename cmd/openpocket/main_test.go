@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/openpocket/openpocket/internal/adb"
+	"github.com/openpocket/openpocket/internal/emulator/emulatortest"
 	"github.com/openpocket/openpocket/internal/llm/llmtest"
 	"github.com/openpocket/openpocket/internal/sim/simtest"
 	"github.com/openpocket/openpocket/internal/workspace"
@@ -33,6 +34,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(rssHelperEnv) != "" {
 		os.Exit(rssHelper())
 	}
+	emulatortest.RunStandinIfAsked() // the stand-in SDK's emulator is this binary
 	dir, err := os.MkdirTemp("", "openpocket-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

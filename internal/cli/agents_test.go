@@ -76,7 +76,7 @@ func TestAgentsCommands(t *testing.T) {
 	t.Setenv(workspace.EnvAgent, "")
 
 	// The default agent cannot take shop's phone.
-	code, _, errOut = runMain(t, home, "target", "set", "--type", "physical-phone", "--device", "10.0.0.9:5555")
+	code, _, errOut = runMain(t, home, "target", "set", "--type", "physical-phone", "--device", "10.0.0.9:5555", "--detached")
 	assert.Equal(t, ExitDevice, code)
 	assert.Contains(t, errOut, `bound to agent "shop"`)
 
@@ -87,7 +87,7 @@ func TestAgentsCommands(t *testing.T) {
 	code, out, _ = runMain(t, home, "agents", "remove", "shop")
 	require.Equal(t, 0, code)
 	assert.Contains(t, out, "removed agent shop")
-	code, _, errOut = runMain(t, home, "target", "set", "--type", "physical-phone", "--device", "10.0.0.9:5555")
+	code, _, errOut = runMain(t, home, "target", "set", "--type", "physical-phone", "--device", "10.0.0.9:5555", "--detached")
 	assert.Equal(t, 0, code, "removing shop released its phone: %s", errOut)
 	code, _, _ = runMain(t, home, "target", "clear")
 	assert.Equal(t, 0, code)

@@ -16,7 +16,6 @@ import (
 	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/engine/hostfs"
 	"github.com/openpocket/openpocket/engine/prompt"
-	"github.com/openpocket/openpocket/internal/adb"
 	"github.com/openpocket/openpocket/internal/lease"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/workspace"
@@ -197,33 +196,27 @@ func (r *ChannelRunner) CompleteOnboarding(ctx context.Context, name string) err
 	return h.MarkOnboardingCompleted(time.Now())
 }
 
-// Target is the default device's serial ("" = the only attached one).
+// Target is the default device's serial as the resolver chooses it
+// ("" = the only attached one).
 func (r *ChannelRunner) Target() string {
 	g, phones := r.f.g, r.f.phones
-	if s := phones.virtual(); g.UseSim && s != nil {
-		return s.Serial() + " (virtual phone)"
-	}
-	if g.Device != "" {
-		return g.Device
-	}
 	_, cfg, done := r.current()
 	defer done()
-	return cfg.Target.Device
+	name := phones.chosenName(g.agentID(), cfg.Target)
+	if s := phones.virtual(); s != nil && name == s.Serial() {
+		return name + " (virtual phone)"
+	}
+	return name
 }
 
-// Screenshot captures the default device's screen as PNG.
+// Screenshot captures the default device's screen as PNG: the device the
+// resolver chooses for the agent, as its tasks do.
 func (r *ChannelRunner) Screenshot(ctx context.Context) ([]byte, error) {
 	_, cfg, done := r.current()
 	defer done()
-	g, phones := r.f.g, r.f.phones
-	if g.UseSim {
-		if _, err := phones.startSim(); err != nil {
-			return nil, err
-		}
-	}
 	// No device lease: a screenshot only reads the screen, so /screen
 	// works while a task drives the phone.
-	d, err := phones.adbClient().Open(ctx, adb.Target{Serial: phones.serial(), Endpoint: g.Target})
+	d, _, err := r.f.phones.openChosen(ctx, r.f.g.agentID(), cfg.Target)
 	if err != nil {
 		return nil, err
 	}

@@ -35,10 +35,12 @@ var Version = "0.1.0-dev"
 
 // Globals are the flags every command accepts.
 type Globals struct {
-	Home      string `help:"OpenPocket home directory (config, workspace, state)." env:"OPENPOCKET_HOME" placeholder:"DIR"`
-	AgentID   string `name:"agent" help:"Agent of the install to act as (default: the install's own home); see openpocket agents." env:"OPENPOCKET_AGENT" placeholder:"ID"`
-	Config    string `help:"Config file (default: HOME/config.json)." placeholder:"FILE"`
-	Device    string `help:"adb serial of the device to drive." short:"s" env:"ANDROID_SERIAL" placeholder:"SERIAL"`
+	Home    string `help:"OpenPocket home directory (config, workspace, state)." env:"OPENPOCKET_HOME" placeholder:"DIR"`
+	AgentID string `name:"agent" help:"Agent of the install to act as (default: the install's own home); see openpocket agents." env:"OPENPOCKET_AGENT" placeholder:"ID"`
+	Config  string `help:"Config file (default: HOME/config.json)." placeholder:"FILE"`
+	// Device is the flag only: $ANDROID_SERIAL comes next (envSerial), then
+	// the agent's binding and target (see resolve.go for the order).
+	Device    string `help:"adb serial of the device to drive ($ANDROID_SERIAL)." short:"s" placeholder:"SERIAL"`
 	Target    string `help:"TCP device endpoint to connect first (host:port)." placeholder:"HOST:PORT"`
 	UseSim    bool   `name:"sim" help:"Start the embedded virtual phone, attach it to the adb server and drive it."`
 	ADBServer string `name:"adb-server" help:"adb server address (default: $ADB_SERVER_SOCKET tcp:HOST:PORT, else 127.0.0.1:$ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037)." placeholder:"HOST:PORT"`
@@ -48,6 +50,20 @@ type Globals struct {
 	Verbose    bool          `short:"v" help:"Log the runtime's debug output to stderr."`
 
 	ShowVersion kong.VersionFlag `name:"version" help:"Print the version and exit."`
+
+	// envSerial is $ANDROID_SERIAL, read in MainWith: it ranks below
+	// --device and above the agent's binding, and differs from the flag
+	// in that a binding it overrides is reported.
+	envSerial string
+}
+
+// deviceOrEnv is --device, else $ANDROID_SERIAL: the serial a command
+// names a device by (target set, cron add).
+func (g Globals) deviceOrEnv() string {
+	if g.Device != "" {
+		return g.Device
+	}
+	return g.envSerial
 }
 
 // CLI is the whole grammar.
@@ -62,6 +78,9 @@ type CLI struct {
 	Init       InitCmd       `cmd:"" help:"Write a starting config.json and workspace (asks on a terminal, flags otherwise)."`
 	Sim        SimCmd        `cmd:"" help:"Run the virtual phone, attached to the adb server, until Ctrl-C."`
 	Devices    DevicesCmd    `cmd:"" help:"List attached devices with state and model."`
+	Pair       PairCmd       `cmd:"" help:"Pair with a phone's wireless debugging (Android 11+): HOST:PORT and the code its pairing dialog shows."`
+	Connect    ConnectCmd    `cmd:"" help:"Attach a phone over Wi-Fi (adb connect HOST[:PORT], port 5555 by default)."`
+	Emulator   EmulatorCmd   `cmd:"" help:"List, start, stop and show Android emulators (AVDs of the Android SDK)."`
 	Snapshot   SnapshotCmd   `cmd:"" help:"Capture the screen: current app, size, numbered elements, metrics."`
 	Act        ActCmd        `cmd:"" help:"Normalize and execute one action given as JSON."`
 	Play       PlayCmd       `cmd:"" help:"Run YAML playbooks: progress per step, a summary, reports."`
@@ -179,6 +198,7 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 		}()
 		defer stop()
 	}
+	cli.Globals.envSerial = os.Getenv("ANDROID_SERIAL")
 	app := &App{Globals: cli.Globals, Stdout: stdout, Stderr: stderr, Ctx: ctx, command: "openpocket " + commandName(kctx.Command()),
 		deps: deps}
 	// Info and above reach the terminal (log.info from Lua included);

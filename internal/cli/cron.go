@@ -344,9 +344,10 @@ type CronRunCmd struct {
 	runner JobRunnerFactory // tests: a fake job runner
 }
 
-// Run runs the job in the foreground with the same runner and state
-// recording as the gateway. It refuses while a gateway runs: the gateway
-// owns the state file and the devices.
+// Run runs the job now. While the agent's gateway runs, the gateway runs
+// it (it owns the state file and the devices) and this command waits for
+// and reports the outcome; otherwise it runs in the foreground with the
+// same runner and state recording as the gateway.
 func (c *CronRunCmd) Run(ctx context.Context, out Streams, phones *Phones, h *workspace.Home, cfg workspace.Config, later OnUse, auth *HumanAuth,
 	jobs JobRunnerFactory) error {
 	jobsPath, _ := cronFiles(h, cfg)
@@ -357,6 +358,18 @@ func (c *CronRunCmd) Run(ctx context.Context, out Streams, phones *Phones, h *wo
 	if _, ok := f.Find(c.ID); !ok {
 		return cronUsagef("cron run: no job with id %q in %s", c.ID, jobsPath)
 	}
+	if res, ran, err := runInGateway(ctx, h, c.ID); ran || err != nil {
+		msg, err := gatewayOutcome(res, err)
+		if err != nil {
+			if ExitCode(err) == ExitFailed && !errors.Is(err, cron.ErrBusy) && ran {
+				fmt.Fprintf(out.Stderr, "job %s failed %s\n", c.ID, err)
+				return FailedError{Msg: fmt.Sprintf("job %s failed", c.ID)}
+			}
+			return err
+		}
+		fmt.Fprintf(out.Stderr, "job %s %s\n", c.ID, msg)
+		return nil
+	}
 	if err := gatewayNotRunning(h, c.ID); err != nil {
 		return err
 	}
@@ -364,7 +377,7 @@ func (c *CronRunCmd) Run(ctx context.Context, out Streams, phones *Phones, h *wo
 	if err != nil {
 		return err
 	}
-	st, took, err := runJobNow(ctx, h, cfg, c.ID, defaultDeviceName(phones, cfg), runner)
+	st, took, err := runJobNow(ctx, h, cfg, c.ID, defaultDeviceName(phones, phones.flags, cfg), runner)
 	return reportJob(out.Stderr, c.ID, st, took, err)
 }
 
@@ -448,11 +461,8 @@ func foregroundJobEnv(out Streams, h *workspace.Home, cfg workspace.Config, late
 }
 
 // defaultDeviceName names the device of jobs without one, for per-device
-// exclusion and messages: --device (or the virtual phone's), else cfg's
-// target.
-func defaultDeviceName(phones *Phones, cfg workspace.Config) string {
-	if s := phones.serial(); s != "" {
-		return s
-	}
-	return cfg.Target.Device
+// exclusion and messages: the resolver's choice as far as it is known
+// without the adb server ("" for the only attached device).
+func defaultDeviceName(phones *Phones, g Globals, cfg workspace.Config) string {
+	return phones.chosenName(g.agentID(), cfg.Target)
 }

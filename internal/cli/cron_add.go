@@ -37,7 +37,7 @@ type CronAddCmd struct {
 // Run validates the flags, adds the job to the jobs file and prints its id.
 func (c *CronAddCmd) Run(out Streams, g Globals, h *workspace.Home, cfg workspace.Config) error {
 	// The global --device (-s) is the job's device.
-	job, err := c.job(cfg, h, g.Device, time.Now())
+	job, err := c.job(cfg, h, g.deviceOrEnv(), time.Now())
 	if err != nil {
 		return err
 	}

@@ -310,7 +310,11 @@ func TestCronRunForeground(t *testing.T) {
 	assert.Equal(t, ExitCanceled, r.code)
 }
 
-func TestCronRunRefusedWhileGatewayRuns(t *testing.T) {
+// TestCronRunSaysWhenTheGatewayDoesNotAnswer: a gateway holds the lock
+// but nothing answers on its control socket (a gateway too old to have
+// one): the job is not run beside it, and the message says to restart
+// the gateway, never to remove its live lock.
+func TestCronRunSaysWhenTheGatewayDoesNotAnswer(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "home")
 	r := runCronCLI(t, home, nil, "cron", "add", "--id", "x", "--every", "1m", "--task", "a")
 	require.Equal(t, 0, r.code, r.stderr)
@@ -320,7 +324,11 @@ func TestCronRunRefusedWhileGatewayRuns(t *testing.T) {
 	runs := newFakeRuns()
 	r = runCronCLI(t, home, runs, "cron", "run", "x")
 	assert.Equal(t, ExitFailed, r.code)
-	assert.Contains(t, r.stderr, fmt.Sprintf("cron run x: gateway already running (pid %d", os.Getpid()))
+	assert.Contains(t, r.stderr, fmt.Sprintf("job x: the agent's gateway runs (pid %d", os.Getpid()))
+	assert.Contains(t, r.stderr, "does not answer on its control socket")
+	assert.Contains(t, r.stderr, "restart the gateway")
+	assert.NotContains(t, r.stderr, "gateway.lock")
+	assert.NotContains(t, r.stderr, "remove")
 	assert.Empty(t, runs.recorded())
 }
 

@@ -57,11 +57,16 @@ type AgentRuntime struct {
 	View *run.Service
 	// Drive acts on the device, taking its lease for each action only.
 	Drive *run.Service
-	// RunJob and ReplaySkill start a cron job or a skill replay now, as
-	// `openpocket cron run` and `openpocket skills run` would.
-	RunJob      func(ctx context.Context, id string) error
-	ReplaySkill func(ctx context.Context, name string) error
-	Close       func()
+	// RunJob and ReplaySkill run a cron job (in the agent's gateway when
+	// it runs) or a skill replay now, as `openpocket cron run` and
+	// `openpocket skills run` would, and return how it ended: its message,
+	// or an error with the reason.
+	RunJob      func(ctx context.Context, id string) (string, error)
+	ReplaySkill func(ctx context.Context, name string) (string, error)
+	// Device names the phone the agent's runs use, or says why there is
+	// none (the resolver's error).
+	Device func(ctx context.Context) (string, error)
+	Close  func()
 }
 
 // Run serves the manager dashboard until Ctrl-C.
@@ -190,26 +195,36 @@ func (d dashboards) runtime(id string) (*AgentRuntime, error) {
 	view, drive := d.f.newService(spec(leasesNone)), d.f.newService(spec(leasesPerRun))
 	rt := &AgentRuntime{ID: id, Home: h, View: view, Drive: drive,
 		Close: func() { view.Close(); drive.Close() }}
-	// Jobs and replays run in the background on the driver, as `openpocket
-	// cron run` and `openpocket skills run` would; the outcome lands in the
-	// agent's sessions and state.
-	rt.RunJob = func(ctx context.Context, job string) error {
+	// Jobs run in the agent's gateway when it runs (it owns their state
+	// and the phone), else on the driver, as `openpocket cron run` would;
+	// replays on the driver. The outcome lands in the agent's sessions and
+	// state, and is returned for the page.
+	rt.RunJob = func(ctx context.Context, job string) (string, error) {
+		if res, ran, err := runInGateway(ctx, h, job); ran || err != nil {
+			return gatewayOutcome(res, err)
+		}
 		runner, err := jobRunnerWith(d.jobRunner, nil, func() (JobRunnerEnv, error) { return d.jobEnv(h, cfg, id, drive), nil })
 		if err != nil {
-			return err
+			return "", err
 		}
-		d.background(id, func() error {
-			if err := gatewayNotRunning(h, job); err != nil {
-				return err
-			}
-			st, took, err := runJobNow(ctx, h, cfg, job, cfg.Target.Device, runner)
-			return reportJob(d.f.stderr, job, st, took, err)
-		})
-		return nil
+		if err := gatewayNotRunning(h, job); err != nil {
+			return "", err
+		}
+		st, took, err := runJobNow(ctx, h, cfg, job, d.f.phones.chosenName(id, cfg.Target), runner)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("ok after %s: %s", took, strings.TrimSpace(st.LastMessage)), nil
 	}
-	rt.ReplaySkill = func(ctx context.Context, name string) error {
-		d.background(id, func() error { return replaySkill(ctx, d.f.stderr, drive, name) })
-		return nil
+	rt.ReplaySkill = func(ctx context.Context, name string) (string, error) {
+		return replaySkill(ctx, d.f.stderr, drive, name)
+	}
+	rt.Device = func(ctx context.Context) (string, error) {
+		dev, ch, err := d.f.phones.openChosenWith(ctx, id, cfg.Target, false)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("%s (chosen by %s)", dev.Serial(), ch.Source), nil
 	}
 	return rt, nil
 }
@@ -251,34 +266,31 @@ func (d dashboards) jobEnv(h *workspace.Home, cfg workspace.Config, id string, s
 }
 
 // replaySkill replays skill name (a name or path) on svc's default device
-// as `openpocket skills run` does, persisting its session; a failure is
-// reported on stderr.
-func replaySkill(ctx context.Context, stderr io.Writer, svc *run.Service, name string) error {
+// as `openpocket skills run` does, persisting its session, and returns
+// its message; a failure is also reported on stderr and its error says
+// why (the failed step and the session).
+func replaySkill(ctx context.Context, stderr io.Writer, svc *run.Service, name string) (string, error) {
 	c := &SkillsRunCmd{Name: name}
 	name, task, src, from, err := c.resolve(svc.Config().Skills)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if c.shadowNote != "" {
 		fmt.Fprintln(stderr, c.shadowNote)
 	}
 	if err := run.CheckSkill(from, src); err != nil {
-		return UsageError{err}
+		return "", UsageError{err}
 	}
 	res, err := svc.Replay(ctx, run.ReplayOptions{Name: name, Skill: from, Source: src, Task: "skill " + name + ": " + task, Persist: true})
-	var notReady *run.NotReadyError
-	if err != nil && res.Message != "" && !errors.As(err, &notReady) {
-		reportReplayFailure(stderr, err, res.SessionPath)
-		return FailedError{Msg: "replay failed"}
-	}
-	return err
-}
-
-// background runs fn in its own goroutine, logging its failure.
-func (d dashboards) background(id string, fn func() error) {
-	go func() {
-		if err := fn(); err != nil {
-			d.f.logger.Warn("dashboard: background run failed", "agent", id, "err", err)
+	if err != nil {
+		var notReady *run.NotReadyError
+		if res.Message != "" && !errors.As(err, &notReady) {
+			reportReplayFailure(stderr, err, res.SessionPath)
 		}
-	}()
+		if res.SessionPath != "" {
+			return "", fmt.Errorf("%w (session %s)", err, filepath.Base(res.SessionPath))
+		}
+		return "", err
+	}
+	return res.Message, nil
 }

@@ -154,19 +154,24 @@ func (d *doctor) devices(cfg workspace.Config) {
 		d.add(false, true, "devices: "+err.Error(), "adb kill-server && adb start-server, if the server is wedged")
 		return
 	}
-	want := d.phones.serial()
-	if want == "" && d.g.Target == "" {
-		want = cfg.Target.Device
+	// The device a run would use, by the one resolver (resolve.go).
+	want, source := "", adb.FromOnly
+	if sel, err := d.phones.selection(d.g.agentID(), cfg.Target); err == nil {
+		c, _ := adb.Static(sel)
+		want, source = c.Name(), c.Source
+		if c.Note != "" {
+			d.add(true, false, "devices: "+c.Note, "")
+		}
 	}
-	if d.g.Target != "" {
-		want = d.g.Target
+	if want != "" {
+		d.add(true, false, fmt.Sprintf("devices: a run uses %s (chosen by %s)", want, source), "")
 	}
 	if len(devs) == 0 {
-		d.add(false, true, "devices: none attached", "connect a phone with USB debugging on, or use the virtual phone: openpocket --sim doctor")
+		d.add(false, true, "devices: none attached", noPhoneHint(ctx, d.phones.adbAddr()))
 		return
 	}
 	if want == "" && len(devs) > 1 {
-		d.add(false, true, fmt.Sprintf("devices: %d attached and no target chosen", len(devs)), "pass --device SERIAL or set target.device in config.json")
+		d.add(false, true, fmt.Sprintf("devices: %d attached and no target chosen", len(devs)), "pass --device SERIAL or bind one: openpocket target set --type TYPE --device SERIAL")
 		for _, dev := range devs {
 			d.add(dev.State == "device", false, fmt.Sprintf("device %s: %s", dev.Serial, dev.State), "")
 		}

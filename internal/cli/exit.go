@@ -99,7 +99,7 @@ func isBadInput(err error) bool {
 // isDeviceError reports adb server and device failures.
 func isDeviceError(err error) bool {
 	for _, target := range []error{adb.ErrNoServer, adb.ErrNoDevice, adb.ErrMultipleDevices, adb.ErrDeviceNotFound,
-		adb.ErrUnauthorized, adb.ErrOffline, adb.ErrConnectionFailed, device.ErrDeviceLost, lease.ErrBusy} {
+		adb.ErrUnauthorized, adb.ErrOffline, adb.ErrConnectionFailed, adb.ErrPairingFailed, device.ErrDeviceLost, lease.ErrBusy} {
 		if errors.Is(err, target) {
 			return true
 		}

@@ -102,7 +102,7 @@ func (c *GatewayCmd) Run(ctx context.Context, f services, auth *HumanAuth, deps 
 // (the gateway's runs use their service's config).
 func gatewayEnv(f services, auth *HumanAuth, deps Deps, h *workspace.Home, cfg workspace.Config, stopTimeout time.Duration) GatewayEnv {
 	env := GatewayEnv{Home: h, ConfigPath: f.g.Config, Config: cfg, Stderr: f.stderr, TTY: isTTY(f.stderr),
-		Verbose: f.g.Verbose, Logger: f.logger, StopTimeout: stopTimeout, DefaultDevice: defaultDeviceName(f.phones, cfg),
+		Verbose: f.g.Verbose, Logger: f.logger, StopTimeout: stopTimeout, DefaultDevice: defaultDeviceName(f.phones, f.g, cfg),
 		NewService: f.gatewayServices(h),
 		HumanAuth: func(cfg workspace.Config) func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error) {
 			return func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error) {

@@ -89,6 +89,7 @@ func (c *InitCmd) Run(out Streams, g Globals) error {
 	if os.Getenv(c.APIKeyEnv) == "" {
 		fmt.Fprintf(out.Stdout, "note: $%s is not set in this shell; export it before a model run\n", c.APIKeyEnv)
 	}
+	printNoPhoneHint(out.Stdout, g)
 	fmt.Fprintln(out.Stdout, "next: openpocket doctor")
 	return nil
 }

@@ -4,13 +4,9 @@ import (
 	"context"
 	"slices"
 	"sync"
-	"testing"
-
-	"github.com/stretchr/testify/assert"
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/internal/cron"
-	"github.com/openpocket/openpocket/internal/workspace"
 )
 
 // The job runner's own tests (payload dispatch, results, the job's device
@@ -87,16 +83,3 @@ func (f *fakeRuns) recorded() []fakeCall {
 }
 
 func stripCtx(c fakeCall) fakeCall { c.ctx = nil; return c }
-
-// TestDefaultTarget: a run's "" target is the global flags' device, else
-// the config's target.
-func TestDefaultTarget(t *testing.T) {
-	app := &App{Globals: Globals{Device: "emu-default", Target: "10.0.0.2:5555"}}
-	serial, endpoint := app.services().commandSpec(nil, workspace.Config{}, leasesHeld).defaultTarget()
-	assert.Equal(t, "emu-default", serial)
-	assert.Equal(t, "10.0.0.2:5555", endpoint)
-	var cfg workspace.Config
-	cfg.Target.Device = "emu-config"
-	serial, _ = (&App{}).services().commandSpec(nil, cfg, leasesHeld).defaultTarget()
-	assert.Equal(t, "emu-config", serial, "without device flags the config's target")
-}

@@ -200,14 +200,8 @@ func (b *MCPBackend) open() (*workspace.Home, workspace.Config, *execset.Set, er
 }
 
 func (b *MCPBackend) defaultDevice() string {
-	g := b.f.g
-	switch {
-	case g.Device != "" || g.Target != "":
-		return g.Device + "@" + g.Target
-	default:
-		cfg, _ := b.use.Config() // a home that cannot be opened fails the call itself
-		return cfg.Target.Device + "@" + cfg.Target.AdbEndpoint
-	}
+	cfg, _ := b.use.Config() // a home that cannot be opened fails the call itself
+	return b.f.phones.chosenName(b.f.g.agentID(), cfg.Target)
 }
 
 // Devices lists the attached devices (serial, state, model, product).

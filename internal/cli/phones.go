@@ -35,6 +35,9 @@ type Phones struct {
 	leaseMu sync.Mutex
 	leases  map[string]*lease.Lease
 
+	// notes printed already (noteOnce).
+	notes map[string]bool
+
 	errs deviceErrs
 }
 
@@ -77,22 +80,12 @@ func (p *Phones) virtual() *sim.Sim {
 	return p.sim
 }
 
-// serial is the device the flags name: --device, else the virtual phone's
-// once started when no --target names one.
-func (p *Phones) serial() string {
-	if p.flags.Device != "" || p.flags.Target != "" {
-		return p.flags.Device
-	}
-	if s := p.virtual(); s != nil {
-		return s.Serial()
-	}
-	return ""
-}
-
-// open selects the device per the global flags and takes its lease for
-// the rest of the command, so no other process drives it meanwhile.
+// open resolves the command's device (flags, $ANDROID_SERIAL, the
+// agent's binding, its config's target, the only attached device) and
+// takes its lease for the rest of the command, so no other process
+// drives it meanwhile.
 func (p *Phones) open(ctx context.Context) (device.Transport, error) {
-	d, err := p.selectDevice(ctx, p.flags.Device, p.flags.Target)
+	d, _, err := p.openChosen(ctx, agentOf(p.flags), p.flags.ownTarget())
 	if err == nil {
 		err = p.hold(ctx, d.Serial())
 	}
@@ -110,29 +103,6 @@ func (p *Phones) openPhone(ctx context.Context, o device.Options) (*device.Phone
 		return nil, err
 	}
 	return device.NewPhone(t, o), nil
-}
-
-// selectDevice connects to the device serial or endpoint names (the
-// virtual phone first when --sim asks for it) and refuses one another
-// agent has bound.
-func (p *Phones) selectDevice(ctx context.Context, serial, endpoint string) (device.Transport, error) {
-	if p.flags.UseSim {
-		s, err := p.startSim()
-		if err != nil {
-			return nil, err
-		}
-		if serial == "" && endpoint == "" {
-			serial = s.Serial()
-		}
-	}
-	d, err := p.adbClient().Open(ctx, adb.Target{Serial: serial, Endpoint: endpoint})
-	if err == nil {
-		err = p.honourBindings(ctx, d, agentOf(p.flags), p.flags.Target)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return d, nil
 }
 
 // agentOf is the agent the flags select ("default" when none is).

@@ -25,10 +25,11 @@ type serviceSpec struct {
 	// agentID is the agent the runs act as: another agent's bound phone is
 	// refused.
 	agentID string
-	// device and endpoint name the default device; both "" mean the
-	// virtual phone's with sim, else cfg's target.
+	// device and endpoint, when set, name the default device outright
+	// (an MCP call's device); both "" leave it to the resolver (resolve.go:
+	// the command's flags for its own agent, $ANDROID_SERIAL, the agent's
+	// binding, cfg's target, the only attached device).
 	device, endpoint string
-	sim              bool
 	mode             leaseMode
 	// plainLease reports a busy phone as the lease says it, with no
 	// --wait-device advice and no wait message (dashboards' actions).
@@ -64,8 +65,7 @@ func (a *App) services() services {
 // commandSpec is the spec of this command's own services: the global
 // flags' device selection, home, config and agent.
 func (f services) commandSpec(h *workspace.Home, cfg workspace.Config, mode leaseMode) serviceSpec {
-	return serviceSpec{home: h, cfg: cfg, agentID: f.g.agentID(), device: f.g.Device, endpoint: f.g.Target, sim: f.g.UseSim,
-		mode: mode, errs: &f.phones.errs}
+	return serviceSpec{home: h, cfg: cfg, agentID: f.g.agentID(), mode: mode, errs: &f.phones.errs}
 }
 
 // gatewayServices is the gateway's run service factory (newService): the
@@ -119,53 +119,58 @@ func (f services) ports(sp serviceSpec) run.Config {
 	return rc
 }
 
-// defaultTarget is the device a run's "" target means: sp's device or
-// endpoint when it names one (or the virtual phone, "" here, started on
-// open), else cfg's target.
-func (sp serviceSpec) defaultTarget() (serial, endpoint string) {
-	if sp.device != "" || sp.endpoint != "" || sp.sim {
-		return sp.device, sp.endpoint
-	}
-	return sp.cfg.Target.Device, sp.cfg.Target.AdbEndpoint
-}
-
 // heldOpenMu serializes the device opens of commands' run services: runs
 // on several devices at once (play --devices) share one virtual phone.
 // Opens are quick.
 var heldOpenMu sync.Mutex
 
 // deviceOpener is a run service's device opener: "" is sp's default
-// device, a serial that device. It takes no lease: the service does
-// (run.Config.Lease).
+// device (the resolver's choice), a serial that device. It takes no
+// lease: the service does (run.Config.Lease).
 func (f services) deviceOpener(sp serviceSpec) run.DeviceOpener {
 	return func(ctx context.Context, target string) (engine.Device, func(), error) {
 		if sp.mode == leasesHeld {
 			heldOpenMu.Lock()
 			defer heldOpenMu.Unlock()
 		}
-		serial, endpoint := sp.defaultTarget()
-		if sp.sim {
-			s, err := f.phones.startSim()
-			if err != nil {
-				sp.errs.note(err)
-				return nil, nil, err
-			}
-			if serial == "" && endpoint == "" {
-				serial = s.Serial()
-			}
-		}
-		defaultEndpoint := endpoint
-		if target != "" && target != serial {
-			serial, endpoint = target, ""
-		}
-		d, err := f.phones.adbClient().Open(ctx, adb.Target{Serial: serial, Endpoint: endpoint})
-		if err == nil {
-			err = f.phones.honourBindings(ctx, d, sp.agentID, defaultEndpoint)
-		}
+		d, err := f.openFor(ctx, sp, target)
 		if err != nil {
 			sp.errs.note(err)
 			return nil, nil, err
 		}
 		return d, nil, nil
 	}
+}
+
+// openFor opens target (a serial; "" the default device of sp) and
+// refuses a device another agent has bound.
+func (f services) openFor(ctx context.Context, sp serviceSpec, target string) (*adb.Device, error) {
+	if f.phones.flags.UseSim {
+		if _, err := f.phones.startSim(); err != nil {
+			return nil, err
+		}
+	}
+	explicit := sp.device != "" || sp.endpoint != ""
+	if target == "" && !explicit {
+		d, _, err := f.phones.openChosen(ctx, sp.agentID, sp.cfg.Target)
+		return d, err
+	}
+	t := adb.Target{Serial: sp.device, Endpoint: sp.endpoint}
+	if !explicit {
+		if sel, err := f.phones.selection(sp.agentID, sp.cfg.Target); err == nil {
+			c, _ := adb.Static(sel)
+			t = adb.Target{Serial: c.Serial, Endpoint: c.Endpoint}
+		}
+	}
+	if target != "" && target != t.Serial && target != t.Endpoint {
+		t = adb.Target{Serial: target}
+	}
+	d, err := f.phones.adbClient().Open(ctx, t)
+	if err == nil {
+		err = f.phones.honourBindings(ctx, d, sp.agentID, t.Endpoint)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
 }

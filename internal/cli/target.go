@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/openpocket/openpocket/internal/adb"
 	"github.com/openpocket/openpocket/internal/cron"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
@@ -47,6 +49,9 @@ func (c *TargetShowCmd) Run(out Streams, g Globals, h *workspace.Home) error {
 	default:
 		fmt.Fprintln(w, "device:   the only attached device (not bound)")
 	}
+	if t.Avd != "" {
+		fmt.Fprintf(w, "avd:      %s (started when not attached)\n", t.Avd)
+	}
 	if t.Pin != "" {
 		fmt.Fprintln(w, "pin:      set") // never printed: it unlocks the phone
 	}
@@ -72,23 +77,24 @@ type TargetSetCmd struct {
 	// The serial comes from the global --device (-s, $ANDROID_SERIAL):
 	// `openpocket target set --type emulator --device emulator-5554`.
 	Endpoint string `help:"host:port adb connects to (cloud targets need one); with the global --device SERIAL instead for an attached device." placeholder:"HOST:PORT"`
-	Pin      string `help:"Screen-lock PIN the runtime may unlock the device with (stored in config.json, never printed)." placeholder:"PIN"`
+	Pin      string `help:"Screen-lock PIN the runtime may unlock the device with, 4 to 16 digits (stored in config.json, never printed; kept when not given)." placeholder:"PIN"`
+	Avd      string `name:"avd" help:"Emulator targets: the AVD the gateway and runs start (openpocket emulator start) when its emulator is not attached." placeholder:"NAME"`
+	Detached bool   `help:"Bind a serial that is not attached to the adb server now."`
 }
 
-func (c *TargetSetCmd) Run(out Streams, g Globals, h *workspace.Home) error {
+func (c *TargetSetCmd) Run(ctx context.Context, out Streams, g Globals, h *workspace.Home, phones *Phones) error {
 	in, err := changeableTarget(g, h)
 	if err != nil {
 		return err
 	}
-	serial := g.Device
-	if serial != "" && c.Endpoint != "" {
-		return UsageError{errors.New("give --device SERIAL or --endpoint HOST:PORT, not both")}
+	serial := g.deviceOrEnv()
+	if err := c.check(serial); err != nil {
+		return err
 	}
-	if c.Type == "cloud" && c.Endpoint == "" {
-		return UsageError{errors.New("a cloud target is a typed endpoint: give --endpoint HOST:PORT")}
-	}
-	if c.Endpoint != "" && !strings.Contains(c.Endpoint, ":") {
-		return UsageError{fmt.Errorf("--endpoint %q: expected HOST:PORT", c.Endpoint)}
+	if serial != "" && !c.Detached && c.Avd == "" {
+		if err := attachedOrSay(ctx, phones, serial); err != nil {
+			return err
+		}
 	}
 	old, hadOld, err := in.Binding(g.agentID())
 	if err != nil {
@@ -104,7 +110,11 @@ func (c *TargetSetCmd) Run(out Streams, g Globals, h *workspace.Home) error {
 		return err
 	}
 	cfg := h.Config()
-	cfg.Target = workspace.TargetConfig{Type: c.Type, Device: serial, AdbEndpoint: c.Endpoint, Pin: c.Pin}
+	pin := c.Pin
+	if pin == "" {
+		pin = cfg.Target.Pin // a new type or device keeps the stored PIN
+	}
+	cfg.Target = workspace.TargetConfig{Type: c.Type, Device: serial, AdbEndpoint: c.Endpoint, Pin: pin, Avd: c.Avd}
 	if err := h.SaveConfig(cfg); err != nil {
 		// Config and binding stay one story: put the old binding back.
 		if hadOld {
@@ -120,6 +130,81 @@ func (c *TargetSetCmd) Run(out Streams, g Globals, h *workspace.Home) error {
 	}
 	fmt.Fprintf(out.Stdout, "agent %s: target %s %s, bound exclusively\n", g.agentID(), c.Type, b.Fingerprint())
 	return nil
+}
+
+// check validates the flags, completing an endpoint without a port with
+// adb's default 5555.
+func (c *TargetSetCmd) check(serial string) error {
+	if serial != "" && c.Endpoint != "" {
+		return UsageError{errors.New("give --device SERIAL or --endpoint HOST[:PORT], not both")}
+	}
+	if c.Type == "cloud" && c.Endpoint == "" {
+		return UsageError{errors.New("a cloud target is a typed endpoint: give --endpoint HOST:PORT")}
+	}
+	if c.Avd != "" && c.Type != "emulator" {
+		return UsageError{fmt.Errorf("--avd names an emulator's virtual device: use it with --type emulator, not %s", c.Type)}
+	}
+	if c.Endpoint != "" {
+		ep, err := adb.WithDefaultPort(c.Endpoint)
+		if err != nil {
+			return UsageError{fmt.Errorf("--endpoint: %w", err)}
+		}
+		c.Endpoint = ep
+	}
+	if c.Pin != "" && !validPin(c.Pin) {
+		return UsageError{fmt.Errorf("--pin: expected 4 to 16 digits (the phone's screen-lock PIN), got %d characters%s", len(c.Pin), notDigits(c.Pin))}
+	}
+	return nil
+}
+
+// validPin: Android's screen-lock PINs are 4 to 16 digits.
+func validPin(pin string) bool {
+	if len(pin) < 4 || len(pin) > 16 {
+		return false
+	}
+	for _, r := range pin {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// notDigits says a PIN holds other characters than digits (never which:
+// the PIN is a secret).
+func notDigits(pin string) string {
+	for _, r := range pin {
+		if r < '0' || r > '9' {
+			return " with characters other than digits"
+		}
+	}
+	return ""
+}
+
+// attachedOrSay refuses serial unless the adb server lists it, naming
+// what is attached.
+func attachedOrSay(ctx context.Context, phones *Phones, serial string) error {
+	client := phones.adbClient()
+	if err := client.EnsureServer(ctx); err != nil {
+		return fmt.Errorf("target set: cannot check that %s is attached: %w; pass --detached to bind it anyway", serial, err)
+	}
+	devs, err := client.Devices(ctx)
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(devs))
+	for _, d := range devs {
+		if d.Serial == serial {
+			return nil
+		}
+		names = append(names, d.Serial+" ("+d.State+")")
+	}
+	attached := "none"
+	if len(names) > 0 {
+		attached = strings.Join(names, ", ")
+	}
+	return UsageError{fmt.Errorf("device %s is not attached to the adb server at %s (attached: %s); connect it first (`openpocket connect HOST[:PORT]` for Wi-Fi), or pass --detached to bind it anyway",
+		serial, client.Addr(), attached)}
 }
 
 // TargetClearCmd releases the binding.

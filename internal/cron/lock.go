@@ -50,12 +50,15 @@ func AcquireGatewayLock(stateDir string) (release func(), err error) {
 		}
 		held, readErr := readLock(path)
 		if readErr == nil && held.PID > 0 && (held.Host != host || processAlive(held.PID)) {
-			where := ""
+			// A live lock is never to be removed: only another host's
+			// gateway, whose process cannot be checked from here, may be
+			// gone.
 			if held.Host != host {
-				where = " on host " + held.Host
+				return nil, fmt.Errorf("gateway already running on host %s (pid %d, started %s); stop it there (only if that host's gateway is gone for good, remove %s)",
+					held.Host, held.PID, held.StartedAt, path)
 			}
-			return nil, fmt.Errorf("gateway already running (pid %d%s, started %s); stop it first or remove %s if it is gone",
-				held.PID, where, held.StartedAt, path)
+			return nil, fmt.Errorf("gateway already running (pid %d, started %s); stop it first (Ctrl-C in its terminal, or `kill %d`); `openpocket cron run` hands jobs to it",
+				held.PID, held.StartedAt, held.PID)
 		}
 		// Dead pid, or an unreadable/empty lock: stale, take it over.
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -42,20 +42,22 @@ pre{background:#f0f0f0;padding:6px;white-space:pre-wrap;max-width:720px}img.shot
 {{define "agent"}}{{template "head" .ID}}
 <header><a href="/">OpenPocket</a> · agent <b>{{.ID}}</b></header>
 <main>
-{{if .Flash}}<p class="flash" id="flash">{{.Flash}}</p>{{end}}
+{{if .Flash}}<p class="flash{{if .FlashFailed}} err{{end}}" id="flash">{{.Flash}}</p>{{end}}
 {{range .Errs}}<p class="err">{{.}}</p>{{end}}
 <section><h2>Agent</h2><table>
 <tr><td>Gateway</td><td id="gateway" class="{{if .Summary.GatewayRunning}}ok{{else}}off{{end}}">{{.Summary.Gateway}}</td></tr>
 <tr><td>Target</td><td id="target">{{.Summary.TargetType}} {{if .Summary.Binding}}{{.Summary.Binding}}{{else}}(not bound){{end}}</td></tr>
 </table></section>
 <section><h2>Screen</h2>
-<form method="post" action="/a/{{.ID}}/tap" id="tapform">
-<input type="image" name="screen" id="screen" src="/a/{{.ID}}/screen.png" alt="the device's screen: click to tap" style="width:{{.ScreenWidth}}px">
+<p class="err" id="noscreen"{{if not .NoScreen}} hidden{{end}}>No screen: {{.NoScreen}}</p>
+<form method="post" action="/a/{{.ID}}/tap" id="tapform"{{if .NoScreen}} hidden{{end}}>
+<input type="image" name="screen" id="screen" src="{{if not .NoScreen}}/a/{{.ID}}/screen.png{{end}}" alt="the device's screen: click to tap" style="width:{{.ScreenWidth}}px">
 </form>
 <form method="post" action="/a/{{.ID}}/type"><input name="text" id="text" placeholder="type into the focused field"> <button>Type</button></form>
 <form method="post" action="/a/{{.ID}}/key" class="inline"><button name="key" value="back" id="back">Back</button> <button name="key" value="home" id="home">Home</button>
 {{if eq .Summary.TargetType "android-tv"}}<span id="dpad"><button name="key" value="left">◀</button> <button name="key" value="up">▲</button> <button name="key" value="center">OK</button> <button name="key" value="down">▼</button> <button name="key" value="right">▶</button></span>{{end}}</form>
 </section>
+<section><h2>Recent actions</h2><ul id="actions">{{range .Actions}}<li>{{.What}}: {{if not .Done}}<b>running</b>{{else if .Failed}}<span class="err">failed: {{.Result}}</span>{{else}}<span class="ok">done</span> {{.Result}}{{end}}</li>{{else}}<li class="off">none yet</li>{{end}}</ul></section>
 <section><h2>Running task</h2>{{template "steps" .Steps}}</section>
 <section><h2>Sessions</h2><ul id="sessions">{{range .Sessions}}<li><a href="/a/{{$.ID}}/sessions/{{.ID}}">{{.ID}}</a> {{.Task}} {{if .Running}}<b>running</b>{{else}}<span class="off">{{.Status}}</span>{{end}}</li>{{else}}<li class="off">none yet</li>{{end}}</ul></section>
 <section><h2>Human auth</h2><ul id="humanauth">{{range .Auth}}<li>{{if .URL}}<a href="{{.URL}}">{{.Capability}}</a>{{else}}<b>{{.Capability}}</b>{{end}}: {{.Instruction}}
@@ -71,14 +73,17 @@ pre{background:#f0f0f0;padding:6px;white-space:pre-wrap;max-width:720px}img.shot
 <script>
 (function(){
   var img=document.getElementById('screen'), id={{.ID}};
+  var form=document.getElementById('tapform'), why=document.getElementById('noscreen');
   // The next capture is asked for only once the last one arrived, so a
   // slow device is never flooded.
   var shown='';
   function next(){setTimeout(refresh,1000);}
   function refresh(){
     fetch('/a/'+encodeURIComponent(id)+'/screen.png',{cache:'no-store'}).then(function(r){
-      if(!r.ok){throw new Error(r.status);}return r.blob();
-    }).then(function(b){var u=URL.createObjectURL(b);img.src=u;if(shown){URL.revokeObjectURL(shown);}shown=u;next();}).catch(next);
+      // No screen: say why in words, never a broken image.
+      if(!r.ok){return r.text().then(function(t){why.textContent='No screen: '+t.trim();why.hidden=false;form.hidden=true;throw new Error(r.status);});}
+      return r.blob();
+    }).then(function(b){var u=URL.createObjectURL(b);img.src=u;if(shown){URL.revokeObjectURL(shown);}shown=u;why.hidden=true;form.hidden=false;next();}).catch(next);
   }
   next();
   setInterval(function(){fetch('/a/'+encodeURIComponent(id)+'/steps').then(function(r){return r.text();})

@@ -76,6 +76,9 @@ type Agent interface {
 	Summary(ctx context.Context) (AgentSummary, error)
 	// Screen captures the device now.
 	Screen(ctx context.Context) (Screen, error)
+	// Device names the device the agent drives, or says why there is
+	// none (several attached, none, not attached, bound elsewhere).
+	Device(ctx context.Context) (string, error)
 	// Act performs one device action given as JSON
 	// ({"type":"tap","x":1,"y":2}, {"type":"keyevent","keycode":"KEYCODE_BACK"}).
 	Act(ctx context.Context, actionJSON string) error
@@ -88,13 +91,16 @@ type Agent interface {
 	Screenshot(name string) ([]byte, error)
 	Jobs() ([]Job, error)
 	SetJobEnabled(id string, enabled bool) error
-	// RunJob starts the job now; it runs in the background.
-	RunJob(ctx context.Context, id string) error
+	// RunJob runs the job now (in the agent's gateway when it runs) and
+	// returns when it ended: the job's message, or an error saying why
+	// it failed.
+	RunJob(ctx context.Context, id string) (string, error)
 	Skills() ([]Skill, error)
 	// SkillText is the skill's markdown.
 	SkillText(name string) (string, error)
-	// ReplaySkill starts a replay now; it runs in the background.
-	ReplaySkill(ctx context.Context, name string) error
+	// ReplaySkill replays the skill now and returns when it ended, as
+	// RunJob.
+	ReplaySkill(ctx context.Context, name string) (string, error)
 	HumanAuth() ([]HumanAuthLink, error)
 }
 

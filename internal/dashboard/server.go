@@ -30,11 +30,15 @@ type Server struct {
 	opts  Options
 	pages *template.Template
 	mux   *http.ServeMux
+	// actions are the jobs and replays started from the pages.
+	actions actions
+	// wait bounds how long a form waits for an action (tests shorten it).
+	wait time.Duration
 }
 
 // New builds the handler over mgr.
 func New(mgr Manager, o Options) *Server {
-	s := &Server{mgr: mgr, opts: o, pages: parsePages(), mux: http.NewServeMux()}
+	s := &Server{mgr: mgr, opts: o, pages: parsePages(), mux: http.NewServeMux(), wait: actionWait}
 	s.routes()
 	return s
 }
@@ -162,7 +166,16 @@ func errText(err error) string {
 }
 
 func (s *Server) agentPage(w http.ResponseWriter, r *http.Request, id string, ag Agent) {
-	data := map[string]any{"ID": id, "ScreenWidth": screenWidth, "Flash": r.URL.Query().Get("msg")}
+	flash := r.URL.Query().Get("msg")
+	data := map[string]any{"ID": id, "ScreenWidth": screenWidth, "Flash": flash, "FlashFailed": strings.HasPrefix(flash, "failed: "),
+		"Actions": s.actions.list(id)}
+	// Why there is no screen (several phones, none, bound elsewhere) is
+	// said in words rather than a broken image.
+	dctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
+	if _, err := ag.Device(dctx); err != nil {
+		data["NoScreen"] = err.Error()
+	}
+	cancel()
 	var errs []string
 	note := func(err error) {
 		if err != nil {
@@ -296,7 +309,8 @@ func (s *Server) jobOp(w http.ResponseWriter, r *http.Request, id string, ag Age
 	case "enable", "disable":
 		err = ag.SetJobEnabled(job, op == "enable")
 	case "run":
-		err = ag.RunJob(context.WithoutCancel(r.Context()), job)
+		back(w, r, id, s.actions.start(id, "job "+job, s.wait, func(ctx context.Context) (string, error) { return ag.RunJob(ctx, job) }))
+		return
 	default:
 		http.Error(w, "job: expected enable, disable or run", http.StatusBadRequest)
 		return
@@ -319,11 +333,7 @@ func (s *Server) skillPage(w http.ResponseWriter, r *http.Request, id string, ag
 
 func (s *Server) replay(w http.ResponseWriter, r *http.Request, id string, ag Agent) {
 	name := r.PathValue("skill")
-	msg := "replaying skill " + name
-	if err := ag.ReplaySkill(context.WithoutCancel(r.Context()), name); err != nil {
-		msg = "failed: " + err.Error()
-	}
-	back(w, r, id, msg)
+	back(w, r, id, s.actions.start(id, "replay of skill "+name, s.wait, func(ctx context.Context) (string, error) { return ag.ReplaySkill(ctx, name) }))
 }
 
 // runningSteps are the steps of the newest session still running.

@@ -38,12 +38,13 @@ func (f *fakeAgent) Screenshot(string) ([]byte, error) { return nil, errors.New(
 func (f *fakeAgent) Jobs() ([]Job, error) {
 	return []Job{{ID: "j1", Name: "morning", Enabled: f.enabled["j1"]}}, nil
 }
-func (f *fakeAgent) SetJobEnabled(id string, on bool) error    { f.enabled[id] = on; return nil }
-func (f *fakeAgent) RunJob(context.Context, string) error      { return nil }
-func (f *fakeAgent) Skills() ([]Skill, error)                  { return nil, nil }
-func (f *fakeAgent) SkillText(string) (string, error)          { return "# s", nil }
-func (f *fakeAgent) ReplaySkill(context.Context, string) error { return nil }
-func (f *fakeAgent) HumanAuth() ([]HumanAuthLink, error)       { return nil, nil }
+func (f *fakeAgent) SetJobEnabled(id string, on bool) error              { f.enabled[id] = on; return nil }
+func (f *fakeAgent) RunJob(context.Context, string) (string, error)      { return "ran", nil }
+func (f *fakeAgent) Skills() ([]Skill, error)                            { return nil, nil }
+func (f *fakeAgent) SkillText(string) (string, error)                    { return "# s", nil }
+func (f *fakeAgent) ReplaySkill(context.Context, string) (string, error) { return "replayed", nil }
+func (f *fakeAgent) Device(context.Context) (string, error)              { return "emulator-5554", nil }
+func (f *fakeAgent) HumanAuth() ([]HumanAuthLink, error)                 { return nil, nil }
 
 type fakeManager struct{ a *fakeAgent }
 

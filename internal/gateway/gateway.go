@@ -101,6 +101,10 @@ type Gateway struct {
 	hbCancel context.CancelFunc
 	hbDone   chan struct{}
 
+	// The control socket's server (control.go).
+	ctlCancel context.CancelFunc
+	ctlDone   chan struct{}
+
 	// Chat channels (channels.* in config.json) and their goroutines.
 	channels []Channel
 	chCancel context.CancelFunc
@@ -128,6 +132,7 @@ func Serve(ctx context.Context, o Options) error {
 		return err
 	}
 	g.startHeartbeat()
+	g.startControl()
 	if err := g.startChannels(); err != nil {
 		_ = g.stop(o.StopTimeout)
 		return err
@@ -326,6 +331,7 @@ func (g *Gateway) stop(timeout time.Duration) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
+	g.stopControl()
 	err := g.sched.Stop(ctx)
 	// After the scheduler: its last results are still delivered.
 	if cerr := g.stopChannels(time.Until(deadlineOf(ctx))); cerr != nil && err == nil {

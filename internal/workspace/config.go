@@ -56,6 +56,9 @@ type TargetConfig struct {
 	Device      string `json:"device"`
 	AdbEndpoint string `json:"adbEndpoint"`
 	Pin         string `json:"pin"`
+	// Avd is an emulator target's virtual device: started when the
+	// target is not attached (openpocket emulator).
+	Avd string `json:"avd,omitempty"`
 }
 
 // AgentConfig tunes the agent loop.

@@ -313,9 +313,9 @@ func (p *Phone) props() map[string]string {
 		"ro.sf.lcd_density":        strconv.Itoa(p.st.physDensity),
 		"ro.debuggable":            "1",
 		"ro.secure":                "0",
-		"sys.boot_completed":       "1",
-		"dev.bootcomplete":         "1",
-		"init.svc.bootanim":        "stopped",
+		"sys.boot_completed":       boolProp(!p.booting),
+		"dev.bootcomplete":         boolProp(!p.booting),
+		"init.svc.bootanim":        map[bool]string{true: "running", false: "stopped"}[p.booting],
 		"persist.sys.locale":       "en-US",
 		"persist.sys.timezone":     "UTC",
 		"qemu.sf.lcd_density":      strconv.Itoa(density),
@@ -345,4 +345,11 @@ func cmdGetprop(_ context.Context, p *Phone, c *cmdIO) int {
 	}
 	io.WriteString(c.stdout, out.String())
 	return 0
+}
+
+func boolProp(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
 }

@@ -63,6 +63,10 @@ type Phone struct {
 	xmlVersion  uint64
 
 	capture ScreencapOptions // per-frame encode delays, header format (screencap.go)
+
+	// booting keeps sys.boot_completed at 0: an emulator whose boot never
+	// completes (SetBooting).
+	booting bool
 }
 
 var _ adbd.Handler = (*Phone)(nil)
@@ -186,6 +190,10 @@ func (p *Phone) Banner() string {
 
 // Files is the device file system, shared by sync: and the shell.
 func (p *Phone) Files() adbd.FileSystem { return p.fs }
+
+// SetBooting makes the phone report a boot in progress (sys.boot_completed
+// 0) or completed.
+func (p *Phone) SetBooting(on bool) { p.locked(func() { p.booting = on }) }
 
 // Serial is the device serial number (ro.serialno).
 func (p *Phone) Serial() string { return p.opts.Serial }
