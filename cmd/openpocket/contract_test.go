@@ -156,3 +156,26 @@ words=(openpocket pl); CURRENT=2; _openpocket`)
 	require.NoError(t, err, string(out))
 	assert.Equal(t, "enable\nplay\n", string(out))
 }
+
+// TestClosedOutputPipeEndsQuietly: `openpocket sessions list | head -1`
+// whose reader is gone before the write (made certain here by closing the
+// read end first) exits 130 with nothing on stderr, not "write
+// /dev/stdout: broken pipe" and exit 1.
+func TestClosedOutputPipeEndsQuietly(t *testing.T) {
+	home := t.TempDir()
+	for _, args := range [][]string{{"sessions", "list"}, {"model", "list"}, {"completion", "bash"}} {
+		r, w, err := os.Pipe()
+		require.NoError(t, err)
+		require.NoError(t, r.Close())
+		cmd := exec.Command(binary, append([]string{"--home", home}, args...)...)
+		cmd.Stdout = w
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		err = cmd.Run()
+		w.Close()
+		var ee *exec.ExitError
+		require.ErrorAs(t, err, &ee, "%v", args)
+		assert.Equal(t, 130, ee.ExitCode(), "%v: %s", args, stderr.String())
+		assert.Empty(t, stderr.String(), "%v", args)
+	}
+}
