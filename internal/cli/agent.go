@@ -83,6 +83,7 @@ func (c *AgentCmd) Run(ctx context.Context, out Streams, svc *run.Service, agent
 	status := "SUCCESS"
 	if !res.Success {
 		status = "FAILED"
+		res.Message += modelHint(err)
 	}
 	if c.JSON {
 		enc := json.NewEncoder(out.Stdout)

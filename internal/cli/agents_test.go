@@ -138,4 +138,8 @@ func TestInitWritesTheSelectedAgentsConfig(t *testing.T) {
 	code, _, errOut = runMain(t, home, "--agent", "ghost", "init")
 	assert.Equal(t, ExitUsage, code)
 	assert.Contains(t, errOut, "agents create ghost")
+	code, _, errOut = runMain(t, home, "--agent", "shp", "sessions", "list")
+	assert.Equal(t, ExitUsage, code)
+	assert.Contains(t, errOut, `no such agent "shp"`)
+	assert.Contains(t, errOut, "did you mean shop?")
 }

@@ -30,6 +30,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/openai/openai-go/v3"
@@ -219,7 +220,7 @@ func New(p Profile, o Options) (*Client, error) {
 		reqOpts = append(reqOpts, option.WithHTTPClient(o.HTTPClient))
 	}
 	if keyless {
-		noteKeyless(log, p)
+		noteKeyless(o.Logger, p)
 	}
 	c := &Client{
 		keyless: keyless,
@@ -352,6 +353,10 @@ func (c *Client) describe(mode string, err error) error {
 		if msg != "" {
 			return fmt.Errorf("model %q (%s): %s: %w: %s", c.profile.Name, c.profile.Model, endpoint, err, msg)
 		}
+	} else if errors.Is(err, syscall.ECONNREFUSED) {
+		// The POST URL in err is the endpoint's; name the profile's base
+		// URL, which is what the user configured and can check.
+		return fmt.Errorf("model %q (%s): %s: nothing answers at %s (connection refused): %w", c.profile.Name, c.profile.Model, endpoint, c.profile.BaseURL, err)
 	} else if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("model %q (%s): %s: no reply within %s: %w", c.profile.Name, c.profile.Model, endpoint, c.opts.Timeout, err)
 	}
