@@ -16,18 +16,19 @@ const pageTemplates = `
 <title>{{.}} · OpenPocket</title>
 <style>
 *,*::before,*::after{box-sizing:border-box}
-body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1d1d1f;background:#f5f5f7;overflow-wrap:anywhere}
+body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1d1d1f;background:#f5f5f7;overflow-wrap:break-word}
 header{background:#1d1d1f;color:#fff;padding:10px 20px}header a{color:#fff;text-decoration:none}
 main{padding:16px 20px;display:flex;flex-wrap:wrap;gap:20px;align-items:flex-start}
 section{background:#fff;border-radius:10px;padding:12px 16px;box-shadow:0 1px 3px #0002;min-width:min(280px,100%);max-width:100%}
-h2{font-size:16px;margin:4px 0 10px}table{border-collapse:collapse;max-width:100%}td,th{padding:4px 10px;text-align:left;border-bottom:1px solid #eee;overflow-wrap:anywhere}
+h2{font-size:16px;margin:4px 0 10px}table{border-collapse:collapse;max-width:100%}td,th{padding:4px 10px;text-align:left;border-bottom:1px solid #eee}
 .ok{color:#0a7d28}.off{color:#888}.err{color:#b00020}form.inline{display:inline}
 #screen{width:360px;max-width:100%;height:auto;border:1px solid #ccc;border-radius:8px;cursor:crosshair;display:block}
 pre{background:#f0f0f0;padding:6px;white-space:pre-wrap;max-width:min(720px,100%)}img.shot{max-width:min(270px,100%);border:1px solid #ccc;display:block;margin:6px 0}
 .step{border-left:3px solid #0071e3;padding-left:8px;margin:6px 0;display:flex;gap:8px;align-items:flex-start}
 .step img.thumb{width:48px;border:1px solid #ccc;border-radius:4px;flex:none}.step code{font:13px ui-monospace,monospace}
 .flash{position:fixed;left:12px;right:12px;bottom:12px;z-index:10;margin:0;background:#fffbe6;padding:8px 12px;border-radius:6px;box-shadow:0 2px 8px #0003}
-@media (max-width:600px){header{padding:10px 12px}main{padding:10px;gap:12px}section{width:100%;padding:10px 12px}td,th{padding:4px 6px}}
+@media (max-width:600px){header{padding:10px 12px}main{padding:10px;gap:12px}section{width:100%;padding:10px 12px}td,th{padding:4px 6px}
+#agents tr:first-child{display:none}#agents tr,#jobs tr{display:block;border-bottom:1px solid #eee;padding:4px 0}#agents td,#jobs td{display:inline-block;border:0;padding:2px 6px}}
 </style></head><body>{{end}}
 
 {{define "manager"}}{{template "head" "Agents"}}
