@@ -423,6 +423,15 @@ func parseInputRandom(p *parser, s *Step, f *fields, node *inputRandomNode) {
 	s.summary = "input random " + kind
 }
 
+// assigns declares as: a local of the playbook, like set and copy_text's
+// (lint then knows it, and it no longer leaks as a global).
+func (n *inputRandomNode) assigns() []string {
+	if n.As == "" {
+		return nil
+	}
+	return []string{n.As}
+}
+
 func genInputRandom(g *gen, s *Step, n *inputRandomNode, id string) {
 	length := "nil"
 	if v := n.Length; v != nil {
