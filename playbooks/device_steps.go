@@ -505,5 +505,7 @@ func parseAssertScreenshot(p *parser, s *Step, f *fields, node *assertScreenshot
 
 func genAssertScreenshot(g *gen, s *Step, n *assertScreenshotNode, id string) {
 	g.w.f("local __r = flow.must(%s.compare(%s, {tolerance = %s}))", g.use("visual"), strconv.Quote(n.Reference), numLit(n.Tolerance))
-	g.w.f(`if __r.recorded then %s.warn(%q) end`, g.use("log"), "assert_screenshot: no reference yet; recorded "+n.Reference)
+	// Recording is not a check: the step is a warning, never ✓ passed.
+	g.w.f(`if __r.recorded then return flow.warned(%q) end`,
+		"recorded, not compared: "+n.Reference+" did not exist, so this screen was saved as the reference (the next run compares against it)")
 }
