@@ -1,11 +1,9 @@
 package llm_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -538,34 +536,6 @@ func TestAPIKeyEnvUnsetNeverFallsBack(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, s.Requests()[0].Header.Get("Authorization"), "sk-openai")
 	assert.NotContains(t, s.Requests()[0].Header, "Authorization")
-}
-
-// TestKeylessLocalSaysSoOnce: a local profile without a key sends no
-// Authorization header (not even $OPENAI_ADMIN_KEY's) and one info line
-// per profile says so, however many clients are built.
-func TestKeylessLocalSaysSoOnce(t *testing.T) {
-	t.Setenv("OPENAI_ADMIN_KEY", "sk-admin-SECRET")
-	t.Setenv("OLLAMA_KEY_UNSET", "")
-	s := llmtest.NewServer(t)
-	var logs bytes.Buffer
-	logger := slog.New(slog.NewTextHandler(&logs, nil))
-	p := llm.Profile{Name: "ollama-once", Model: "m", BaseURL: s.BaseURL(), APIKeyEnv: "OLLAMA_KEY_UNSET"}
-	for range 3 {
-		c, err := llm.New(p, llm.Options{Logger: logger})
-		require.NoError(t, err)
-		assert.True(t, c.Keyless())
-		_, err = c.Decide(context.Background(), engine.ModelRequest{Text: "x"})
-		require.NoError(t, err)
-	}
-	for _, r := range s.Requests() {
-		assert.NotContains(t, r.Header, "Authorization")
-	}
-	assert.Equal(t, 1, strings.Count(logs.String(), "sending no Authorization header"), logs.String())
-	assert.Contains(t, logs.String(), s.BaseURL())
-
-	assert.True(t, llm.IsLocalURL("http://192.168.1.20:1234/v1"))
-	assert.True(t, llm.IsLocalURL("http://localhost:11434/v1"))
-	assert.False(t, llm.IsLocalURL("https://api.openai.com/v1"))
 }
 
 func TestKeyFromEnv(t *testing.T) {
