@@ -335,6 +335,9 @@ type RunResult struct {
 	Usage       Usage  `json:"tokens"`
 	SkillPath   string `json:"skillPath,omitempty"`
 	ScriptPath  string `json:"scriptPath,omitempty"`
+	// Replaced are earlier learned skills and scripts (same task or same
+	// behaviour) the new skill replaced: said, never silent.
+	Replaced []string `json:"replaced,omitempty"`
 }
 
 // TraceStep is one step of a run with everything replay needs later.

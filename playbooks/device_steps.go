@@ -423,6 +423,15 @@ func parseInputRandom(p *parser, s *Step, f *fields, node *inputRandomNode) {
 	s.summary = "input random " + kind
 }
 
+// assigns declares as: a local of the playbook, like set and copy_text's
+// (lint then knows it, and it no longer leaks as a global).
+func (n *inputRandomNode) assigns() []string {
+	if n.As == "" {
+		return nil
+	}
+	return []string{n.As}
+}
+
 func genInputRandom(g *gen, s *Step, n *inputRandomNode, id string) {
 	length := "nil"
 	if v := n.Length; v != nil {
@@ -496,5 +505,7 @@ func parseAssertScreenshot(p *parser, s *Step, f *fields, node *assertScreenshot
 
 func genAssertScreenshot(g *gen, s *Step, n *assertScreenshotNode, id string) {
 	g.w.f("local __r = flow.must(%s.compare(%s, {tolerance = %s}))", g.use("visual"), strconv.Quote(n.Reference), numLit(n.Tolerance))
-	g.w.f(`if __r.recorded then %s.warn(%q) end`, g.use("log"), "assert_screenshot: no reference yet; recorded "+n.Reference)
+	// Recording is not a check: the step is a warning, never ✓ passed.
+	g.w.f(`if __r.recorded then return flow.warned(%q) end`,
+		"recorded, not compared: "+n.Reference+" did not exist, so this screen was saved as the reference (the next run compares against it)")
 }

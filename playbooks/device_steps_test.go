@@ -94,3 +94,12 @@ func TestContainsList(t *testing.T) {
 	_, err = compileSteps(t, "  - tap: {contains: []}\n")
 	assert.ErrorContains(t, err, "contains needs at least one selector")
 }
+
+// TestInputRandomAsIsAKnownVariable: lint does not warn "unknown variable
+// pin" after input_random: {…, as: pin}; the variable is a local.
+func TestInputRandomAsIsAKnownVariable(t *testing.T) {
+	res, err := CompileWithMap([]byte("name: t\napp: com.x\nsteps:\n  - input_random: {kind: number, length: 4, as: pin}\n  - assert_visible: \"${pin}\"\n"), Options{File: "t.yaml"})
+	require.NoError(t, err)
+	assert.Empty(t, res.Warnings)
+	assert.Contains(t, string(res.Lua), "local pin")
+}

@@ -92,6 +92,44 @@ COMP_WORDS=(openpocket play --dry); COMP_CWORD=2; _openpocket; echo "3:${COMPREP
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
+// TestCompletionAsInvoked: README's `source <(bin/openpocket completion
+// bash)` (and zsh, fish) completes `bin/openpocket …` with no openpocket
+// on PATH: the scripts register the name as invoked and run it.
+func TestCompletionAsInvoked(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	work := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(work, "bin"), 0o755))
+	require.NoError(t, os.Symlink(binary, filepath.Join(work, "bin", "openpocket")))
+	run := func(name string, args ...string) string {
+		cmd := exec.CommandContext(ctx, name, args...)
+		cmd.Dir = work
+		cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, string(out))
+		return string(out)
+	}
+	_, err := exec.LookPath("openpocket")
+	require.Error(t, err, "openpocket must not be on PATH for this test")
+
+	out := run("bash", "-c", `source <(bin/openpocket completion bash)
+complete -p bin/openpocket
+COMP_WORDS=(bin/openpocket pl); COMP_CWORD=1; _openpocket; echo "1:${COMPREPLY[*]}"
+COMP_WORDS=(bin/openpocket cron en); COMP_CWORD=2; _openpocket; echo "2:${COMPREPLY[*]}"`)
+	assert.Contains(t, out, "complete -F _openpocket bin/openpocket\n")
+	assert.Contains(t, out, "1:play\n")
+	assert.Contains(t, out, "2:enable\n")
+
+	out = run("fish", "--no-config", "-c", `bin/openpocket completion fish | source; complete -C"bin/openpocket pl"; complete -C"bin/openpocket cron en"`)
+	assert.Equal(t, "play\nenable\n", out)
+
+	out = run("zsh", "-f", "-c", `compdef() { print -r -- "compdef $*"; }
+source <(bin/openpocket completion zsh)
+compadd() { [[ $1 == -S ]] && shift 2; [[ $1 == -- ]] && shift; for c in "$@"; do [[ -n $c ]] && print -r -- "$c"; done; }
+words=(bin/openpocket cron en); CURRENT=3; _openpocket`)
+	assert.Equal(t, "compdef _openpocket openpocket bin/openpocket\nenable\n", out)
+}
+
 // TestZshAndFishCompletion loads the generated scripts in real zsh and
 // fish (make setup installs both) and asks them to complete.
 func TestZshAndFishCompletion(t *testing.T) {
@@ -117,4 +155,27 @@ words=(openpocket pl); CURRENT=2; _openpocket`)
 	out, err = zsh.CombinedOutput()
 	require.NoError(t, err, string(out))
 	assert.Equal(t, "enable\nplay\n", string(out))
+}
+
+// TestClosedOutputPipeEndsQuietly: `openpocket sessions list | head -1`
+// whose reader is gone before the write (made certain here by closing the
+// read end first) exits 130 with nothing on stderr, not "write
+// /dev/stdout: broken pipe" and exit 1.
+func TestClosedOutputPipeEndsQuietly(t *testing.T) {
+	home := t.TempDir()
+	for _, args := range [][]string{{"sessions", "list"}, {"model", "list"}, {"completion", "bash"}} {
+		r, w, err := os.Pipe()
+		require.NoError(t, err)
+		require.NoError(t, r.Close())
+		cmd := exec.Command(binary, append([]string{"--home", home}, args...)...)
+		cmd.Stdout = w
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		err = cmd.Run()
+		w.Close()
+		var ee *exec.ExitError
+		require.ErrorAs(t, err, &ee, "%v", args)
+		assert.Equal(t, 130, ee.ExitCode(), "%v: %s", args, stderr.String())
+		assert.Empty(t, stderr.String(), "%v", args)
+	}
 }

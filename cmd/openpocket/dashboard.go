@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -82,7 +83,11 @@ func (m *manager) Agents(ctx context.Context) ([]dashboard.AgentSummary, error) 
 
 func (m *manager) summary(id, dir string) dashboard.AgentSummary {
 	s := dashboard.AgentSummary{ID: id, Dir: dir, Gateway: "stopped"}
-	if cfg, _, err := workspace.LoadConfigWarnings(filepath.Join(dir, "config.json")); err == nil {
+	cfg, _, err := workspace.LoadConfigWarnings(filepath.Join(dir, "config.json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		cfg, err = workspace.DefaultConfig(), nil // no init yet: the defaults a run would use
+	}
+	if err == nil {
 		s.TargetType = cfg.Target.Type
 		if tg := cfg.Channels.Telegram; tg.Enabled {
 			s.Channels = append(s.Channels, fmt.Sprintf("telegram (%d users, %d chats allowed)", len(tg.AllowedUserIDs), len(tg.AllowedChatIDs)))

@@ -171,7 +171,7 @@ func TestExitCodes(t *testing.T) {
 	h, err := workspace.Open(home)
 	require.NoError(t, err)
 	cfg := h.Config()
-	cfg.Models["keyed"] = workspace.ModelProfile{BaseURL: srv.BaseURL(), Model: "gpt-fake", APIKeyEnv: "OPENPOCKET_TEST_UNSET_KEY"}
+	cfg.Models["keyed"] = workspace.ModelProfile{BaseURL: "https://models.example.com/v1", Model: "gpt-fake", APIKeyEnv: "OPENPOCKET_TEST_UNSET_KEY"}
 	require.NoError(t, h.SaveConfig(cfg))
 
 	for _, r := range rows {
@@ -182,5 +182,21 @@ func TestExitCodes(t *testing.T) {
 			res := runBinary(t, r.env, r.args...)
 			assert.Equal(t, r.want, res.code, "openpocket %s\nstdout:\n%s\nstderr:\n%s", strings.Join(r.args, " "), res.stdout, res.stderr)
 		})
+	}
+}
+
+// TestModelDownNamesBaseURLAndDoctor: a model endpoint that refuses
+// connections names the profile's base URL and points at doctor.
+func TestModelDownNamesBaseURLAndDoctor(t *testing.T) {
+	phone := simtest.Start(t)
+	down := homeWithDownModel(t)
+	h, err := workspace.Open(down)
+	require.NoError(t, err)
+	base := h.Config().Models["down"].BaseURL
+	res := runBinary(t, nil, "--home", down, "-s", phone.Serial(), "agent", "open settings")
+	assert.Equal(t, 4, res.code, res.stdout+res.stderr)
+	for _, out := range []string{res.stdout, res.stderr} {
+		assert.Contains(t, out, "nothing answers at "+base+" (connection refused)")
+		assert.Contains(t, out, "`openpocket doctor` checks every model profile")
 	}
 }

@@ -32,6 +32,8 @@ type agentRunOptions struct {
 	MaxSteps int
 	// OnEvent receives the run's events (agent_step …); nil drops them.
 	OnEvent func(engine.Event)
+	// SkillTask names a learned skill when the task is a built prompt.
+	SkillTask string
 	// Stdin/Stdout are the terminal request_human_auth asks on (only when
 	// Stdin is a TTY); nil for unattended runs (scheduler).
 	Stdin  io.Reader
@@ -59,6 +61,22 @@ type agentResult struct {
 	Tokens      engine.Usage `json:"tokens"`
 	SkillPath   string       `json:"skillPath,omitempty"`
 	ScriptPath  string       `json:"scriptPath,omitempty"`
+	Replaced    []string     `json:"replaced,omitempty"`
+}
+
+// printLearned says which skill a run learned and which earlier ones it
+// replaced (their replay commands, printed by earlier runs, now point at
+// the new one's task).
+func printLearned(w io.Writer, res engine.RunResult) {
+	if res.ScriptPath == "" {
+		return
+	}
+	fmt.Fprintf(w, "learned skill: %s (replay: openpocket skills run %s)\n", res.SkillPath, res.SkillPath)
+	for _, p := range res.Replaced {
+		if strings.HasSuffix(p, ".md") {
+			fmt.Fprintf(w, "  replaces the earlier skill %s (same task or same steps)\n", p)
+		}
+	}
 }
 
 // Run runs the task, shows progress and maps the verdict to the exit code:
@@ -83,12 +101,13 @@ func (c *AgentCmd) Run(ctx context.Context, out Streams, svc *run.Service, agent
 	status := "SUCCESS"
 	if !res.Success {
 		status = "FAILED"
+		res.Message += modelHint(err)
 	}
 	if c.JSON {
 		enc := json.NewEncoder(out.Stdout)
 		enc.SetIndent("", "  ")
 		if jerr := enc.Encode(agentResult{Status: status, Message: res.Message, SessionPath: res.SessionPath, Steps: res.Steps, Tokens: res.Usage,
-			SkillPath: res.SkillPath, ScriptPath: res.ScriptPath}); jerr != nil {
+			SkillPath: res.SkillPath, ScriptPath: res.ScriptPath, Replaced: res.Replaced}); jerr != nil {
 			return jerr
 		}
 	} else {
@@ -96,9 +115,7 @@ func (c *AgentCmd) Run(ctx context.Context, out Streams, svc *run.Service, agent
 		if res.SessionPath != "" {
 			fmt.Fprintf(out.Stdout, "session: %s\n", res.SessionPath)
 		}
-		if res.ScriptPath != "" {
-			fmt.Fprintf(out.Stdout, "learned skill: %s (replay: openpocket skills run %s)\n", res.SkillPath, res.SkillPath)
-		}
+		printLearned(out.Stdout, res)
 	}
 	switch {
 	case res.Success:
@@ -149,7 +166,7 @@ type agentEnv struct {
 // non-nil error with an empty result means nothing ran (bad config,
 // unknown model profile).
 func agentOn(ctx context.Context, auth *HumanAuth, env agentEnv, task string, o agentRunOptions) (engine.RunResult, error) {
-	ro := run.AgentOptions{Target: env.target, Task: task, Model: o.Model, MaxSteps: o.MaxSteps, Stdin: o.Stdin, Stdout: o.Stdout, HumanAuth: o.HumanAuth,
+	ro := run.AgentOptions{Target: env.target, Task: task, SkillTask: o.SkillTask, Model: o.Model, MaxSteps: o.MaxSteps, Stdin: o.Stdin, Stdout: o.Stdout, HumanAuth: o.HumanAuth,
 		HumanAuthFor: func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error) {
 			return auth.forRun(ctx, env.humanAuth, sess, o)
 		}}

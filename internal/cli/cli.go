@@ -20,6 +20,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -184,7 +185,8 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 	defer signal.Stop(sigpipe)
 	ctx, cancelPipe := context.WithCancelCause(ctx)
 	defer cancelPipe(nil)
-	stdout = &pipeWriter{w: stdout, cancel: cancelPipe}
+	pipe := &pipeWriter{w: stdout, cancel: cancelPipe}
+	stdout = pipe
 	// The first Ctrl-C or SIGTERM cancels the run's context so it stops at
 	// the next cancellation point and finalizes its session; a second one
 	// kills the process the default way. The REPL handles Ctrl-C itself
@@ -215,7 +217,12 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 		fmt.Fprintln(stderr, "openpocket:", err)
 		return ExitInternal
 	}
-	if err := runCommand(kctx, app); err != nil {
+	if err := runCommand(kctx, app); err != nil || pipe.closed.Load() {
+		// A reader that went away (`| head -1`) is not an error to
+		// report: the run ends quietly with the documented 130.
+		if pipe.closed.Load() {
+			return ExitCanceled
+		}
 		code := ExitCode(err)
 		if code != ExitFailed || !isReported(err) {
 			fmt.Fprintf(stderr, "openpocket: %s\n", strings.TrimSpace(err.Error()))
@@ -353,15 +360,18 @@ func isTTY(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// pipeWriter cancels the command when its reader has gone away.
+// pipeWriter cancels the command when its reader has gone away and
+// remembers it, so Main exits 130 without a "broken pipe" message.
 type pipeWriter struct {
 	w      io.Writer
 	cancel context.CancelCauseFunc
+	closed atomic.Bool
 }
 
 func (p *pipeWriter) Write(b []byte) (int, error) {
 	n, err := p.w.Write(b)
 	if errors.Is(err, syscall.EPIPE) {
+		p.closed.Store(true)
 		p.cancel(fmt.Errorf("output closed: %w", context.Canceled))
 	}
 	return n, err

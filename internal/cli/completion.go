@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -20,48 +21,108 @@ import (
 // they call the hidden `openpocket __complete WORDS…` for candidates, so
 // completion always matches the binary's grammar and the live state
 // (device serials, playbook files, skill and model names).
+//
+// They complete the command as invoked: registered for `openpocket` and
+// for the name this binary was run by (`bin/openpocket`), and they ask the
+// command word on the line for candidates (falling back to this binary's
+// path), so `source <(bin/openpocket completion bash)` works without
+// openpocket on PATH.
 type CompletionCmd struct {
 	Shell string `arg:"" enum:"bash,zsh,fish" help:"bash, zsh or fish."`
 }
 
 // Run prints the script.
 func (c *CompletionCmd) Run(out Streams) error {
-	script := map[string]string{"bash": bashCompletion, "zsh": zshCompletion, "fish": fishCompletion}[c.Shell]
+	names, exe := completionNames(os.Args[0])
+	var script string
+	switch c.Shell {
+	case "bash":
+		script = fmt.Sprintf(bashCompletion, shellQuote(exe), shellWords(names))
+	case "zsh":
+		script = fmt.Sprintf(zshCompletion, shellQuote(exe), shellWords(names))
+	case "fish":
+		var reg strings.Builder
+		for _, n := range names {
+			fmt.Fprintf(&reg, "complete -c %s -f -a '(__openpocket_complete)'\n", shellQuote(n))
+		}
+		script = fmt.Sprintf(fishCompletion, shellQuote(exe), reg.String())
+	}
 	_, err := fmt.Fprint(out.Stdout, script)
 	return err
 }
 
+// completionNames are the command names to register (openpocket, the
+// name as invoked and its base name) and this binary's absolute path,
+// which the scripts run when the word on the line is not runnable.
+func completionNames(invoked string) (names []string, exe string) {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = invoked
+	}
+	if abs, err := filepath.Abs(exe); err == nil {
+		exe = abs
+	}
+	names = []string{"openpocket"}
+	for _, n := range []string{filepath.Base(invoked), invoked} {
+		if n != "" && n != "." && !strings.ContainsAny(n, " \t\n") && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names, exe
+}
+
+// shellQuote quotes s for bash, zsh and fish alike.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
+}
+
+func shellWords(ws []string) string {
+	q := make([]string, len(ws))
+	for i, w := range ws {
+		q[i] = shellQuote(w)
+	}
+	return strings.Join(q, " ")
+}
+
+// The scripts run the command word on the line (a leading ~/ expanded),
+// or this binary when that is not runnable.
 const bashCompletion = `# bash completion for openpocket: source <(openpocket completion bash)
 _openpocket() {
     local IFS=$'\n'
-    local cur="${COMP_WORDS[COMP_CWORD]}"
-    COMPREPLY=($(openpocket __complete -- "${COMP_WORDS[@]:1:$((COMP_CWORD-1))}" "$cur" 2>/dev/null))
+    local cur="${COMP_WORDS[COMP_CWORD]}" cmd="${COMP_WORDS[0]}"
+    [[ $cmd == "~/"* ]] && cmd="$HOME/${cmd#"~/"}"
+    command -v -- "$cmd" >/dev/null 2>&1 || cmd=%s
+    COMPREPLY=($("$cmd" __complete -- "${COMP_WORDS[@]:1:$((COMP_CWORD-1))}" "$cur" 2>/dev/null))
     if [[ ${#COMPREPLY[@]} -eq 1 && "${COMPREPLY[0]}" == */ ]]; then
         compopt -o nospace 2>/dev/null
     fi
 }
-complete -F _openpocket openpocket
+complete -F _openpocket %s
 `
 
 const zshCompletion = `#compdef openpocket
 # zsh completion for openpocket: openpocket completion zsh > "${fpath[1]}/_openpocket"
 _openpocket() {
     local -a candidates
-    candidates=("${(@f)$(openpocket __complete -- "${(@)words[2,CURRENT-1]}" "${words[CURRENT]}" 2>/dev/null)}")
+    local cmd="${words[1]}"
+    [[ $cmd == "~/"* ]] && cmd="$HOME/${cmd#"~/"}"
+    command -v -- "$cmd" >/dev/null 2>&1 || cmd=%s
+    candidates=("${(@f)$("$cmd" __complete -- "${(@)words[2,CURRENT-1]}" "${words[CURRENT]}" 2>/dev/null)}")
     compadd -- "${(@)candidates:#*/}"
     compadd -S '' -- "${(@M)candidates:#*/}"
 }
-compdef _openpocket openpocket
+compdef _openpocket %s
 `
 
 const fishCompletion = `# fish completion for openpocket: openpocket completion fish > ~/.config/fish/completions/openpocket.fish
 function __openpocket_complete
     set -l words (commandline -opc)
+    set -l cmd (string replace -r '^~/' "$HOME/" -- $words[1])
+    command -q -- $cmd; or set cmd %s
     set -e words[1]
-    openpocket __complete -- $words (commandline -ct) 2>/dev/null
+    $cmd __complete -- $words (commandline -ct) 2>/dev/null
 end
-complete -c openpocket -f -a '(__openpocket_complete)'
-`
+%s`
 
 // CompleteCmd answers the completion scripts: the words typed so far, the
 // last one being completed (possibly empty).

@@ -62,7 +62,7 @@ func TestCompletionScripts(t *testing.T) {
 	for _, sh := range []string{"bash", "zsh", "fish"} {
 		code, out, errOut := mainIn(t, t.TempDir(), "completion", sh)
 		require.Equal(t, ExitOK, code, errOut)
-		assert.Contains(t, out, "openpocket __complete --", sh)
+		assert.Contains(t, out, " __complete -- ", sh)
 	}
 }
 

@@ -109,7 +109,9 @@ func TestUnsetAPIKeyEnvIsReportedBeforeTheRun(t *testing.T) {
 	h, err := workspace.Open(home)
 	require.NoError(t, err)
 	cfg := h.Config()
-	cfg.Models["fake"] = workspace.ModelProfile{BaseURL: srv.BaseURL(), Model: "gpt-fake", APIKeyEnv: "OPENPOCKET_TEST_NO_SUCH_KEY"}
+	// A public host needs its key (a local one does not: see
+	// TestLocalModelNeedsNoKey).
+	cfg.Models["fake"] = workspace.ModelProfile{BaseURL: "https://models.example.com/v1", Model: "gpt-fake", APIKeyEnv: "OPENPOCKET_TEST_NO_SUCH_KEY"}
 	require.NoError(t, h.SaveConfig(cfg))
 	code, _, errOut := mainIn(t, home, "--device", "nope:1", "agent", "do it")
 	assert.Equal(t, ExitUsage, code)

@@ -57,3 +57,24 @@ func TestConvertMaestroCorpusPlaysGreen(t *testing.T) {
 	_, err := os.Stat(filepath.Join(out, "subflows", "add_note.yaml"))
 	assert.NoError(t, err)
 }
+
+// TestConvertedAICommandsAreNotPassed: Maestro's AI commands (and other
+// TODO placeholders) are reported skipped with what was not converted,
+// never ✓ passed.
+func TestConvertedAICommandsAreNotPassed(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "ai.yaml"), []byte("appId: com.android.settings\n---\n- launchApp\n- assertWithAI:\n    assertion: The Wi-Fi switch is on\n"), 0o644))
+	out := filepath.Join(t.TempDir(), "converted")
+	var stdout, stderr strings.Builder
+	code := Main(t.Context(), []string{"--home", t.TempDir(), "convert", "maestro", dir, "-o", out}, &stdout, &stderr)
+	require.Equal(t, ExitOK, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	s := simtest.Start(t)
+	junit := filepath.Join(t.TempDir(), "junit.xml")
+	code, pout, perr := playMain(t, s.Serial(), "play", filepath.Join(out, "ai.yaml"), "--output", t.TempDir(), "--report", junit)
+	require.Equal(t, ExitOK, code, "stdout:\n%s\nstderr:\n%s", pout, perr)
+	assert.Regexp(t, `(?m)^- lua .*TODO\(maestro ai\.yaml:4\): assertWithAI`, pout, "the placeholder is reported skipped")
+	assert.NotRegexp(t, `(?m)^✓ .*(lua|TODO)`, pout)
+	x, err := os.ReadFile(junit)
+	require.NoError(t, err)
+	assert.Regexp(t, `skipped lua .*assertWithAI needs a model.*not converted, so not run`, string(x))
+}

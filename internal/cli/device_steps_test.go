@@ -71,6 +71,15 @@ steps:
 	assert.Contains(t, stdout, "bad.yaml:4: open link https://example.com/nothing:")
 	assert.Contains(t, stdout, "unable to resolve Intent")
 
+	// A permission the app does not declare: named, with the app, in words.
+	undeclared := filepath.Join(t.TempDir(), "perm.yaml")
+	require.NoError(t, os.WriteFile(undeclared, []byte("name: perm\napp: com.openpocket.notes\nsteps:\n  - set_permissions: {permissions: {android.permission.READ_SMS: allow}}\n"), 0o644))
+	code, stdout, _ = playMain(t, s.Serial(), "play", undeclared, "--output", t.TempDir())
+	assert.Equal(t, ExitFailed, code)
+	assert.Contains(t, stdout, "perm.yaml:4:")
+	assert.Contains(t, stdout, "android.permission.READ_SMS is not requested by the app com.openpocket.notes")
+	assert.NotContains(t, stdout, "SecurityException")
+
 	// assert_visible with a size: the right size passes, a wrong one fails
 	// naming the size seen.
 	sized := filepath.Join(t.TempDir(), "sized.yaml")

@@ -112,6 +112,16 @@ func isDeviceError(err error) bool {
 // retries) or no connection at all (refused, DNS, TLS, timeout). A reply
 // the agent could not use is not one: the endpoint works. Other errors are
 // returned unchanged.
+// modelHint is what to do about a model endpoint nobody answers at (the
+// error names the profile's base URL): "" for other errors.
+func modelHint(err error) string {
+	var dnsErr *net.DNSError
+	if errors.Is(err, syscall.ECONNREFUSED) || errors.As(err, &dnsErr) {
+		return " — is the model server running? `openpocket doctor` checks every model profile"
+	}
+	return ""
+}
+
 func modelFailure(err error) error {
 	if err == nil || errors.Is(err, context.Canceled) || isDeviceError(err) {
 		return err

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/openpocket/openpocket/internal/atomicfile"
+	"github.com/openpocket/openpocket/internal/llm"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
 
@@ -45,7 +46,9 @@ func (c *InitCmd) Run(out Streams, g Globals) error {
 	if g.Config != "" {
 		cfgPath = g.Config
 	}
-	if _, err := os.Stat(cfgPath); err == nil && !c.Force {
+	// A config of nothing but the defaults (an earlier version wrote one on
+	// any first command) is replaced: nobody edited it, nothing is lost.
+	if _, err := os.Stat(cfgPath); err == nil && !c.Force && !workspace.IsUnedited(cfgPath) {
 		return UsageError{fmt.Errorf("%s already exists; pass --force to overwrite it (openpocket doctor checks it as it is)", cfgPath)}
 	}
 	if isTTY(out.Stdout) && isTTYReader(os.Stdin) {
@@ -86,7 +89,11 @@ func (c *InitCmd) Run(out Streams, g Globals) error {
 	if err := h.MarkOnboardingCompleted(time.Now()); err != nil {
 		return err
 	}
-	if os.Getenv(c.APIKeyEnv) == "" {
+	switch {
+	case os.Getenv(c.APIKeyEnv) != "":
+	case llm.IsLocalURL(c.BaseURL):
+		fmt.Fprintf(out.Stdout, "note: $%s is not set: %s is a local server, so no key (no Authorization header) is sent until it is\n", c.APIKeyEnv, c.BaseURL)
+	default:
 		fmt.Fprintf(out.Stdout, "note: $%s is not set in this shell; export it before a model run\n", c.APIKeyEnv)
 	}
 	printNoPhoneHint(out.Stdout, g)

@@ -119,3 +119,29 @@ func TestModelFailureClassifiesEndpointErrors(t *testing.T) {
 }
 
 func bufioReader(s string) *bufio.Reader { return bufio.NewReader(strings.NewReader(s)) }
+
+// TestFirstCommandsWriteNoConfig: README's order (any command, then init)
+// works: ordinary commands never write config.json, and init replaces one
+// nobody edited (an earlier version's first-command default) without --force.
+func TestFirstCommandsWriteNoConfig(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	cfgPath := filepath.Join(home, "config.json")
+	for _, args := range [][]string{{"sessions", "list"}, {"model", "list"}, {"skills", "list"}, {"cron", "list"}} {
+		code, _, errOut := mainIn(t, home, args...)
+		require.Equal(t, ExitOK, code, "%v: %s", args, errOut)
+		assert.NoFileExists(t, cfgPath, "%v wrote config.json", args)
+	}
+	code, _, errOut := mainIn(t, home, "init", "--model-name", "first")
+	require.Equal(t, ExitOK, code, errOut)
+
+	// A default config as an earlier version wrote it is replaced.
+	data, err := workspace.MarshalConfig(workspace.DefaultConfig())
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(cfgPath, data, 0o600))
+	code, out, errOut := mainIn(t, home, "init", "--base-url", "http://localhost:11434/v1", "--model-name", "qwen2.5-vl", "--api-key-env", "OPENPOCKET_TEST_UNSET_KEY")
+	require.Equal(t, ExitOK, code, errOut)
+	assert.Contains(t, out, "is a local server, so no key")
+	cfg, _, err := workspace.LoadConfigWarnings(cfgPath)
+	require.NoError(t, err)
+	assert.Equal(t, "qwen2.5-vl", cfg.Models["default"].Model)
+}

@@ -17,6 +17,8 @@ import (
 	"github.com/openpocket/openpocket/internal/adb"
 	"github.com/openpocket/openpocket/internal/cron"
 	"github.com/openpocket/openpocket/internal/gateway"
+	"github.com/openpocket/openpocket/internal/llm/llmtest"
+	"github.com/openpocket/openpocket/internal/sim/simtest"
 	"github.com/openpocket/openpocket/internal/skills"
 )
 
@@ -129,6 +131,15 @@ func TestReplayStopsOnUnknownDialog(t *testing.T) {
 	require.NoError(t, err, out.String())
 	assert.Contains(t, out.String(), "handing the rest of the task to the model")
 	assert.NotEmpty(t, srv.Requests(), "--fallback-agent handed over to the model")
+	// What the model did is learned under the user's task, not the
+	// hand-over prompt, and the skill it replaces is named.
+	learned := regexp.MustCompile(`learned skill: (\S+)`).FindStringSubmatch(out.String())
+	require.NotNil(t, learned, out.String())
+	assert.True(t, strings.HasSuffix(learned[1], "-turn-off-wi-fi.md"), learned[1])
+	assert.Contains(t, out.String(), "replaces the earlier skill "+art.SkillPath)
+	md, err := os.ReadFile(learned[1])
+	require.NoError(t, err)
+	assert.NotContains(t, string(md), "Progress so far", "described after the user's task")
 }
 
 // TestSkillsListSaysWhyHidden: a skill whose metadata requires a missing
@@ -156,4 +167,29 @@ func TestSkillsListSaysWhyHidden(t *testing.T) {
 	require.NoError(t, (&SkillsListCmd{}).Run(homeDeps(t, app)))
 	assert.Contains(t, stdout.String(), "hidden from the model: binary op-test-no-such-binary not on PATH")
 	assert.NotContains(t, stdout.String(), "env OP_TEST_PAY_TOKEN")
+}
+
+// TestLearningSaysWhichSkillItReplaced: a second run with the same steps
+// under another task replaces the first run's skill, and says so (the
+// first run printed its replay command).
+func TestLearningSaysWhichSkillItReplaced(t *testing.T) {
+	s := simtest.Start(t)
+	srv := llmtest.NewServer(t)
+	home := homeWithFakeModel(t, srv)
+	var first string
+	for i, task := range []string{"open the settings", "show me the settings app"} {
+		srv.ReplyTool("launch_app", map[string]any{"packageName": "com.android.settings"})
+		srv.ReplyTool("finish", map[string]any{"message": "open"})
+		code, out, errOut := mainIn(t, home, "--device", s.Serial(), "agent", task)
+		require.Equal(t, ExitOK, code, out+errOut)
+		m := regexp.MustCompile(`learned skill: (\S+)`).FindStringSubmatch(out)
+		require.NotNil(t, m, out)
+		if i == 0 {
+			first = m[1]
+			assert.NotContains(t, out, "replaces")
+			continue
+		}
+		assert.Contains(t, out, "replaces the earlier skill "+first+" (same task or same steps)")
+		assert.NoFileExists(t, first)
+	}
 }

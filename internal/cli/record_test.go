@@ -118,3 +118,29 @@ func TestRecordingIsChunkedAndBounded(t *testing.T) {
 	videos, _ = filepath.Glob(filepath.Join(out, "*", "recording-*.mp4"))
 	assert.Len(t, videos, 1, "--record-limit stops recording")
 }
+
+// TestAssertScreenshotWithoutReferenceWarns: the first run of an
+// assert_screenshot records the reference and says "recorded, not
+// compared" as a warning (! on the terminal, warned in JUnit), not ✓.
+func TestAssertScreenshotWithoutReferenceWarns(t *testing.T) {
+	s := simtest.Start(t)
+	dir, out := t.TempDir(), t.TempDir()
+	pb := filepath.Join(dir, "ref.yaml")
+	require.NoError(t, os.WriteFile(pb, []byte("name: ref\napp: com.android.settings\nsteps:\n  - launch: {stop: true}\n  - assert_screenshot: refs/home.png\n"), 0o644))
+	junit := filepath.Join(out, "junit.xml")
+	code, stdout, stderr := playMain(t, s.Serial(), "play", pb, "--output", out, "--report", junit)
+	require.Equal(t, ExitOK, code, "a warning does not fail the run: %s%s", stdout, stderr)
+	assert.Contains(t, stdout, "! assert screenshot matches refs/home.png")
+	assert.Contains(t, stdout, "recorded, not compared")
+	assert.NotContains(t, stdout, "✓ assert screenshot")
+	x, err := os.ReadFile(junit)
+	require.NoError(t, err)
+	assert.Contains(t, string(x), "warned assert screenshot matches refs/home.png")
+	assert.Contains(t, string(x), "recorded, not compared")
+	assert.FileExists(t, filepath.Join(dir, "refs", "home.png"))
+
+	// The second run compares: ✓.
+	code, stdout, _ = playMain(t, s.Serial(), "play", pb, "--output", out)
+	require.Equal(t, ExitOK, code)
+	assert.Contains(t, stdout, "✓ assert screenshot matches refs/home.png")
+}

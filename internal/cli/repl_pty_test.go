@@ -312,3 +312,43 @@ func TestReplSIGTERMRestoresTheTerminal(t *testing.T) {
 	assert.Equal(t, before.Lflag, after.Lflag, "local modes (echo, canonical input) restored")
 	assert.Equal(t, before.Iflag, after.Iflag, "input modes restored")
 }
+
+// TestReplLinesEndCRLFOnAPTY: while the REPL owns the terminal, every line
+// break it draws is CR LF, whatever mode the terminal is in at that moment
+// (readline's raw mode turns the kernel's \n → \r\n off): output after the
+// input line, printed values, errors and multi-line input do not
+// staircase in a real terminal.
+func TestReplLinesEndCRLFOnAPTY(t *testing.T) {
+	s := simtest.Start(t)
+	app, _, stderr := luaApp(t, t.Context(), s.Serial())
+	master, slave := openPTY(t)
+	ft := newFakeTerminal(master, true)
+	cmd := &ReplCmd{NoHistory: true, tty: slave}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Run(replDeps(t, app)) }()
+	ft.waitFor(t, replPrompt, 1, 30*time.Second)
+	for _, line := range []string{`print("one"); print("two")`, "=1+1, 'x'", "if true then", "print('in block')", "end", "error('boom')", "local t = {"} {
+		ft.key(line + "\r")
+		ft.waitPromptAfter(t, line+"\n", 20*time.Second)
+	}
+	ft.key("\x03") // Ctrl-C clears the pending input
+	ft.key("\x04")
+	select {
+	case err := <-done:
+		require.NoError(t, err, stderr.String())
+	case <-time.After(30 * time.Second):
+		t.Fatal("the REPL did not exit on Ctrl-D")
+	}
+	ft.waitFor(t, bracketedOff, 1, 5*time.Second)
+	ft.mu.Lock()
+	drawn := ft.drawn.String()
+	ft.mu.Unlock()
+	for _, want := range []string{"one\ntwo\n", "2\tx\n", "in block\n", "error: boom\n"} {
+		assert.Contains(t, ft.screenText(), want)
+	}
+	for i := 0; i < len(drawn); i++ {
+		if drawn[i] == '\n' && (i == 0 || drawn[i-1] != '\r') {
+			t.Errorf("bare LF at byte %d: …%q", i, drawn[max(0, i-40):i+1])
+		}
+	}
+}

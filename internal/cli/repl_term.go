@@ -46,6 +46,13 @@ func openLineReader(cfg *readline.Config, fd int) (*lineReader, error) {
 		}
 	}
 	terminal := cfg.FuncIsTerminal()
+	if terminal {
+		// readline draws in raw mode, where the kernel no longer turns
+		// \n into \r\n: the line after the input would start where the
+		// input ended (a staircase). Every line break the REPL draws is
+		// CR LF itself, in whatever mode the terminal is.
+		cfg.Stdout = &crlfWriter{w: cfg.Stdout}
+	}
 	// readline leaves raw mode between lines, back to the shell's line
 	// editing: the rest of a multi-line paste, arriving while a line is
 	// evaluated, would be echoed and cut at 4,095 bytes a line. Between
@@ -125,4 +132,33 @@ func fdOf(f *os.File) int {
 		_ = rc.Control(func(u uintptr) { fd = int(u) })
 	}
 	return fd
+}
+
+// crlfWriter writes every \n not already preceded by \r as \r\n. In the
+// modes with output processing on, the kernel's ONLCR then sends \r\r\n,
+// which looks the same.
+type crlfWriter struct {
+	w      io.Writer
+	mu     sync.Mutex
+	lastCR bool // the previous write ended in \r
+	buf    []byte
+}
+
+func (c *crlfWriter) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.buf = c.buf[:0]
+	prevCR := c.lastCR
+	for _, b := range p {
+		if b == '\n' && !prevCR {
+			c.buf = append(c.buf, '\r')
+		}
+		c.buf = append(c.buf, b)
+		prevCR = b == '\r'
+	}
+	if _, err := c.w.Write(c.buf); err != nil {
+		return 0, err
+	}
+	c.lastCR = prevCR
+	return len(p), nil
 }

@@ -26,9 +26,10 @@ var reportHTMLSource string
 var reportHTMLTemplate = template.Must(template.New("report").Parse(reportHTMLSource))
 
 var reportIndexTemplate = template.Must(template.New("index").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>OpenPocket runs</title>
-<style>body{font:15px/1.45 system-ui,sans-serif;margin:24px;color:#1d2330}
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>OpenPocket runs</title>
+<style>body{font:15px/1.45 system-ui,sans-serif;margin:24px;color:#1d2330;overflow-wrap:anywhere}
 td,th{padding:6px 10px;border-bottom:1px solid #e2e5ea;text-align:left}
+@media (max-width:600px){body{margin:12px}td,th{padding:4px 6px}}
 .passed{color:#1f7a3e}.failed{color:#a52a2a}</style></head>
 <body><h1>OpenPocket runs</h1><p>{{.Passed}} passed, {{.Failed}} failed</p>
 <table id="runs"><tr><th>playbook</th><th>status</th><th>duration</th><th>steps</th></tr>

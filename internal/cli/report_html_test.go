@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -77,4 +78,32 @@ func TestHTMLReportOfTheDemoInChromium(t *testing.T) {
 
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate("file://"+filepath.Join(reportDir, "index.html"))))
 	assert.Equal(t, 1, eval(`document.querySelectorAll("#runs a").length`))
+}
+
+// TestHTMLReportFitsAPhone opens a failed run's report (long file paths,
+// an error, YAML source) and the runs index at 390×844 and 1280×800: no
+// page is wider than the window. Screenshots go to the test's artifacts.
+func TestHTMLReportFitsAPhone(t *testing.T) {
+	s := simtest.Start(t)
+	dir, out, reportDir := t.TempDir(), t.TempDir(), t.TempDir()
+	flow := filepath.Join(dir, "a-playbook-with-a-rather-long-name-for-the-phone-width.yaml")
+	require.NoError(t, os.WriteFile(flow, []byte("name: long\nsteps:\n  - launch: com.android.settings\n"+
+		"  - assert_visible: {text: \"A label that is not on this screen at all, so the step fails\", timeout: 300ms}\n"), 0o644))
+	code, stdout, stderr := playMain(t, s.Serial(), "play", flow, "--output", out, "--report-html", reportDir)
+	require.Equal(t, ExitFailed, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	pages, err := filepath.Glob(filepath.Join(reportDir, "*", "index.html"))
+	require.NoError(t, err)
+	require.Len(t, pages, 1)
+	for _, vp := range []browsertest.Viewport{{Width: 390, Height: 844, Mobile: true}, {Width: 1280, Height: 800}} {
+		ctx := browsertest.Browser(t, vp)
+		for name, page := range map[string]string{"run": pages[0], "index": filepath.Join(reportDir, "index.html")} {
+			require.NoError(t, chromedp.Do(ctx, chromedp.Navigate("file://"+page)))
+			widths, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`[document.scrollingElement.scrollWidth, window.innerWidth]`))
+			require.NoError(t, err)
+			assert.LessOrEqual(t, widths[0], widths[1], "%s page at %d px: %d px wide", name, vp.Width, widths[0])
+			shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(t.ArtifactDir(), fmt.Sprintf("report-%s-%d.png", name, vp.Width)), shot, 0o644))
+		}
+	}
 }

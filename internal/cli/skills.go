@@ -273,7 +273,7 @@ func (c *SkillsRunCmd) Run(ctx context.Context, out Streams, phones *Phones, h *
 	fallback := fmt.Sprintf("%s\n\nProgress so far: steps 1..%d done (%s); step %d (%s) did not work: expected %s. Continue from the current screen.",
 		task, done, strings.Join(labels, "; "), se.Step, se.Label, orText(se.Expected, se.Message))
 	fmt.Fprintf(out.Stdout, "handing the rest of the task to the model…\n")
-	ares, aerr := agents.run(ctx, svc, fallback, agentRunOptions{Stdin: os.Stdin, Stdout: out.Stdout,
+	ares, aerr := agents.run(ctx, svc, fallback, agentRunOptions{Stdin: os.Stdin, Stdout: out.Stdout, SkillTask: task,
 		OnEvent: newAgentProgress(out.Stdout, isTTY(out.Stdout)).event})
 	if aerr != nil && ares.SessionPath == "" {
 		return aerr
@@ -282,6 +282,7 @@ func (c *SkillsRunCmd) Run(ctx context.Context, out Streams, phones *Phones, h *
 		return FailedError{Msg: "the model could not finish the task either: " + ares.Message}
 	}
 	fmt.Fprintf(out.Stdout, "✓ finished by the model: %s\n", ares.Message)
+	printLearned(out.Stdout, ares)
 	return nil
 }
 

@@ -31,21 +31,30 @@ type SnapshotCmd struct {
 }
 
 // Run captures one snapshot and prints it.
-func (c *SnapshotCmd) Run(ctx context.Context, out Streams, phones *Phones) error {
+func (c *SnapshotCmd) Run(ctx context.Context, out Streams, phones *Phones, g Globals, asm Assembly) error {
 	if c.FromDump != "" {
 		return c.fromDump(out.Stdout)
 	}
 	if c.Size != "" {
 		return UsageError{errors.New("--size applies to --from-dump only (a device reports its own size)")}
 	}
-	// snapshot reads no config (it works without a home): the device
-	// layer's own defaults.
+	// snapshot works without a home: the device layer's own defaults,
+	// except the model-sized images' encoding (snapshotImage).
 	opts := device.Options{ElementBudget: c.Budget}
+	// --json --with-images carries the set-of-mark image too, without --som.
+	som := c.SOM != "" || (c.JSON && c.WithImages)
+	if som {
+		enc, err := snapshotImage(g, asm)
+		if err != nil {
+			return err
+		}
+		opts.Image = enc
+	}
 	phone, err := phones.openPhone(ctx, opts)
 	if err != nil {
 		return err
 	}
-	snap, err := phone.Capture(ctx, device.CaptureOptions{Scaled: true, SOM: c.SOM != "", Installed: true, KeyboardKeys: c.Keys})
+	snap, err := phone.Capture(ctx, device.CaptureOptions{Scaled: true, SOM: som, Installed: true, KeyboardKeys: c.Keys})
 	if err != nil {
 		return err
 	}

@@ -133,3 +133,35 @@ func TestSnapshotLiveReadsLikeTheModel(t *testing.T) {
 	}
 	assert.Equal(t, []string{"", "dialog", "system"}, windows)
 }
+
+// TestSnapshotImagesFollowTheProfile: --som writes the set-of-mark image
+// in the default profile's imageFormat (PNG here, JPEG without a config),
+// and --json --with-images carries it without --som.
+func TestSnapshotImagesFollowTheProfile(t *testing.T) {
+	s := simtest.Start(t)
+	home := t.TempDir()
+	som := filepath.Join(t.TempDir(), "marks.img")
+	run := func(args ...string) string {
+		t.Helper()
+		var out, errb bytes.Buffer
+		code := Main(context.Background(), append([]string{"--home", home, "--device", s.Serial(), "snapshot"}, args...), &out, &errb)
+		require.Equal(t, ExitOK, code, errb.String())
+		return out.String()
+	}
+	run("--som", som)
+	img, err := os.ReadFile(som)
+	require.NoError(t, err)
+	assert.Equal(t, "\xff\xd8", string(img[:2]), "no config: JPEG")
+
+	require.NoError(t, os.WriteFile(filepath.Join(home, "config.json"), []byte(`{"models": {"default": {"model": "m", "imageFormat": "png"}}}`), 0o600))
+	run("--som", som)
+	img, err = os.ReadFile(som)
+	require.NoError(t, err)
+	assert.Equal(t, "\x89PNG", string(img[:4]), `imageFormat: "png"`)
+
+	var snap screen.Snapshot
+	require.NoError(t, json.Unmarshal([]byte(run("--json", "--with-images")), &snap))
+	require.NotEmpty(t, snap.SOMScreenshot, "the set-of-mark image without --som")
+	assert.Equal(t, "\x89PNG", string(snap.SOMScreenshot[:4]))
+	assert.NotEmpty(t, snap.Screenshot)
+}

@@ -7,21 +7,28 @@ func parsePages() *template.Template {
 }
 
 // pageTemplates are the pages. The script on the agent page only reloads
-// the screen image and the steps; every action is a plain form.
+// the screen image and the steps (and tells a tap the image's shown
+// width); every action is a plain form. Every page fits a 390 px phone;
+// the flash message floats over the page so it never moves the screen.
 const pageTemplates = `
 {{define "head"}}<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.}} · OpenPocket</title>
 <style>
-body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1d1d1f;background:#f5f5f7}
+*,*::before,*::after{box-sizing:border-box}
+body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1d1d1f;background:#f5f5f7;overflow-wrap:break-word}
 header{background:#1d1d1f;color:#fff;padding:10px 20px}header a{color:#fff;text-decoration:none}
 main{padding:16px 20px;display:flex;flex-wrap:wrap;gap:20px;align-items:flex-start}
-section{background:#fff;border-radius:10px;padding:12px 16px;box-shadow:0 1px 3px #0002;min-width:280px}
-h2{font-size:16px;margin:4px 0 10px}table{border-collapse:collapse}td,th{padding:4px 10px;text-align:left;border-bottom:1px solid #eee}
+section{background:#fff;border-radius:10px;padding:12px 16px;box-shadow:0 1px 3px #0002;min-width:min(280px,100%);max-width:100%}
+h2{font-size:16px;margin:4px 0 10px}table{border-collapse:collapse;max-width:100%}td,th{padding:4px 10px;text-align:left;border-bottom:1px solid #eee}
 .ok{color:#0a7d28}.off{color:#888}.err{color:#b00020}form.inline{display:inline}
-#screen{width:360px;border:1px solid #ccc;border-radius:8px;cursor:crosshair;display:block}
-pre{background:#f0f0f0;padding:6px;white-space:pre-wrap;max-width:720px}img.shot{max-width:270px;border:1px solid #ccc;display:block;margin:6px 0}
-.step{border-left:3px solid #0071e3;padding-left:8px;margin:6px 0}.flash{background:#fffbe6;padding:6px 10px;border-radius:6px}
+#screen{width:360px;max-width:100%;height:auto;border:1px solid #ccc;border-radius:8px;cursor:crosshair;display:block}
+pre{background:#f0f0f0;padding:6px;white-space:pre-wrap;max-width:min(720px,100%)}img.shot{max-width:min(270px,100%);border:1px solid #ccc;display:block;margin:6px 0}
+.step{border-left:3px solid #0071e3;padding-left:8px;margin:6px 0;display:flex;gap:8px;align-items:flex-start}
+.step img.thumb{width:48px;border:1px solid #ccc;border-radius:4px;flex:none}.step code{font:13px ui-monospace,monospace}
+.flash{position:fixed;left:12px;right:12px;bottom:12px;z-index:10;margin:0;background:#fffbe6;padding:8px 12px;border-radius:6px;box-shadow:0 2px 8px #0003}
+@media (max-width:600px){header{padding:10px 12px}main{padding:10px;gap:12px}section{width:100%;padding:10px 12px}td,th{padding:4px 6px}
+#agents tr:first-child{display:none}#agents tr,#jobs tr{display:block;border-bottom:1px solid #eee;padding:4px 0}#agents td,#jobs td{display:inline-block;border:0;padding:2px 6px}}
 </style></head><body>{{end}}
 
 {{define "manager"}}{{template "head" "Agents"}}
@@ -36,7 +43,7 @@ pre{background:#f0f0f0;padding:6px;white-space:pre-wrap;max-width:720px}img.shot
 </table></section></main></body></html>{{end}}
 
 {{define "steps"}}<div id="steps">{{if .Session}}<p>Running <b>{{.Task}}</b> (session {{.Session}})</p>
-{{range .Steps}}<div class="step"><b>Step {{.N}}</b> {{.Action}}{{if .Result}}<br><small>{{.Result}}</small>{{end}}</div>{{end}}
+{{range .Lines}}<div class="step">{{if .Thumb}}<img class="thumb" src="{{.Thumb}}" alt="screen after step {{.N}}">{{end}}<div><b>Step {{.N}}</b> <code>{{.Action}}</code>{{if .Result}}<br><small>{{.Result}}</small>{{end}}</div></div>{{end}}
 {{else}}<p class="off">No task running.</p>{{end}}</div>{{end}}
 
 {{define "agent"}}{{template "head" .ID}}
@@ -50,7 +57,7 @@ pre{background:#f0f0f0;padding:6px;white-space:pre-wrap;max-width:720px}img.shot
 </table></section>
 <section><h2>Screen</h2>
 <p class="err" id="noscreen"{{if not .NoScreen}} hidden{{end}}>No screen: {{.NoScreen}}</p>
-<form method="post" action="/a/{{.ID}}/tap" id="tapform"{{if .NoScreen}} hidden{{end}}>
+<form method="post" action="/a/{{.ID}}/tap" id="tapform"{{if .NoScreen}} hidden{{end}}><input type="hidden" name="shown_width" id="shown_width">
 <input type="image" name="screen" id="screen" src="{{if not .NoScreen}}/a/{{.ID}}/screen.png{{end}}" alt="the device's screen: click to tap" style="width:{{.ScreenWidth}}px">
 </form>
 <form method="post" action="/a/{{.ID}}/type"><input name="text" id="text" placeholder="type into the focused field"> <button>Type</button></form>
@@ -74,6 +81,11 @@ pre{background:#f0f0f0;padding:6px;white-space:pre-wrap;max-width:720px}img.shot
 (function(){
   var img=document.getElementById('screen'), id={{.ID}};
   var form=document.getElementById('tapform'), why=document.getElementById('noscreen');
+  // On a narrow page the image is shown smaller: the tap is mapped by
+  // the width it had when clicked.
+  form.addEventListener('submit',function(){
+    document.getElementById('shown_width').value=img.getBoundingClientRect().width;
+  });
   // The next capture is asked for only once the last one arrived, so a
   // slow device is never flooded.
   var shown='';

@@ -193,7 +193,7 @@ func (s *Server) agentPage(w http.ResponseWriter, r *http.Request, id string, ag
 	auth, err := ag.HumanAuth()
 	note(err)
 	data["Summary"], data["Sessions"], data["Jobs"], data["Skills"], data["Auth"], data["Errs"] = sum, sessions, jobs, skills, auth, errs
-	data["Steps"] = runningSteps(ag, sessions)
+	data["Steps"] = runningSteps(ag, id, sessions)
 	s.render(w, "agent", data)
 }
 
@@ -227,7 +227,13 @@ func (s *Server) tap(w http.ResponseWriter, r *http.Request, id string, ag Agent
 		back(w, r, id, "failed: "+err.Error())
 		return
 	}
-	scale := float64(sc.Width) / screenWidth
+	// The page sends the width the image was shown at (narrower than
+	// screenWidth on a phone); without it, screenWidth.
+	shown := float64(screenWidth)
+	if v, err := strconv.ParseFloat(r.FormValue("shown_width"), 64); err == nil && v >= 50 && v <= 4*screenWidth {
+		shown = v
+	}
+	scale := float64(sc.Width) / shown
 	dx, dy := int(float64(x)*scale), int(float64(y)*scale)
 	if dx >= sc.Width || dy >= sc.Height {
 		http.Error(w, "tap: outside the screen", http.StatusBadRequest)
@@ -276,9 +282,9 @@ func back(w http.ResponseWriter, r *http.Request, id, msg string) {
 	http.Redirect(w, r, "/a/"+url.PathEscape(id)+"/?msg="+url.QueryEscape(msg), http.StatusSeeOther)
 }
 
-func (s *Server) stepsFragment(w http.ResponseWriter, r *http.Request, _ string, ag Agent) {
+func (s *Server) stepsFragment(w http.ResponseWriter, r *http.Request, id string, ag Agent) {
 	sessions, _ := ag.Sessions()
-	s.render(w, "steps", runningSteps(ag, sessions))
+	s.render(w, "steps", runningSteps(ag, id, sessions))
 }
 
 func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request, id string, ag Agent) {
@@ -337,7 +343,7 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, id string, ag Ag
 }
 
 // runningSteps are the steps of the newest session still running.
-func runningSteps(ag Agent, sessions []SessionInfo) stepsView {
+func runningSteps(ag Agent, id string, sessions []SessionInfo) stepsView {
 	for _, si := range sessions {
 		if !si.Running {
 			continue
@@ -346,14 +352,20 @@ func runningSteps(ag Agent, sessions []SessionInfo) stepsView {
 		if err != nil {
 			return stepsView{}
 		}
-		return stepsView{Session: si.ID, Task: si.Task, Steps: parseSteps(md)}
+		shots, _ := ag.SessionScreenshots(si.ID)
+		v := stepsView{Session: si.ID, Task: si.Task}
+		for _, st := range parseSteps(md) {
+			v.Lines = append(v.Lines, stepLineOf(st, id, shots))
+		}
+		return v
 	}
 	return stepsView{}
 }
 
+// stepsView is the running task: its steps as the CLI prints them.
 type stepsView struct {
 	Session, Task string
-	Steps         []step
+	Lines         []stepLine
 }
 
 // loopbackHost reports whether a Host header names this machine's loopback.

@@ -99,11 +99,16 @@ func TestTapMapsTheClickToTheDevice(t *testing.T) {
 	w = do(s, "POST", "/a/a/key", url.Values{"key": {"home"}}, nil)
 	assert.Equal(t, http.StatusSeeOther, w.Code)
 	assert.JSONEq(t, `{"type":"keyevent","keycode":"KEYCODE_HOME"}`, f.acts[1])
+
+	// On a phone the image is shown narrower; the page sends its width.
+	w = do(s, "POST", "/a/a/tap", url.Values{"screen.x": {"90"}, "screen.y": {"20"}, "shown_width": {"180"}}, nil)
+	assert.Equal(t, http.StatusSeeOther, w.Code)
+	assert.JSONEq(t, `{"type":"tap","x":540,"y":120}`, f.acts[2], "180 CSS px wide image, 1080 px device")
 	w = do(s, "POST", "/a/a/key", url.Values{"key": {"reboot"}}, nil)
 	assert.Equal(t, http.StatusBadRequest, w.Code)
 	w = do(s, "POST", "/a/a/type", url.Values{"text": {"hello"}}, nil)
 	assert.Equal(t, http.StatusSeeOther, w.Code)
-	assert.JSONEq(t, `{"type":"type","text":"hello"}`, f.acts[2])
+	assert.JSONEq(t, `{"type":"type","text":"hello"}`, f.acts[3])
 	assert.Equal(t, http.StatusNotFound, do(s, "GET", "/a/ghost/", nil, nil).Code)
 }
 
@@ -140,7 +145,8 @@ func TestPagesEscapeWhatTheyShow(t *testing.T) {
 	body := do(s, "GET", "/a/a/", nil, nil).Body.String()
 	assert.Contains(t, body, "&lt;b&gt;task&lt;/b&gt;", "a task is text, never markup")
 	assert.NotContains(t, body, "<b>task</b>")
-	assert.Contains(t, body, `<b>Step 1</b> {&#34;type&#34;: &#34;tap&#34;}`, "the running task's steps")
+	assert.Contains(t, body, `<img class="thumb" src="/a/a/shots/x-step-001.png" alt="screen after step 1"><div><b>Step 1</b> <code>tap</code><br><small>tapped</small>`,
+		"the running task's steps as the CLI's step lines, with the step's thumbnail")
 	page := do(s, "GET", "/a/a/sessions/20260101-000000", nil, nil).Body.String()
 	assert.Contains(t, page, "&lt;script&gt;alert(1)&lt;/script&gt;")
 	assert.NotContains(t, page, "<script>alert(1)")
@@ -156,6 +162,27 @@ func TestJobToggles(t *testing.T) {
 	assert.True(t, f.enabled["j1"])
 	assert.Contains(t, do(s, "GET", "/a/a/", nil, nil).Body.String(), `action="/a/a/jobs/j1/disable"`)
 	assert.Equal(t, http.StatusBadRequest, do(s, "POST", "/a/a/jobs/j1/explode", url.Values{}, nil).Code)
+}
+
+func TestStepLines(t *testing.T) {
+	shots := map[int]string{2: "s-step-002.png"}
+	l := stepLineOf(step{N: 2, Action: `{"type":"launch_app","packageName":"com.android.settings"}`,
+		Result: "launched com.android.settings\nscreenshot /home/u/.openpocket/workspace/screenshots/s-step-002.png"}, "shop", shots)
+	assert.Equal(t, stepLine{N: 2, Action: "launch_app com.android.settings", Result: "launched com.android.settings", Thumb: "/a/shop/shots/s-step-002.png"}, l)
+	l = stepLineOf(step{N: 3, Action: `{"type":"tap","x":540,"y":1200}`, Result: "saved /tmp/run/x/shot.png (ok)"}, "shop", shots)
+	assert.Equal(t, stepLine{N: 3, Action: "tap 540,1200", Result: "saved shot.png (ok)"}, l, "no raw paths")
+	l = stepLineOf(step{N: 4, Action: `{"type":"type_text","text":"hello"}`}, "shop", nil)
+	assert.Equal(t, `type_text "hello"`, l.Action)
+}
+
+// TestSkillMarkdownNestedLists: a learned skill's numbered procedure with
+// its "   - app: …" sub-items renders as nested lists, not literal text;
+// the front matter is not shown as text.
+func TestSkillMarkdownNestedLists(t *testing.T) {
+	md := "---\nname: x\ndescription: d\n---\n\n# Toggle\n\n## Procedure\n\n1. Launch `com.android.settings`\n   - app: launcher → com.android.settings\n   - intent: open <settings>\n2. Tap **Wi-Fi**\n   - app: com.android.settings\n\n- top\n"
+	got := string(renderMarkdown(md))
+	assert.Equal(t, "<h1>Toggle</h1>\n<h2>Procedure</h2>\n<ol>\n<li>Launch <code>com.android.settings</code><ul>\n<li>app: launcher → com.android.settings</li>\n<li>intent: open &lt;settings&gt;</li></ul>\n</li>\n<li>Tap <b>Wi-Fi</b><ul>\n<li>app: com.android.settings</li></ul>\n</li></ol>\n<ul>\n<li>top</li></ul>\n", got)
+	assert.NotContains(t, got, "description: d")
 }
 
 func TestParseSteps(t *testing.T) {

@@ -1,5 +1,5 @@
 // Package emulator manages Android emulators through the SDK's binaries
-// (seed 004 EmulatorManager): it finds the SDK, lists the AVDs
+// (upstream's EmulatorManager, docs/devices.md): it finds the SDK, lists the AVDs
 // (`emulator -list-avds`), starts one on a free console/adb port pair and
 // waits until the adb server lists it as emulator-N with
 // sys.boot_completed=1, and stops it through its console (what `adb emu

@@ -278,12 +278,11 @@ func (g *Gateway) stopHeartbeatLocked() {
 // does not load keeps the current one. It returns the first error,
 // already printed.
 func (g *Gateway) Reload() error {
-	path := g.opts.ConfigPath
-	if path == "" {
-		path = g.home.ConfigPath()
-	}
 	var first error
-	cfg, warns, err := workspace.LoadConfigWarnings(path)
+	cfg, warns, err := g.home.LoadConfigFile() // the defaults while init has written none
+	if g.opts.ConfigPath != "" {
+		cfg, warns, err = workspace.LoadConfigWarnings(g.opts.ConfigPath)
+	}
 	if err != nil {
 		g.print.line("!", "config not reloaded, keeping the current one: %v", err)
 		first = err

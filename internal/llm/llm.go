@@ -30,6 +30,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/openai/openai-go/v3"
@@ -48,10 +49,6 @@ const (
 
 // DefaultBaseURL is used when a profile names no base URL.
 const DefaultBaseURL = "https://api.openai.com/v1"
-
-// placeholderKey is sent to local servers that need no key: openai-go
-// always sends an Authorization header and some servers reject an empty one.
-const placeholderKey = "sk-local-no-key"
 
 // ErrNoAction is returned (wrapped) when a reply has neither a tool call nor
 // an action that can be parsed from its text.
@@ -148,14 +145,17 @@ type Client struct {
 	api      openai.Client
 	log      *slog.Logger
 	useMaxCT bool // send max_completion_tokens instead of max_tokens
+	keyless  bool // a local server without a key: no Authorization header
 }
 
 var _ engine.Model = (*Client)(nil)
 
 // New builds a client for one profile. It fails when the profile names no
 // model, the base URL is invalid, or no API key is found for a non-local
-// base URL (a server on localhost or a private network may run without auth;
-// a placeholder key is sent then).
+// base URL. A server on loopback or a private network may run without
+// auth: then no Authorization header is sent at all (not a placeholder,
+// and never $OPENAI_API_KEY, which belongs to another provider), and the
+// logger gets one info line per profile and process saying so.
 func New(p Profile, o Options) (*Client, error) {
 	if p.Name == "" {
 		p.Name = "default"
@@ -171,7 +171,8 @@ func New(p Profile, o Options) (*Client, error) {
 		return nil, fmt.Errorf("model profile %q: base URL %q is not an http(s) URL", p.Name, p.BaseURL)
 	}
 	key := resolveKey(p)
-	if key == "" {
+	keyless := key == ""
+	if keyless {
 		if !isLocalHost(u.Hostname()) {
 			env := "OPENAI_API_KEY"
 			if p.APIKeyEnv != "" {
@@ -180,7 +181,6 @@ func New(p Profile, o Options) (*Client, error) {
 			return nil, fmt.Errorf("model profile %q: no API key for %s: set apiKey in the profile or the environment variable %s",
 				p.Name, p.BaseURL, env)
 		}
-		key = placeholderKey
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 120 * time.Second
@@ -207,7 +207,11 @@ func New(p Profile, o Options) (*Client, error) {
 
 	reqOpts := []option.RequestOption{
 		option.WithBaseURL(strings.TrimRight(p.BaseURL, "/") + "/"),
+		// An empty key overrides the client's own $OPENAI_API_KEY and
+		// $OPENAI_ADMIN_KEY defaults, so a keyless profile sends no
+		// Authorization header.
 		option.WithAPIKey(key),
+		option.WithAdminAPIKey(""),
 		option.WithMaxRetries(o.MaxRetries),
 		option.WithRequestTimeout(o.Timeout),
 		option.WithMiddleware(attemptLogger(log), limitResponses(o.MaxResponseBytes)),
@@ -215,7 +219,11 @@ func New(p Profile, o Options) (*Client, error) {
 	if o.HTTPClient != nil {
 		reqOpts = append(reqOpts, option.WithHTTPClient(o.HTTPClient))
 	}
+	if keyless {
+		noteKeyless(o.Logger, p)
+	}
 	c := &Client{
+		keyless: keyless,
 		profile: p,
 		opts:    o,
 		api:     openai.NewClient(reqOpts...),
@@ -225,6 +233,28 @@ func New(p Profile, o Options) (*Client, error) {
 		useMaxCT: strings.HasSuffix(u.Hostname(), "openai.com") || strings.HasSuffix(u.Hostname(), "openai.azure.com"),
 	}
 	return c, nil
+}
+
+// Keyless reports whether the client sends no Authorization header (a
+// local server and no key configured).
+func (c *Client) Keyless() bool { return c.keyless }
+
+// keylessNoted holds the profile+URL pairs already announced, so a
+// gateway building a client per run says it once per process.
+var keylessNoted sync.Map
+
+func noteKeyless(log *slog.Logger, p Profile) {
+	if _, seen := keylessNoted.LoadOrStore(p.Name+"\x00"+p.BaseURL, true); seen {
+		return
+	}
+	log.Info(fmt.Sprintf("model profile %q: no API key, and %s is a local server: sending no Authorization header", p.Name, p.BaseURL))
+}
+
+// IsLocalURL reports whether baseURL's host is this machine or a private
+// network address, where a model server may run without a key.
+func IsLocalURL(baseURL string) bool {
+	u, err := url.Parse(baseURL)
+	return err == nil && u.Host != "" && isLocalHost(u.Hostname())
 }
 
 // Profile implements engine.Model.
@@ -323,6 +353,10 @@ func (c *Client) describe(mode string, err error) error {
 		if msg != "" {
 			return fmt.Errorf("model %q (%s): %s: %w: %s", c.profile.Name, c.profile.Model, endpoint, err, msg)
 		}
+	} else if errors.Is(err, syscall.ECONNREFUSED) {
+		// The POST URL in err is the endpoint's; name the profile's base
+		// URL, which is what the user configured and can check.
+		return fmt.Errorf("model %q (%s): %s: nothing answers at %s (connection refused): %w", c.profile.Name, c.profile.Model, endpoint, c.profile.BaseURL, err)
 	} else if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("model %q (%s): %s: no reply within %s: %w", c.profile.Name, c.profile.Model, endpoint, c.opts.Timeout, err)
 	}

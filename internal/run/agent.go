@@ -52,6 +52,9 @@ type AgentOptions struct {
 	// actions out of the model's tools.
 	UserInput agent.UserInputFunc
 	Schedule  agent.ScheduleFunc
+	// SkillTask names the skill a successful run learns ("" = Task): the
+	// user's task when Task is a prompt built around it.
+	SkillTask string
 }
 
 // AgentResult is an agent run's verdict (engine.RunResult: success,
@@ -132,13 +135,20 @@ func (s *Service) agent(ctx context.Context, lc *lifecycle, o AgentOptions) (eng
 	if res.Success && cfg.Agent.AutoArtifacts && cfg.WorkspaceDir != "" {
 		// What worked becomes a skill and a replay script; failing to write
 		// them does not fail the run.
-		skill, script, werr := skills.WriteArtifacts(cfg.WorkspaceDir, o.Task, res.SessionPath, sess.Trace(), time.Now())
+		// The skill is named and described after the user's task, not an
+		// internal prompt (a replay's fallback hand-over).
+		task := o.SkillTask
+		if task == "" {
+			task = o.Task
+		}
+		a, werr := skills.Write(skills.ArtifactOptions{Workspace: cfg.WorkspaceDir, Task: task, SessionPath: res.SessionPath, Steps: sess.Trace(), Now: time.Now()})
+		res.Replaced = a.Removed
 		switch {
 		case errors.Is(werr, skills.ErrNothingToLearn):
 		case werr != nil:
 			cfg.Logger.Warn("auto artifacts not written", "err", werr)
 		default:
-			res.SkillPath, res.ScriptPath = skill, script
+			res.SkillPath, res.ScriptPath = a.SkillPath, a.ScriptPath
 		}
 	}
 	return res, err

@@ -78,8 +78,13 @@ func (Assembly) ProfileModel(logger *slog.Logger, name string, p workspace.Model
 // checkKeyEnv refuses a profile whose apiKeyEnv names a variable that is
 // not set, before the run starts: otherwise the first request fails (or a
 // local server is sent another key) and the cause is far from the message.
+// A server on loopback or a private address needs no key: llm sends none
+// and says so.
 func checkKeyEnv(name string, p workspace.ModelProfile) error {
 	if p.APIKey != "" || p.APIKeyEnv == "" || strings.TrimSpace(os.Getenv(p.APIKeyEnv)) != "" {
+		return nil
+	}
+	if p.BaseURL != "" && llm.IsLocalURL(p.BaseURL) {
 		return nil
 	}
 	return BadConfigError{fmt.Errorf("model profile %q: apiKeyEnv names $%s, which is not set: export %s=… (or set apiKey in the profile)", name, p.APIKeyEnv, p.APIKeyEnv)}

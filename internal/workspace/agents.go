@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/openpocket/openpocket/engine/textpos"
 	"github.com/openpocket/openpocket/internal/atomicfile"
 )
 
@@ -123,6 +125,11 @@ func (in *Install) OpenAgent(id string) (*Home, error) {
 		return nil, err
 	}
 	if !ok {
+		// A typo of an existing id is far likelier than a wish for a new
+		// agent: suggest that one first.
+		if near := textpos.Nearest(id, in.agentIDs()); near != "" {
+			return nil, fmt.Errorf("%w %q in %s; did you mean %s? (agents: %s)", ErrNoAgent, id, in.dir, near, in.agentNames())
+		}
 		return nil, fmt.Errorf("%w %q in %s: create it with `openpocket agents create %s` (agents: %s)", ErrNoAgent, id, in.dir, id, in.agentNames())
 	}
 	dir, _ := in.AgentDir(id)
@@ -130,15 +137,16 @@ func (in *Install) OpenAgent(id string) (*Home, error) {
 }
 
 func (in *Install) agentNames() string {
+	return strings.Join(in.agentIDs(), ", ")
+}
+
+func (in *Install) agentIDs() []string {
 	list, _ := in.Agents()
-	names := ""
+	ids := make([]string, len(list))
 	for i, a := range list {
-		if i > 0 {
-			names += ", "
-		}
-		names += a.ID
+		ids[i] = a.ID
 	}
-	return names
+	return ids
 }
 
 // Agents lists the default agent first, then the managed agents by id.

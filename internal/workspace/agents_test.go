@@ -87,6 +87,9 @@ func TestCreateAgentRefusals(t *testing.T) {
 	assert.True(t, os.IsNotExist(err), "a failed create leaves nothing")
 	_, err = in.OpenAgent("ghost")
 	assert.ErrorContains(t, err, "agents create ghost")
+	_, err = in.OpenAgent("shpo")
+	assert.ErrorIs(t, err, workspace.ErrNoAgent)
+	assert.ErrorContains(t, err, "did you mean shop?", "a typo of an existing id suggests it")
 }
 
 func TestRemoveAgentReleasesBinding(t *testing.T) {

@@ -2,6 +2,8 @@ package workspace
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -229,18 +231,29 @@ func TestOpenCreatesHomeAndKeepsExistingConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, rel := range []string{"config.json", "workspace", "state", "workspace/memory", "workspace/sessions",
+	for _, rel := range []string{"workspace", "state", "workspace/memory", "workspace/sessions",
 		"workspace/skills", "workspace/scripts", "workspace/cron", "workspace/.openpocket/workspace-state.json"} {
 		if _, err := os.Stat(filepath.Join(dir, rel)); err != nil {
 			t.Errorf("missing %s: %v", rel, err)
 		}
 	}
-	data, err := os.ReadFile(h.ConfigPath())
+	// Opening never writes config.json (init does): the home runs on the
+	// defaults meanwhile.
+	if _, err := os.Stat(h.ConfigPath()); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Open wrote config.json: %v", err)
+	}
+	if !reflect.DeepEqual(h.Config(), DefaultConfig()) {
+		t.Fatalf("a home without config.json has %+v", h.Config())
+	}
+	data, err := MarshalConfig(DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(data), "{\n  \"defaultModel\": \"default\",\n") {
-		t.Errorf("config.json is not pretty JSON with defaults:\n%s", data)
+	if err := os.WriteFile(h.ConfigPath(), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if !IsUnedited(h.ConfigPath()) {
+		t.Error("a config.json of nothing but the defaults counts as edited")
 	}
 	var st map[string]any
 	raw, _ := os.ReadFile(h.WorkspaceStatePath())
@@ -265,6 +278,9 @@ func TestOpenCreatesHomeAndKeepsExistingConfig(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(h2.ConfigPath()); string(got) != custom {
 		t.Fatalf("Open overwrote config: %s", got)
+	}
+	if IsUnedited(h2.ConfigPath()) {
+		t.Error("an edited config.json counts as unedited")
 	}
 	if h2.Config().Agent.MaxSteps != 3 {
 		t.Fatalf("maxSteps = %d", h2.Config().Agent.MaxSteps)

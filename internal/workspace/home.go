@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -55,10 +56,12 @@ func ResolveHome(dir string) (string, error) {
 	return abs, nil
 }
 
-// Open opens (and on first use creates) an OPENPOCKET_HOME: config.json
-// with the defaults, workspace/ with its subdirectories and
-// workspace-state.json, and state/. An existing config is never
-// overwritten; a malformed one is an error naming line and column.
+// Open opens (and on first use creates) an OPENPOCKET_HOME: workspace/
+// with its subdirectories and workspace-state.json, and state/. It never
+// writes config.json: a home without one runs on DefaultConfig until
+// `openpocket init` (or SaveConfig) writes it, so an ordinary first command
+// does not leave behind a config that init then refuses to replace. A
+// malformed config is an error naming line and column.
 func Open(home string) (*Home, error) {
 	dir, err := ResolveHome(home)
 	if err != nil {
@@ -80,18 +83,7 @@ func Open(home string) (*Home, error) {
 			return nil, fmt.Errorf("create %s: %w", d, err)
 		}
 	}
-	if _, err := os.Stat(h.ConfigPath()); errors.Is(err, fs.ErrNotExist) {
-		data, err := MarshalConfig(DefaultConfig())
-		if err != nil {
-			return nil, err
-		}
-		if err := writeNew(h.ConfigPath(), data, 0o600); err != nil {
-			return nil, err
-		}
-	} else if err != nil {
-		return nil, fmt.Errorf("stat %s: %w", h.ConfigPath(), err)
-	}
-	cfg, warnings, err := LoadConfigWarnings(h.ConfigPath())
+	cfg, warnings, err := h.LoadConfigFile()
 	if err != nil {
 		return nil, err
 	}
@@ -103,6 +95,29 @@ func Open(home string) (*Home, error) {
 		return nil, err
 	}
 	return h, nil
+}
+
+// LoadConfigFile reads config.json as it is now; a home without one has
+// DefaultConfig (nothing is written).
+func (h *Home) LoadConfigFile() (Config, []Warning, error) {
+	if _, err := os.Stat(h.ConfigPath()); errors.Is(err, fs.ErrNotExist) {
+		return DefaultConfig(), nil, nil
+	} else if err != nil {
+		return DefaultConfig(), nil, fmt.Errorf("stat %s: %w", h.ConfigPath(), err)
+	}
+	return LoadConfigWarnings(h.ConfigPath())
+}
+
+// IsUnedited reports whether the config file at path says nothing but the
+// defaults (as a first command of an earlier version wrote it): replacing
+// it loses nothing, so init may do so without --force.
+func IsUnedited(path string) bool {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	cfg, warnings, err := ParseConfig(path, data)
+	return err == nil && len(warnings) == 0 && reflect.DeepEqual(cfg, DefaultConfig())
 }
 
 // writeNew writes a file only if it does not exist yet (no overwrite even

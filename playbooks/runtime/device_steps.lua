@@ -7,11 +7,8 @@ function flow.shq(s)
   return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
 end
 
--- flow.sh(cmd) runs an adb shell command and fails the step on a non-zero
--- exit code or an "Error:" / "Failure" line (am and pm print those with 0).
-function flow.sh(cmd)
-  local out, code = flow.must(mod("device").shell(cmd))
-  local text = tostring(out or "")
+-- sh_checked fails the step when a shell command's output says it failed.
+local function sh_checked(cmd, text, code)
   if (code ~= nil and code ~= 0) or text:match("^Error") or text:match("\nError")
     or text:match("^Failure") or text:match("\nFailure") or text:match("Exception") then
     text = text:gsub("%s+$", "")
@@ -19,6 +16,13 @@ function flow.sh(cmd)
     flow.fail(string.format("%s: exit code %s: %s", cmd, tostring(code), text))
   end
   return text
+end
+
+-- flow.sh(cmd) runs an adb shell command and fails the step on a non-zero
+-- exit code or an "Error:" / "Failure" line (am and pm print those with 0).
+function flow.sh(cmd)
+  local out, code = flow.must(mod("device").shell(cmd))
+  return sh_checked(cmd, tostring(out or ""), code)
 end
 
 -- flow.permissions(pkg, {name, grant, name, grant, ...}); "all" grants or
@@ -34,7 +38,16 @@ function flow.permissions(pkg, list)
         mod("device").shell("pm " .. verb .. " " .. flow.shq(pkg) .. " " .. perm)
       end
     else
-      flow.sh("pm " .. verb .. " " .. flow.shq(pkg) .. " " .. flow.shq(name))
+      -- Android answers an undeclared permission with a raw
+      -- SecurityException; say what it means instead.
+      local cmd = "pm " .. verb .. " " .. flow.shq(pkg) .. " " .. flow.shq(name)
+      local out, code = flow.must(mod("device").shell(cmd))
+      local text = tostring(out or "")
+      if text:find("has not requested permission", 1, true) then
+        flow.fail(string.format("set_permissions: %s is not requested by the app %s (its manifest does not declare it), so it cannot be %s",
+          name, pkg, grant and "granted" or "revoked"))
+      end
+      sh_checked(cmd, text, code)
     end
   end
 end

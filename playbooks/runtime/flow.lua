@@ -13,6 +13,15 @@ local flow = {}
 -- matching branch).
 flow.SKIPPED = setmetatable({}, {__tostring = function() return "skipped" end})
 
+-- A step body returns flow.warned(msg) when it ran but checked nothing
+-- (assert_screenshot recording its reference, a placeholder for a command
+-- that does not convert): the step is "warned" with msg, never "passed".
+-- flow.skipped(msg) is the same for a step that did not run at all (a
+-- converted command with no playbook equivalent): "skipped" with msg.
+local warned_mt = {__tostring = function(w) return w.status .. ": " .. w.msg end}
+function flow.warned(msg) return setmetatable({msg = msg, status = "warned"}, warned_mt) end
+function flow.skipped(msg) return setmetatable({msg = msg, status = "skipped"}, warned_mt) end
+
 local M = {}          -- lazily required modules (nil when not registered)
 local loaded = {}
 
@@ -222,7 +231,13 @@ function flow.step(info, fn, label_fn)
   st.depth = depth
   local status, msg
   if ok then
-    status = res == flow.SKIPPED and "skipped" or "passed"
+    if res == flow.SKIPPED then
+      status = "skipped"
+    elseif type(res) == "table" and getmetatable(res) == warned_mt then
+      status, msg = res.status, position(info, label, res.msg)
+    else
+      status = "passed"
+    end
   else
     msg = position(info, label, res)
     status = info.optional and "warned" or "failed"
@@ -234,7 +249,13 @@ function flow.step(info, fn, label_fn)
     if e.error ~= msg then e.error = msg end
     emit("step_end", e)
   end
-  if ok then return end
+  if ok then
+    if status == "warned" then
+      local log = mod("log")
+      if log then log.warn(msg) end
+    end
+    return
+  end
   if info.optional then
     local log = mod("log")
     if log then log.warn("optional step failed: " .. msg) end

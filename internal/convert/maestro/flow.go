@@ -87,9 +87,19 @@ func (fc *flowConv) todo(n *yaml.Node, why, text string) *yaml.Node {
 			b.WriteString("-- " + ln + "\n")
 		}
 	}
+	// Nothing ran, so the step must not pass: it is reported skipped, with
+	// what was not converted (the warning above says the same at convert
+	// time).
+	msg := fmt.Sprintf("TODO(maestro %s:%d): %s; not converted, so not run", fc.f.rel, n.Line, why)
+	b.WriteString("return flow.skipped(" + luaString(msg) + ")\n")
 	code := str(b.String())
 	code.Style = yaml.LiteralStyle
 	return step("lua", code)
+}
+
+// luaString quotes s as a Lua string literal (UTF-8 passes as is).
+func luaString(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", " ", "\r", " ", "\x00", "").Replace(s) + `"`
 }
 
 // note is a Lua comment for a command that has nothing to do on Android.
