@@ -53,55 +53,58 @@ func openRe(vm *lua.VM) (lua.LValue, error) {
 		// re.gsub(pattern, s, repl) → result, count. repl is a string with
 		// $1 / ${name} expansions, or a function(match, groups…) returning
 		// the replacement (nil or false keeps the match).
-		"gsub": func(L *lua.LState) int {
-			re := e.checkRe(L, "re.gsub")
-			s := L.CheckString(2)
-			repl := L.Get(3)
-			tmpl, isStr := repl.(lua.LString)
-			fn, isFn := repl.(*lua.LFunction)
-			if !isStr && !isFn {
-				L.ArgError(3, "re.gsub: replacement string or function expected, got "+repl.Type().String())
-			}
-			// One pass for both forms, capped like string.gsub: a template
-			// or function output repeated per match could otherwise build a
-			// string of matches × replacement bytes.
-			limit := vm.MaxStringBytes()
-			tooBig := func() int {
-				return lua.Raisef(L, "re.gsub: the result would exceed the string size limit of %d bytes", limit)
-			}
-			// Every $ reference expands to at most the match's length.
-			refs := strings.Count(string(tmpl), "$")
-			matches := re.FindAllStringSubmatchIndex(s, maxMatches+1)
-			if len(matches) > maxMatches {
-				return lua.Raisef(L, "re.gsub: more than %d matches in one call", maxMatches)
-			}
-			checkCtx(L)
-			var out []byte
-			last := 0
-			for i, m := range matches {
-				if i%4096 == 4095 {
-					checkCtx(L)
-				}
-				out = append(out, s[last:m[0]]...)
-				last = m[1]
-				if isStr {
-					if len(out)+len(tmpl)+refs*(m[1]-m[0]) > limit {
-						return tooBig()
-					}
-					out = re.ExpandString(out, string(tmpl), s, m)
-				} else {
-					out = appendReplacement(L, out, fn, s, m)
-				}
-				if len(out)+len(s)-last > limit {
-					return tooBig()
-				}
-			}
-			out = append(out, s[last:]...)
-			L.Push(lua.LString(out))
-			L.Push(lua.LNumber(len(matches)))
-			return 2
-		},
+		"gsub": func(L *lua.LState) int { return e.gsub(L, vm.MaxStringBytes()) },
 	}), nil
+}
+
+// gsub is re.gsub(pattern, s, repl) → result, count, its result bounded
+// by limit bytes and its matches by maxMatches.
+func (e *env) gsub(L *lua.LState, limit int) int {
+	re := e.checkRe(L, "re.gsub")
+	s := L.CheckString(2)
+	repl := L.Get(3)
+	tmpl, isStr := repl.(lua.LString)
+	fn, isFn := repl.(*lua.LFunction)
+	if !isStr && !isFn {
+		L.ArgError(3, "re.gsub: replacement string or function expected, got "+repl.Type().String())
+	}
+	// One pass for both forms, capped like string.gsub: a template
+	// or function output repeated per match could otherwise build a
+	// string of matches × replacement bytes.
+	tooBig := func() int {
+		return lua.Raisef(L, "re.gsub: the result would exceed the string size limit of %d bytes", limit)
+	}
+	// Every $ reference expands to at most the match's length.
+	refs := strings.Count(string(tmpl), "$")
+	matches := re.FindAllStringSubmatchIndex(s, maxMatches+1)
+	if len(matches) > maxMatches {
+		return lua.Raisef(L, "re.gsub: more than %d matches in one call", maxMatches)
+	}
+	checkCtx(L)
+	var out []byte
+	last := 0
+	for i, m := range matches {
+		if i%4096 == 4095 {
+			checkCtx(L)
+		}
+		out = append(out, s[last:m[0]]...)
+		last = m[1]
+		if isStr {
+			if len(out)+len(tmpl)+refs*(m[1]-m[0]) > limit {
+				return tooBig()
+			}
+			out = re.ExpandString(out, string(tmpl), s, m)
+		} else {
+			out = appendReplacement(L, out, fn, s, m)
+		}
+		if len(out)+len(s)-last > limit {
+			return tooBig()
+		}
+	}
+	out = append(out, s[last:]...)
+	L.Push(lua.LString(out))
+	L.Push(lua.LNumber(len(matches)))
+	return 2
 }
 
 // appendReplacement calls fn(match, groups…) for match m of s and appends

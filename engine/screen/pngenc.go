@@ -26,15 +26,7 @@ func encodeOpaqueRGBA(buf *bytes.Buffer, img *image.RGBA) error {
 	w, h := b.Dx(), b.Dy()
 	buf.Write([]byte("\x89PNG\r\n\x1a\n"))
 
-	var ihdr [13]byte
-	binary.BigEndian.PutUint32(ihdr[0:], uint32(w))
-	binary.BigEndian.PutUint32(ihdr[4:], uint32(h))
-	ihdr[8] = 8  // bit depth
-	ihdr[9] = 2  // colour type: truecolour (RGB)
-	ihdr[10] = 0 // compression
-	ihdr[11] = 0 // filter method
-	ihdr[12] = 0 // no interlace
-	writeChunk(buf, "IHDR", ihdr[:])
+	writeRGBHeader(buf, w, h)
 
 	// IDAT: zlib stream of filtered rows, written into a scratch buffer.
 	idat, _ := idatPool.Get().(*bytes.Buffer)
@@ -47,14 +39,9 @@ func encodeOpaqueRGBA(buf *bytes.Buffer, img *image.RGBA) error {
 	// checksum of an unchanged row (a filter byte and zeros) is then a
 	// multiplication instead of a pass over its bytes.
 	idat.Write([]byte{0x78, 0x01}) // deflate, 32K window, fastest
-	zw, _ := flatePool.Get().(*flate.Writer)
-	if zw == nil {
-		var err error
-		if zw, err = flate.NewWriter(idat, flate.BestSpeed); err != nil {
-			return err
-		}
-	} else {
-		zw.Reset(idat)
+	zw, err := pooledFlate(idat)
+	if err != nil {
+		return err
 	}
 	defer flatePool.Put(zw)
 	sum := adler{a: 1}
@@ -104,6 +91,29 @@ func encodeOpaqueRGBA(buf *bytes.Buffer, img *image.RGBA) error {
 	writeChunk(buf, "IDAT", idat.Bytes())
 	writeChunk(buf, "IEND", nil)
 	return nil
+}
+
+// writeRGBHeader writes the IHDR chunk of an 8-bit RGB image.
+func writeRGBHeader(buf *bytes.Buffer, w, h int) {
+	var ihdr [13]byte
+	binary.BigEndian.PutUint32(ihdr[0:], uint32(w))
+	binary.BigEndian.PutUint32(ihdr[4:], uint32(h))
+	ihdr[8] = 8  // bit depth
+	ihdr[9] = 2  // colour type: truecolour (RGB)
+	ihdr[10] = 0 // compression
+	ihdr[11] = 0 // filter method
+	ihdr[12] = 0 // no interlace
+	writeChunk(buf, "IHDR", ihdr[:])
+}
+
+// pooledFlate is a fastest-level deflate writer onto dst, reused across
+// frames (its tables are most of a PNG encode's allocations).
+func pooledFlate(dst *bytes.Buffer) (*flate.Writer, error) {
+	if zw, _ := flatePool.Get().(*flate.Writer); zw != nil {
+		zw.Reset(dst)
+		return zw, nil
+	}
+	return flate.NewWriter(dst, flate.BestSpeed)
 }
 
 // adler is a running Adler-32 (RFC 1950) of the zlib stream's data.
