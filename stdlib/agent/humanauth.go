@@ -67,15 +67,29 @@ type HumanAuthFunc func(ctx context.Context, req HumanAuthRequest) (HumanAuthDec
 // request (stdin is not a terminal, no relay configured).
 var ErrHumanAuthUnavailable = errors.New("human auth unavailable: no interactive terminal to ask (stdin is not a TTY) and no relay configured")
 
-// IsTerminal reports whether r is an interactive terminal.
+// IsTerminal reports whether r is an interactive terminal: a file whose
+// terminal attributes can be read. A character device is not enough:
+// /dev/null is one, and `openpocket agent … </dev/null` (nohup, cron,
+// systemd) would then answer its own prompt with end-of-input.
 func IsTerminal(r any) bool {
 	f, ok := r.(*os.File)
 	if !ok || f == nil {
 		return false
 	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	tty := false
+	if rc.Control(func(fd uintptr) { tty = isatty(fd) }) != nil {
+		return false
+	}
+	return tty
 }
+
+// ErrInputClosed reports that the terminal's input ended before an
+// answer: nobody is there, which is not a rejection.
+var ErrInputClosed = errors.New("human auth: terminal input closed before an answer")
 
 // TerminalAuth asks on a terminal: the instruction, "Approve? [y/N]", then
 // an optional text to type into the focused field (an OTP code). in is read
@@ -120,7 +134,9 @@ func timeoutOr(ctx context.Context, err error) (HumanAuthDecision, error) {
 		return HumanAuthDecision{Status: "timeout", Message: "no answer before the timeout"}, nil
 	}
 	if errors.Is(err, io.EOF) {
-		return HumanAuthDecision{Status: "rejected", Message: "input closed before an answer"}, nil
+		// End of input is never an answer: the relay, `openpocket auth`
+		// or a chat may still answer the same request.
+		return HumanAuthDecision{}, ErrInputClosed
 	}
 	return HumanAuthDecision{}, err
 }
