@@ -185,7 +185,7 @@ func TestAgentOnATerminalRacesThePage(t *testing.T) {
 		require.NoError(t, err)
 		waitFor(t, "the model's next step", func() bool { return len(srv.Requests()) >= 2 })
 		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitVisible("#message")))
-		assert.NotEqual(t, "Authorization requested", pageText(t, ctx, "#title"), "the answered link no longer asks")
+		assert.Equal(t, "Already answered", pageText(t, ctx, "#title"), "the answered link says so")
 
 		assert.Equal(t, 0, exitCode(t, run.cmd, run.stdout), run.errText())
 		assert.Contains(t, sessionText(t, home), "Human auth approved")

@@ -24,9 +24,9 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	token := r.PostFormValue("t")
-	p, code, msg := s.lookup(r, token)
+	p, code, title, msg := s.lookup(r, token)
 	if code != 0 {
-		s.fail(w, r, code, "Link refused", msg)
+		s.fail(w, r, code, title, msg)
 		return
 	}
 	d := humanauth.Decision{Status: "rejected", Message: "the user rejected the request", By: "web"}
@@ -42,7 +42,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := s.store.Decide(p.ID, d); err != nil {
 		if errors.Is(err, humanauth.ErrDecided) {
-			s.fail(w, r, http.StatusGone, "Link refused", "This link was already used: the request has been answered.")
+			s.fail(w, r, http.StatusGone, "Already answered", "This request was already answered; nothing more to do here.")
 			return
 		}
 		s.fail(w, r, http.StatusInternalServerError, "Not recorded", "The answer could not be recorded.")

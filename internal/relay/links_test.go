@@ -1,0 +1,73 @@
+package relay_test
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/openpocket/openpocket/internal/humanauth"
+)
+
+func get(t *testing.T, url string) (int, string) {
+	t.Helper()
+	res, err := http.Get(url)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	return res.StatusCode, string(b)
+}
+
+// TestUsedAndExpiredLinksSaySo: after the run has read the answer and
+// closed the request, its link answers 410 "already answered"; a request
+// nobody answered in time answers 410 "expired"; a wrong token or an
+// unknown id get the same 404 page, byte for byte.
+func TestUsedAndExpiredLinksSaySo(t *testing.T) {
+	store := humanauth.Open(t.TempDir())
+	srv, used := pending(t, store, "req-used", "2fa", nil, time.Minute)
+	require.NoError(t, store.Decide("req-used", humanauth.Decision{Status: "approved", Text: "123456", By: "web"}))
+	store.Close("req-used") // the run read the answer
+
+	_, expired := pending(t, store, "req-late", "2fa", nil, time.Minute)
+	require.NoError(t, store.Decide("req-late", humanauth.Decision{Status: "timeout", By: "timeout"}))
+	store.Close("req-late")
+
+	_, live := pending(t, store, "req-live", "2fa", nil, -time.Second) // past its expiry, not yet closed
+
+	code, body := get(t, used)
+	assert.Equal(t, http.StatusGone, code)
+	assert.Contains(t, body, "Already answered")
+	assert.NotContains(t, body, "123456")
+	code, body = get(t, expired)
+	assert.Equal(t, http.StatusGone, code)
+	assert.Contains(t, body, "Link expired")
+	code, body = get(t, live)
+	assert.Equal(t, http.StatusGone, code)
+	assert.Contains(t, body, "Link expired")
+
+	wrong := used[:strings.Index(used, "?t=")] + "?t=" + strings.Repeat("A", 43)
+	codeW, bodyW := get(t, wrong)
+	codeU, bodyU := get(t, srv.URL+"/a/default/auth/req-nobody?t="+strings.Repeat("A", 43))
+	assert.Equal(t, http.StatusNotFound, codeW)
+	assert.Equal(t, http.StatusNotFound, codeU)
+	assert.Equal(t, stripNonce(bodyU), stripNonce(bodyW), "a wrong token tells nothing an unknown id does not")
+	codeO, _ := get(t, srv.URL+"/a/other/auth/req-used"+used[strings.Index(used, "?t="):])
+	assert.Equal(t, http.StatusNotFound, codeO, "another agent's path")
+}
+
+// stripNonce removes the per-response CSP nonce from a page.
+func stripNonce(s string) string {
+	for {
+		i := strings.Index(s, `nonce="`)
+		if i < 0 {
+			return s
+		}
+		j := strings.Index(s[i+7:], `"`)
+		s = s[:i] + s[i+7+j+1:]
+	}
+}
