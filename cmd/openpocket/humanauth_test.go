@@ -277,3 +277,54 @@ func TestRejectedOrUnansweredAuthEndsTheRun(t *testing.T) {
 		})
 	}
 }
+
+// TestCredentialsFromTheRelayPageLogIn: with stdin closed, a person
+// approves a credentials form and then a code on the relay page; the
+// runtime types each value into its field and the run ends logged in.
+// The password reaches neither the model nor any file the run wrote.
+func TestCredentialsFromTheRelayPageLogIn(t *testing.T) {
+	phone := simtest.Start(t)
+	srv := llmtest.NewServer(t)
+	srv.ReplyTool("launch_app", map[string]any{"packageName": "com.openpocket.login"})
+	srv.ReplyTool("request_human_auth", map[string]any{"capability": "oauth", "instruction": "Sign in to Login", "timeoutSec": 120,
+		"uiTemplate": map[string]any{"artifactKind": "credentials", "fields": []any{
+			map[string]any{"id": "username", "label": "User name", "type": "text", "required": true},
+			map[string]any{"id": "password", "label": "Password", "type": "password", "required": true}}}})
+	srv.ReplyTool("keyevent", map[string]any{"keycode": "KEYCODE_ENTER"})
+	srv.ReplyTool("request_human_auth", map[string]any{"capability": "2fa", "instruction": "Enter the code", "timeoutSec": 120,
+		"uiTemplate": map[string]any{"fields": []any{
+			map[string]any{"id": "code", "label": "Code", "type": "otp", "required": true, "target": "otp"}}}})
+	srv.ReplyTool("keyevent", map[string]any{"keycode": "KEYCODE_ENTER"})
+	srv.ReplyTool("finish", map[string]any{"message": "logged in"})
+	home := authHome(t, srv, func(c *workspace.Config) { c.Agent.ReturnHomeOnTaskEnd = false })
+	run := startAgent(t, home, phone.Serial(), nil, "log in")
+	ctx := browsertest.Browser(t, browsertest.Viewport{Width: 390, Height: 844, Mobile: true})
+
+	_, url := run.link(t)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitVisible("#f_password"),
+		chromedp.SendKeys("#f_username", "alice"), chromedp.SendKeys("#f_password", "hunter2"),
+		chromedp.Click("#approve"), chromedp.WaitVisible("#message")))
+	_, url = run.link(t)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitVisible("#f_code"),
+		chromedp.SendKeys("#f_code", "123456"), chromedp.Click("#approve"), chromedp.WaitVisible("#message")))
+
+	assert.Equal(t, 0, exitCode(t, run.cmd, run.stdout), run.errText())
+	assert.Equal(t, "com.openpocket.login/.HomeActivity", phone.Phone().CurrentActivity(), "logged in")
+	s := sessionText(t, home)
+	assert.Contains(t, s, "human_artifact_kind=credentials fields=username,password (secret)")
+	for _, r := range srv.Requests() {
+		assert.NotContains(t, string(r.Raw), "hunter2", "the model never reads the password")
+	}
+	n := 0
+	require.NoError(t, filepath.WalkDir(home, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		require.NoError(t, err)
+		n++
+		assert.NotContains(t, string(b), "hunter2", path)
+		return nil
+	}))
+	assert.Greater(t, n, 5)
+}

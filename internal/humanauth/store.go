@@ -44,6 +44,7 @@ var ErrDecided = errors.New("the request was already answered")
 type Pending struct {
 	ID          string         `json:"id"`
 	AgentID     string         `json:"agentId"`
+	Task        string         `json:"task,omitempty"`
 	Capability  string         `json:"capability"`
 	Instruction string         `json:"instruction"`
 	Reason      string         `json:"reason,omitempty"`
@@ -77,6 +78,16 @@ type Artifact struct {
 	Lon  float64 `json:"lon,omitempty"`
 }
 
+// Field is one filled-in form field of a decision.
+type Field struct {
+	Key    string `json:"key"`
+	Label  string `json:"label,omitempty"`
+	Type   string `json:"type,omitempty"`
+	Value  string `json:"value"`
+	Secret bool   `json:"secret,omitempty"`
+	Target string `json:"target,omitempty"`
+}
+
 // Decision is the first answer to a request.
 type Decision struct {
 	// Status is approved, rejected or timeout.
@@ -85,10 +96,17 @@ type Decision struct {
 	Message string `json:"message"`
 	// Text is typed into the focused field. It may be a secret: the
 	// decision file is private (0600) and removed once the run read it.
-	Text      string    `json:"text,omitempty"`
-	Artifact  *Artifact `json:"artifact,omitempty"`
-	By        string    `json:"by"`
-	DecidedAt time.Time `json:"decidedAt"`
+	Text string `json:"text,omitempty"`
+	// Fields are a form's values in order, secrets included (typed, never
+	// stored elsewhere); see agent.HumanAuthField.
+	Fields []Field `json:"fields,omitempty"`
+	// PageResult is what a template's approveScript returned: it may hold
+	// what the person typed into the model's own HTML, so it stays here
+	// (private, removed with the decision) and never reaches the model.
+	PageResult string    `json:"pageResult,omitempty"`
+	Artifact   *Artifact `json:"artifact,omitempty"`
+	By         string    `json:"by"`
+	DecidedAt  time.Time `json:"decidedAt"`
 }
 
 // Store is one agent's human-auth directory.

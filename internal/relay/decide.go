@@ -93,8 +93,14 @@ func (s *Server) approval(r *http.Request, p humanauth.Pending) (d humanauth.Dec
 	if d.Artifact == nil && v.RequireArtifact {
 		return d, "Approving needs something to send: fill in the form or attach what is asked."
 	}
-	if mr := oneLine(r.PostFormValue("middle_result")); mr != "" && len(mr) <= 2000 {
-		said = append(said, "page result: "+mr)
+	if mr := oneLine(r.PostFormValue("middle_result")); mr != "" {
+		// The template's script runs what the model wrote over what the
+		// person typed (a PIN in the model's own middleHtml): its result
+		// never goes back to the model, only that there was one.
+		said = append(said, fmt.Sprintf("the page's script returned a result (%d characters, not shown)", len([]rune(mr))))
+		if len(mr) <= 2000 {
+			d.PageResult = mr
+		}
 	}
 	if len(said) > 0 {
 		d.Message += " and " + strings.Join(said, ", ")
@@ -160,6 +166,8 @@ func (s *Server) fieldsArtifact(r *http.Request, p humanauth.Pending, v view, d 
 		}
 		t := fieldType(p, f.ID)
 		values[key], stored[key], only = val, val, val
+		d.Fields = append(d.Fields, humanauth.Field{Key: key, Label: f.Label, Type: t, Value: val, Secret: secretTypes[t],
+			Target: str(templateField(p, f.ID), "target", "")})
 		if secretTypes[t] {
 			stored[key] = "[provided]"
 			secret = true
@@ -203,8 +211,10 @@ func (s *Server) fieldsArtifact(r *http.Request, p humanauth.Pending, v view, d 
 			return "", "", errors.New("The answer could not be stored.")
 		}
 	}
-	if len(values) == 1 {
-		text = only
+	if len(values) == 1 && !secret && len(d.Fields) <= 1 && (len(d.Fields) == 0 || d.Fields[0].Target == "") {
+		// One plain value (a code) goes into the focused field, as seed
+		// 000 says; anything else is typed field by field.
+		text, d.Fields = only, nil
 	}
 	switch {
 	case kind == "credentials" || kind == "payment_card":

@@ -3,14 +3,18 @@ package relay_test
 import (
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/openpocket/openpocket/internal/browsertest"
 	"github.com/openpocket/openpocket/internal/humanauth"
+	"github.com/openpocket/openpocket/internal/relay"
 )
 
 func get(t *testing.T, url string) (int, string) {
@@ -70,4 +74,41 @@ func stripNonce(s string) string {
 		j := strings.Index(s[i+7:], `"`)
 		s = s[:i] + s[i+7+j+1:]
 	}
+}
+
+// TestPagesFitAPhone: the approval page names the agent and its task and
+// counts down; it and the answered/expired pages fit 390 px without
+// horizontal scrolling.
+func TestPagesFitAPhone(t *testing.T) {
+	store := humanauth.Open(t.TempDir())
+	token, hash := humanauth.NewToken()
+	now := time.Now().UTC()
+	long := strings.Repeat("averyveryverylongwordwithoutanyspaces", 4)
+	require.NoError(t, store.Add(humanauth.Pending{ID: "req-phone", AgentID: "default", Task: "Pay the electricity bill " + long,
+		Capability: "payment", Instruction: "Confirm 42.00 EUR to " + long, CreatedAt: now, ExpiresAt: now.Add(5 * time.Minute), TokenHash: hash,
+		UITemplate: map[string]any{"artifactKind": "payment_card", "fields": []any{
+			map[string]any{"id": "card", "label": "Card number", "type": "card-number"},
+			map[string]any{"id": "cvc", "label": "CVC", "type": "cvc"}}}}))
+	srv := httptest.NewServer(relay.New(store, relay.Options{}).Handler())
+	t.Cleanup(srv.Close)
+	link := srv.URL + "/a/default/auth/req-phone?t=" + token
+	_, expired := pending(t, store, "req-gone", "2fa", nil, -time.Second)
+
+	ctx := browsertest.Browser(t, browsertest.Viewport{Width: 390, Height: 844, Mobile: true})
+	fits := func(name string) {
+		t.Helper()
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.scrollingElement.scrollWidth <= innerWidth`))
+		require.NoError(t, err)
+		assert.True(t, ok, "%s overflows 390 px", name)
+		browsertest.Screenshot(t, ctx, name)
+	}
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(link), chromedp.WaitVisible("#approve"), chromedp.Sleep(1200*time.Millisecond)))
+	assert.Contains(t, text(t, ctx, "#asker"), "Agent default asks")
+	assert.Contains(t, text(t, ctx, "#task"), "Pay the electricity bill")
+	assert.Regexp(t, `\((4|5) min \d+ s left\)`, text(t, ctx, "#expiry"))
+	fits("relay-page-390")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(expired), chromedp.WaitVisible("#message")))
+	fits("relay-expired-390")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/a/default/auth/nope?t=x"), chromedp.WaitVisible("#message")))
+	fits("relay-notfound-390")
 }

@@ -214,9 +214,8 @@ r.fetch="pending";fetch(` + "`" + other + "`" + `).then(function(){r.fetch="ok"}
 	d, ok, err := store.Decision("req-evil")
 	require.NoError(t, err)
 	require.True(t, ok)
-	msg := d.Message
-	res, found := strings.CutPrefix(msg, "the user approved and page result: ")
-	require.True(t, found, msg)
+	res := d.PageResult
+	assert.Regexp(t, `^the user approved and the page's script returned a result \(\d+ characters, not shown\)$`, d.Message, "the model never reads the script's result")
 	var r map[string]string
 	require.NoError(t, json.Unmarshal([]byte(res), &r), res)
 	assert.Equal(t, "blocked:SecurityError", r["cookie"])

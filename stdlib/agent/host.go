@@ -254,7 +254,7 @@ func (h *host) checkAction(L *lua.LState, idx int) action.Action {
 func (h *host) humanAuth(ctx context.Context, a action.Action) (out device.Outcome, failed string, err error) {
 	out = device.Outcome{Device: a}
 	id := fmt.Sprintf("%s-step-%d", orRun(h.sess.SessionID()), h.step)
-	req := HumanAuthRequest{ID: id, Capability: a.Str("capability"), Instruction: a.Str("instruction"),
+	req := HumanAuthRequest{ID: id, Task: h.sess.Task(), Capability: a.Str("capability"), Instruction: a.Str("instruction"),
 		Reason: a.Str("reason"), TemplatePath: a.Str("templatePath"),
 		Timeout: time.Duration(a.Int("timeoutSec")) * time.Second}
 	if t, ok := a.Params["uiTemplate"].(map[string]any); ok {

@@ -15,7 +15,9 @@ import (
 // HumanAuthRequest is a request_human_auth action put to a person
 // (seed 000's fields).
 type HumanAuthRequest struct {
-	ID          string
+	ID string
+	// Task is the run's task, shown to the person who decides.
+	Task        string
 	Capability  string
 	Instruction string
 	Reason      string
@@ -36,12 +38,31 @@ type HumanAuthDecision struct {
 	// Message summarizes the decision for the model; it never holds a
 	// secret ("credentials provided").
 	Message string
+	// Fields are a form's values in the template's order (credentials,
+	// payment card, several fields): each is typed into its own phone
+	// field, secrets only into a password field or the field the template
+	// names. Values never reach the session, events or the model.
+	Fields []HumanAuthField
 	// Artifact is what the person sent with an approval, stored per seed
 	// 003 (nil when nothing was sent).
 	Artifact *HumanAuthArtifact
 	// Link is the approval page's address without its token, shown in the
 	// session ("" for the terminal).
 	Link string
+}
+
+// HumanAuthField is one filled-in uiTemplate field.
+type HumanAuthField struct {
+	// Key is the field's artifactKey (else its id); Label its label.
+	Key, Label string
+	// Type is the uiTemplate field type (text, password, card-number, …).
+	Type  string
+	Value string
+	// Secret is set for password, card-number, expiry and cvc fields.
+	Secret bool
+	// Target names the phone field to type into (a resource id, with or
+	// without "pkg:id/", or the field's hint or text); "" picks one.
+	Target string
 }
 
 // HumanAuthArtifact describes a stored artifact
