@@ -16,9 +16,9 @@
 package dashboard
 
 import (
-	"time"
 	"context"
 	"net/http"
+	"time"
 )
 
 // AgentSummary is one agent as the manager page lists it.

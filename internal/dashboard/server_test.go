@@ -44,6 +44,7 @@ func (f *fakeAgent) Skills() ([]Skill, error)                  { return nil, nil
 func (f *fakeAgent) SkillText(string) (string, error)          { return "# s", nil }
 func (f *fakeAgent) ReplaySkill(context.Context, string) error { return nil }
 func (f *fakeAgent) HumanAuth() ([]HumanAuthLink, error)       { return nil, nil }
+
 func (f *fakeAgent) DecideHumanAuth(string, bool, string) error { return nil }
 
 type fakeManager struct{ a *fakeAgent }
