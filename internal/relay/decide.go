@@ -16,14 +16,49 @@ import (
 // (typed on the phone, not stored in the artifact, never in the session).
 var secretTypes = map[string]bool{"password": true, "card-number": true, "cvc": true, "expiry": true}
 
+// smallBodyBytes caps a POST whose link token is not in the URL (an old
+// page, a script): enough for fields and a note, not for uploads.
+const smallBodyBytes = 64 << 10
+
+// formMemory is how much of a multipart body is held in memory; the rest
+// of an upload goes to a temporary file.
+const formMemory = 1 << 20
+
+// maxUploads bounds the bodies read at once: a flood of large posts waits
+// its turn instead of growing the process.
+const maxUploads = 4
+
 // decide records an approve or reject POST as the request's one decision.
+// The request and its token (in the form's URL) are checked before a byte
+// of the body is read: strangers' bodies are never parsed.
 func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
-	if err := r.ParseMultipartForm(maxBodyBytes); err != nil && !errors.Is(err, http.ErrNotMultipart) {
+	token := r.URL.Query().Get("t")
+	limit := int64(maxBodyBytes)
+	if token != "" {
+		if _, code, title, msg := s.lookup(r, token); code != 0 {
+			s.fail(w, r, code, title, msg)
+			return
+		}
+	} else {
+		limit = smallBodyBytes
+	}
+	select {
+	case s.uploads <- struct{}{}:
+		defer func() { <-s.uploads }()
+	case <-r.Context().Done():
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
+	if err := r.ParseMultipartForm(formMemory); err != nil && !errors.Is(err, http.ErrNotMultipart) {
 		s.fail(w, r, http.StatusRequestEntityTooLarge, "Not sent", "The form could not be read (too large?).")
 		return
 	}
-	token := r.PostFormValue("t")
+	if r.MultipartForm != nil {
+		defer r.MultipartForm.RemoveAll()
+	}
+	if token == "" {
+		token = r.PostFormValue("t")
+	}
 	p, code, title, msg := s.lookup(r, token)
 	if code != 0 {
 		s.fail(w, r, code, title, msg)

@@ -112,3 +112,49 @@ func TestPagesFitAPhone(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/a/default/auth/nope?t=x"), chromedp.WaitVisible("#message")))
 	fits("relay-notfound-390")
 }
+
+// TestBodiesOfStrangersAreNotRead: a POST to an unknown request or with a
+// wrong token is refused before its body is read — the answer comes while
+// the client is still sending (a 12 MB upload from a stranger costs
+// nothing) — and the real page posts its token in the URL.
+func TestBodiesOfStrangersAreNotRead(t *testing.T) {
+	store := humanauth.Open(t.TempDir())
+	srv, link := pending(t, store, "req-body", "camera", nil, time.Minute)
+	for _, url := range []string{
+		srv.URL + "/a/default/auth/req-nobody?t=" + strings.Repeat("A", 43),
+		srv.URL + "/a/default/auth/req-body?t=" + strings.Repeat("B", 43),
+	} {
+		pr, pw := io.Pipe()
+		go func() {
+			pw.Write([]byte(strings.Repeat("x", 1024))) // then nothing: the sender stalls
+		}()
+		req, err := http.NewRequest(http.MethodPost, url, pr)
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "multipart/form-data; boundary=zzz")
+		req.ContentLength = 12 << 20
+		done := make(chan int, 1)
+		go func() {
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				done <- -1
+				return
+			}
+			res.Body.Close()
+			done <- res.StatusCode
+		}()
+		select {
+		case code := <-done:
+			assert.Equal(t, http.StatusNotFound, code, url)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: no answer before the body was sent: the relay reads bodies before checking the token", url)
+		}
+		pw.Close()
+	}
+
+	token := link[strings.Index(link, "?t=")+3:]
+	ctx := browsertest.Browser(t, browsertest.Phone)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(link), chromedp.WaitVisible("#approve")))
+	action, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("auth").getAttribute("action")`))
+	require.NoError(t, err)
+	assert.Equal(t, "/a/default/auth/req-body?t="+token, action, "the token travels in the URL, checked first")
+}

@@ -39,11 +39,13 @@ type Options struct {
 type Server struct {
 	store *humanauth.Store
 	now   func() time.Time
+	// uploads holds a slot per body being read (maxUploads).
+	uploads chan struct{}
 }
 
 // New returns a relay over store.
 func New(store *humanauth.Store, o Options) *Server {
-	s := &Server{store: store, now: o.Now}
+	s := &Server{store: store, now: o.Now, uploads: make(chan struct{}, maxUploads)}
 	if s.now == nil {
 		s.now = time.Now
 	}
