@@ -316,8 +316,33 @@ func (a *agent) HumanAuth() ([]dashboard.HumanAuthLink, error) {
 	var out []dashboard.HumanAuthLink
 	for _, p := range pending {
 		if !p.Expired(now) {
-			out = append(out, dashboard.HumanAuthLink{ID: p.ID, Capability: p.Capability, Instruction: p.Instruction})
+			out = append(out, dashboard.HumanAuthLink{ID: p.ID, Capability: p.Capability, Instruction: p.Instruction,
+				Task: p.Task, Expires: p.ExpiresAt})
 		}
 	}
 	return out, nil
+}
+
+// DecideHumanAuth answers a pending request from the agent page, as
+// `openpocket auth approve|reject` does (the first answer wins).
+func (a *agent) DecideHumanAuth(id string, approve bool, text string) error {
+	s := humanauth.Open(a.rt.Home.State())
+	p, err := s.Get(id)
+	if err != nil {
+		return err
+	}
+	if p.Expired(time.Now()) {
+		return fmt.Errorf("request %s has expired", id)
+	}
+	d := humanauth.Decision{Status: "rejected", Message: "the user rejected the request (dashboard)", By: "dashboard"}
+	if approve {
+		d = humanauth.Decision{Status: "approved", Message: "the user approved (dashboard)", By: "dashboard", Text: text}
+		if text != "" {
+			if d.Artifact, err = s.SaveJSON(id, p.Capability, map[string]any{"kind": humanauth.TextKind(p.Capability), "value": text}); err != nil {
+				return err
+			}
+			d.Message += " and provided text"
+		}
+	}
+	return s.Decide(id, d)
 }

@@ -170,7 +170,27 @@ func TestDashboardRelayHubServesEachAgentsRequests(t *testing.T) {
 	code, body = get("/a/shop/")
 	assert.Equal(t, 200, code)
 	assert.Contains(t, body, "Enter the code from SMS")
-	assert.Contains(t, body, "auth approve req-1")
+	assert.Contains(t, body, `action="/a/shop/humanauth/req-1"`, "the page answers it")
+
+	// At a phone's width the pending request comes first and is answered
+	// with the page's own form.
+	ctx := browsertest.Browser(t, browsertest.Viewport{Width: 390, Height: 844, Mobile: true})
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/a/shop/"), chromedp.WaitVisible("#auth-req-1")))
+	first, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("main section").id`))
+	require.NoError(t, err)
+	assert.Equal(t, "pendingauth", first, "pending requests first")
+	fits, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(function(){var s=document.getElementById("pendingauth");return s.scrollWidth<=s.clientWidth&&s.getBoundingClientRect().right<=innerWidth})()`))
+	require.NoError(t, err)
+	assert.True(t, fits, "the pending-auth section fits 390 px")
+	browsertest.Screenshot(t, ctx, "dashboard-pending-auth-390")
+	require.NoError(t, chromedp.Do(ctx, chromedp.SendKeys(`#auth-req-1 input[name=text]`, "482913"),
+		chromedp.Click(`#auth-req-1 button[value=approve]`), chromedp.WaitVisible("#flash")))
+	d, ok, err := store.Decision("req-1")
+	require.NoError(t, err)
+	require.True(t, ok, "answered from the dashboard")
+	assert.Equal(t, "approved", d.Status)
+	assert.Equal(t, "dashboard", d.By)
+	assert.Equal(t, "482913", d.Text)
 }
 
 // TestGatewayServesItsAgentsDashboard: `gateway --dashboard` serves the

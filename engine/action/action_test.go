@@ -120,7 +120,7 @@ func TestNormalizeMissing(t *testing.T) {
 		{"memory_get", map[string]any{"path": "", "from": 1, "lines": 120}, 1},
 		{"request_human_auth", map[string]any{"capability": "unknown",
 			"instruction": "Human authorization is required to continue.", "timeoutSec": 300}, 2},
-		{"request_user_input", map[string]any{"question": "", "timeoutSec": 300}, 1},
+		{"request_user_input", map[string]any{"secret": true, "timeoutSec": 300}, 0}, // question or instruction: the executor says when both are missing
 		{"cron_add", map[string]any{"task": "", "kind": "cron"}, 1},
 		{"cron_update", map[string]any{"id": ""}, 1},
 		{"cron_list", map[string]any{}, 0},

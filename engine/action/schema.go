@@ -39,6 +39,7 @@ func uiTemplateSchema() map[string]any {
 			},
 			"autocomplete": str("HTML autocomplete hint."),
 			"artifactKey":  str("Key of the value in the artifact (defaults to id)."),
+			"target":       str("The phone field this value is typed into: its resource id (\"password\" or \"pkg:id/password\"), hint or text. Without it a secret goes only into a password field."),
 		},
 		"required":             []any{"id", "label", "type"},
 		"additionalProperties": false,

@@ -397,7 +397,10 @@ var specs = []Spec{
 		Name: "request_user_input", ToolName: "request_user_input", Category: CategoryChat,
 		Doc: "Ask the person who gave the task a question in their chat and wait for the answer (a choice, a missing detail).",
 		Params: []Param{
-			reqStr("question", "", "The question, in one or two sentences."),
+			optStr("question", "The question, in one or two sentences."),
+			optStr("instruction", "The question, when question is absent (upstream's name)."),
+			optStr("placeholder", "An example of the expected answer, shown with the question."),
+			optBool("secret", true, "false when the answer is not secret (a choice, a size): it is then recorded as given; otherwise sessions and events record only its length."),
 			optInt("timeoutSec", 300, minOf(1), "How long to wait for the answer, in seconds."),
 			reasonParam(),
 		},

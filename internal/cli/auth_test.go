@@ -145,7 +145,7 @@ func TestAgentOTPApprovedInBrowser(t *testing.T) {
 
 	// The link is dead now.
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(link), chromedp.WaitVisible("#message")))
-	assert.Equal(t, "Link refused", text(t, ctx, "#title"))
+	assert.Equal(t, "Already answered", text(t, ctx, "#title"))
 }
 
 func text(t *testing.T, ctx context.Context, sel string) string {
@@ -183,7 +183,7 @@ func TestAgentHumanAuthTimeout(t *testing.T) {
 	assert.Contains(t, string(sess), "Human auth timeout request_id=", "600 s capped at requestTimeoutSec=1")
 	ctx := browsertest.Browser(t, browsertest.Phone)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(link), chromedp.WaitVisible("#message")))
-	assert.Equal(t, "Link refused", text(t, ctx, "#title"))
+	assert.Equal(t, "Link expired", text(t, ctx, "#title"))
 }
 
 func TestAgentPhotoPushedToDownloads(t *testing.T) {

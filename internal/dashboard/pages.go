@@ -51,6 +51,7 @@ pre{background:#f0f0f0;padding:6px;white-space:pre-wrap;max-width:min(720px,100%
 <main>
 {{if .Flash}}<p class="flash{{if .FlashFailed}} err{{end}}" id="flash">{{.Flash}}</p>{{end}}
 {{range .Errs}}<p class="err">{{.}}</p>{{end}}
+{{template "pendingauth" .}}
 <section><h2>Agent</h2><table>
 <tr><td>Gateway</td><td id="gateway" class="{{if .Summary.GatewayRunning}}ok{{else}}off{{end}}">{{.Summary.Gateway}}</td></tr>
 <tr><td>Target</td><td id="target">{{.Summary.TargetType}} {{if .Summary.Binding}}{{.Summary.Binding}}{{else}}(not bound){{end}}</td></tr>
@@ -67,8 +68,6 @@ pre{background:#f0f0f0;padding:6px;white-space:pre-wrap;max-width:min(720px,100%
 <section><h2>Recent actions</h2><ul id="actions">{{range .Actions}}<li>{{.What}}: {{if not .Done}}<b>running</b>{{else if .Failed}}<span class="err">failed: {{.Result}}</span>{{else}}<span class="ok">done</span> {{.Result}}{{end}}</li>{{else}}<li class="off">none yet</li>{{end}}</ul></section>
 <section><h2>Running task</h2>{{template "steps" .Steps}}</section>
 <section><h2>Sessions</h2><ul id="sessions">{{range .Sessions}}<li><a href="/a/{{$.ID}}/sessions/{{.ID}}">{{.ID}}</a> {{.Task}} {{if .Running}}<b>running</b>{{else}}<span class="off">{{.Status}}</span>{{end}}</li>{{else}}<li class="off">none yet</li>{{end}}</ul></section>
-<section><h2>Human auth</h2><ul id="humanauth">{{range .Auth}}<li>{{if .URL}}<a href="{{.URL}}">{{.Capability}}</a>{{else}}<b>{{.Capability}}</b>{{end}}: {{.Instruction}}
-<small>(open the link sent with the request, or <code>openpocket --agent {{$.ID}} auth approve {{.ID}}</code>)</small></li>{{else}}<li class="off">nothing pending</li>{{end}}</ul></section>
 <section><h2>Cron jobs</h2><table id="jobs">{{range .Jobs}}<tr><td>{{.Name}}</td><td>{{.Schedule}}</td><td>{{.Payload}}</td>
 <td class="{{if .Enabled}}ok{{else}}off{{end}}">{{if .Enabled}}enabled{{else}}disabled{{end}}</td><td>
 <form method="post" action="/a/{{$.ID}}/jobs/{{.ID}}/{{if .Enabled}}disable{{else}}enable{{end}}" class="inline"><button>{{if .Enabled}}Disable{{else}}Enable{{end}}</button></form>
@@ -112,4 +111,11 @@ pre{background:#f0f0f0;padding:6px;white-space:pre-wrap;max-width:min(720px,100%
 <header><a href="/">OpenPocket</a> · <a href="/a/{{.ID}}/">{{.ID}}</a> · skill {{.Name}}</header>
 <main><section id="skill">{{.HTML}}
 <form method="post" action="/a/{{.ID}}/skills/{{.Name}}/replay"><button>Replay</button></form></section></main></body></html>{{end}}
+
+{{define "pendingauth"}}<section id="pendingauth"><h2>Human auth</h2>
+{{range .Auth}}<div class="auth" id="auth-{{.ID}}"><p><b>{{.Capability}}</b>: {{.Instruction}}</p>
+{{if .Task}}<p><small>task: {{.Task}}</small></p>{{end}}<p><small>request {{.ID}}{{if not .Expires.IsZero}} · expires {{.Expires.Format "15:04:05"}}{{end}}{{if .URL}} · <a href="{{.URL}}">full page</a>{{end}}</small></p>
+<form method="post" action="/a/{{$.ID}}/humanauth/{{.ID}}"><input name="text" placeholder="text to type (a code), optional" autocomplete="off" style="max-width:100%">
+<button name="decision" value="approve" class="approve">Approve</button> <button name="decision" value="reject" class="reject">Reject</button></form></div>
+{{else}}<p class="off" id="noauth">nothing pending</p>{{end}}</section>{{end}}
 `

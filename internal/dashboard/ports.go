@@ -18,6 +18,7 @@ package dashboard
 import (
 	"context"
 	"net/http"
+	"time"
 )
 
 // AgentSummary is one agent as the manager page lists it.
@@ -69,6 +70,10 @@ type Skill struct {
 // request's own notification holds, so it is often empty.
 type HumanAuthLink struct {
 	ID, Capability, Instruction, URL string
+	// Task is the task of the run that asks; Expires when the request
+	// stops waiting.
+	Task    string
+	Expires time.Time
 }
 
 // Agent is what an agent page shows and does.
@@ -102,6 +107,10 @@ type Agent interface {
 	// RunJob.
 	ReplaySkill(ctx context.Context, name string) (string, error)
 	HumanAuth() ([]HumanAuthLink, error)
+	// DecideHumanAuth answers a pending request (approve, with an optional
+	// text typed into the focused field, or reject); the first answer
+	// wins, as on the relay page.
+	DecideHumanAuth(id string, approve bool, text string) error
 }
 
 // Manager is the install: its agents.

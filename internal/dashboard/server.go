@@ -57,6 +57,7 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /a/{agent}/jobs/{job}/{op}", s.agentHandler(s.jobOp))
 	m.HandleFunc("GET /a/{agent}/skills/{skill}", s.agentHandler(s.skillPage))
 	m.HandleFunc("POST /a/{agent}/skills/{skill}/replay", s.agentHandler(s.replay))
+	m.HandleFunc("POST /a/{agent}/humanauth/{req}", s.agentHandler(s.decideAuth))
 	if s.opts.Relay != nil {
 		// The relay hub: one address serves every agent's human-auth
 		// pages (docs/agents.md); each link carries its own token.
@@ -323,6 +324,21 @@ func (s *Server) jobOp(w http.ResponseWriter, r *http.Request, id string, ag Age
 	}
 	msg := fmt.Sprintf("job %s: %s", job, op)
 	if err != nil {
+		msg = "failed: " + err.Error()
+	}
+	back(w, r, id, msg)
+}
+
+// decideAuth answers a pending human-auth request from the agent page
+// (authenticated by the dashboard's token and same-origin check).
+func (s *Server) decideAuth(w http.ResponseWriter, r *http.Request, id string, ag Agent) {
+	req, decision := r.PathValue("req"), r.FormValue("decision")
+	if decision != "approve" && decision != "reject" {
+		http.Error(w, "human auth: expected decision approve or reject", http.StatusBadRequest)
+		return
+	}
+	msg := fmt.Sprintf("request %s: %sd", req, decision)
+	if err := ag.DecideHumanAuth(req, decision == "approve", r.FormValue("text")); err != nil {
 		msg = "failed: " + err.Error()
 	}
 	back(w, r, id, msg)

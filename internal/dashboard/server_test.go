@@ -46,6 +46,8 @@ func (f *fakeAgent) ReplaySkill(context.Context, string) (string, error) { retur
 func (f *fakeAgent) Device(context.Context) (string, error)              { return "emulator-5554", nil }
 func (f *fakeAgent) HumanAuth() ([]HumanAuthLink, error)                 { return nil, nil }
 
+func (f *fakeAgent) DecideHumanAuth(string, bool, string) error { return nil }
+
 type fakeManager struct{ a *fakeAgent }
 
 func (m fakeManager) Agents(context.Context) ([]AgentSummary, error) {

@@ -70,7 +70,7 @@ func (b *Broker) Ask(ctx context.Context, req agent.HumanAuthRequest) (agent.Hum
 	}
 	token, hash := NewToken()
 	now := time.Now().UTC()
-	p := Pending{ID: req.ID, AgentID: agentID, Capability: req.Capability, Instruction: req.Instruction,
+	p := Pending{ID: req.ID, AgentID: agentID, Task: req.Task, Capability: req.Capability, Instruction: req.Instruction,
 		Reason: req.Reason, UITemplate: tmpl, CreatedAt: now, ExpiresAt: now.Add(timeout), TokenHash: hash}
 	if err := b.Store.claim(p.ID, now); err != nil {
 		return agent.HumanAuthDecision{}, err
@@ -94,6 +94,9 @@ func (b *Broker) Ask(ctx context.Context, req agent.HumanAuthRequest) (agent.Hum
 		return agent.HumanAuthDecision{}, err
 	}
 	out := agent.HumanAuthDecision{Status: d.Status, Text: d.Text, Message: d.Message, Link: page}
+	for _, f := range d.Fields {
+		out.Fields = append(out.Fields, agent.HumanAuthField{Key: f.Key, Label: f.Label, Type: f.Type, Value: f.Value, Secret: f.Secret, Target: f.Target})
+	}
 	if a := d.Artifact; a != nil {
 		out.Artifact = &agent.HumanAuthArtifact{Path: a.Path, Kind: a.Kind, MIME: a.MIME, Lat: a.Lat, Lon: a.Lon}
 	}

@@ -10,6 +10,9 @@
 //
 //	state/human-auth/pending/<requestId>.json    the request (token hash only)
 //	state/human-auth/decisions/<requestId>.json  the first answer (created once)
+//	state/human-auth/closed/<requestId>.json     a finished request: token hash
+//	                                             and outcome only (no answer), so
+//	                                             its link says "already answered"
 //	state/human-auth-artifacts/<requestId>.<ext> the artifact (docs/formats.md)
 package humanauth
 
@@ -41,6 +44,7 @@ var ErrDecided = errors.New("the request was already answered")
 type Pending struct {
 	ID          string         `json:"id"`
 	AgentID     string         `json:"agentId"`
+	Task        string         `json:"task,omitempty"`
 	Capability  string         `json:"capability"`
 	Instruction string         `json:"instruction"`
 	Reason      string         `json:"reason,omitempty"`
@@ -74,6 +78,16 @@ type Artifact struct {
 	Lon  float64 `json:"lon,omitempty"`
 }
 
+// Field is one filled-in form field of a decision.
+type Field struct {
+	Key    string `json:"key"`
+	Label  string `json:"label,omitempty"`
+	Type   string `json:"type,omitempty"`
+	Value  string `json:"value"`
+	Secret bool   `json:"secret,omitempty"`
+	Target string `json:"target,omitempty"`
+}
+
 // Decision is the first answer to a request.
 type Decision struct {
 	// Status is approved, rejected or timeout.
@@ -82,10 +96,17 @@ type Decision struct {
 	Message string `json:"message"`
 	// Text is typed into the focused field. It may be a secret: the
 	// decision file is private (0600) and removed once the run read it.
-	Text      string    `json:"text,omitempty"`
-	Artifact  *Artifact `json:"artifact,omitempty"`
-	By        string    `json:"by"`
-	DecidedAt time.Time `json:"decidedAt"`
+	Text string `json:"text,omitempty"`
+	// Fields are a form's values in order, secrets included (typed, never
+	// stored elsewhere); see agent.HumanAuthField.
+	Fields []Field `json:"fields,omitempty"`
+	// PageResult is what a template's approveScript returned: it may hold
+	// what the person typed into the model's own HTML, so it stays here
+	// (private, removed with the decision) and never reaches the model.
+	PageResult string    `json:"pageResult,omitempty"`
+	Artifact   *Artifact `json:"artifact,omitempty"`
+	By         string    `json:"by"`
+	DecidedAt  time.Time `json:"decidedAt"`
 }
 
 // Store is one agent's human-auth directory.
@@ -98,6 +119,7 @@ func Open(stateDir string) *Store { return &Store{state: stateDir} }
 
 func (s *Store) pendingDir() string  { return filepath.Join(s.state, "human-auth", "pending") }
 func (s *Store) decisionDir() string { return filepath.Join(s.state, "human-auth", "decisions") }
+func (s *Store) closedDir() string   { return filepath.Join(s.state, "human-auth", "closed") }
 func (s *Store) ArtifactDir() string { return filepath.Join(s.state, "human-auth-artifacts") }
 func (s *Store) pendingPath(id string) string {
 	return filepath.Join(s.pendingDir(), id+".json")
@@ -236,9 +258,62 @@ func (s *Store) claim(id string, now time.Time) error {
 	return nil
 }
 
+// Closed is what is kept of a finished request: enough for its link to
+// tell a person it was already answered or has expired, nothing of the
+// answer.
+type Closed struct {
+	AgentID   string `json:"agentId"`
+	TokenHash string `json:"tokenHash"`
+	// Status is approved, rejected, timeout, or "" when the run stopped
+	// waiting without an answer.
+	Status   string    `json:"status"`
+	ClosedAt time.Time `json:"closedAt"`
+}
+
+// TokenOK compares token with the stored hash in constant time.
+func (c Closed) TokenOK(token string) bool { return Pending{TokenHash: c.TokenHash}.TokenOK(token) }
+
+// closedKeep is how long a finished request's link still says so.
+const closedKeep = 7 * 24 * time.Hour
+
+// ClosedRequest reads what is kept of finished request id.
+func (s *Store) ClosedRequest(id string) (Closed, bool) {
+	if !ValidID(id) {
+		return Closed{}, false
+	}
+	data, err := os.ReadFile(filepath.Join(s.closedDir(), id+".json"))
+	if err != nil {
+		return Closed{}, false
+	}
+	var c Closed
+	if json.Unmarshal(data, &c) != nil {
+		return Closed{}, false
+	}
+	return c, true
+}
+
 // Close removes a finished request's pending and decision files (the
-// decision may hold a typed secret); artifacts stay. Its link is dead.
+// decision may hold a typed secret); artifacts stay. Its link is dead:
+// it says so to whoever holds the token (a closed record keeps the token's
+// hash and the outcome for a week).
 func (s *Store) Close(id string) {
+	if p, err := s.Get(id); err == nil || errors.Is(err, ErrDecided) {
+		d, _, _ := s.Decision(id)
+		if data, err := json.Marshal(Closed{AgentID: p.AgentID, TokenHash: p.TokenHash, Status: d.Status, ClosedAt: time.Now().UTC()}); err == nil {
+			atomicfile.WriteFile(filepath.Join(s.closedDir(), id+".json"), data, 0o600)
+		}
+		s.pruneClosed()
+	}
 	os.Remove(s.pendingPath(id))
 	os.Remove(s.decisionPath(id))
+}
+
+// pruneClosed drops closed records older than closedKeep.
+func (s *Store) pruneClosed() {
+	ents, _ := os.ReadDir(s.closedDir())
+	for _, e := range ents {
+		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > closedKeep {
+			os.Remove(filepath.Join(s.closedDir(), e.Name()))
+		}
+	}
 }

@@ -16,17 +16,52 @@ import (
 // (typed on the phone, not stored in the artifact, never in the session).
 var secretTypes = map[string]bool{"password": true, "card-number": true, "cvc": true, "expiry": true}
 
+// smallBodyBytes caps a POST whose link token is not in the URL (an old
+// page, a script): enough for fields and a note, not for uploads.
+const smallBodyBytes = 64 << 10
+
+// formMemory is how much of a multipart body is held in memory; the rest
+// of an upload goes to a temporary file.
+const formMemory = 1 << 20
+
+// maxUploads bounds the bodies read at once: a flood of large posts waits
+// its turn instead of growing the process.
+const maxUploads = 4
+
 // decide records an approve or reject POST as the request's one decision.
+// The request and its token (in the form's URL) are checked before a byte
+// of the body is read: strangers' bodies are never parsed.
 func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
-	if err := r.ParseMultipartForm(maxBodyBytes); err != nil && !errors.Is(err, http.ErrNotMultipart) {
+	token := r.URL.Query().Get("t")
+	limit := int64(maxBodyBytes)
+	if token != "" {
+		if _, code, title, msg := s.lookup(r, token); code != 0 {
+			s.fail(w, r, code, title, msg)
+			return
+		}
+	} else {
+		limit = smallBodyBytes
+	}
+	select {
+	case s.uploads <- struct{}{}:
+		defer func() { <-s.uploads }()
+	case <-r.Context().Done():
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
+	if err := r.ParseMultipartForm(formMemory); err != nil && !errors.Is(err, http.ErrNotMultipart) {
 		s.fail(w, r, http.StatusRequestEntityTooLarge, "Not sent", "The form could not be read (too large?).")
 		return
 	}
-	token := r.PostFormValue("t")
-	p, code, msg := s.lookup(r, token)
+	if r.MultipartForm != nil {
+		defer r.MultipartForm.RemoveAll()
+	}
+	if token == "" {
+		token = r.PostFormValue("t")
+	}
+	p, code, title, msg := s.lookup(r, token)
 	if code != 0 {
-		s.fail(w, r, code, "Link refused", msg)
+		s.fail(w, r, code, title, msg)
 		return
 	}
 	d := humanauth.Decision{Status: "rejected", Message: "the user rejected the request", By: "web"}
@@ -42,7 +77,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := s.store.Decide(p.ID, d); err != nil {
 		if errors.Is(err, humanauth.ErrDecided) {
-			s.fail(w, r, http.StatusGone, "Link refused", "This link was already used: the request has been answered.")
+			s.fail(w, r, http.StatusGone, "Already answered", "This request was already answered; nothing more to do here.")
 			return
 		}
 		s.fail(w, r, http.StatusInternalServerError, "Not recorded", "The answer could not be recorded.")
@@ -93,8 +128,14 @@ func (s *Server) approval(r *http.Request, p humanauth.Pending) (d humanauth.Dec
 	if d.Artifact == nil && v.RequireArtifact {
 		return d, "Approving needs something to send: fill in the form or attach what is asked."
 	}
-	if mr := oneLine(r.PostFormValue("middle_result")); mr != "" && len(mr) <= 2000 {
-		said = append(said, "page result: "+mr)
+	if mr := oneLine(r.PostFormValue("middle_result")); mr != "" {
+		// The template's script runs what the model wrote over what the
+		// person typed (a PIN in the model's own middleHtml): its result
+		// never goes back to the model, only that there was one.
+		said = append(said, fmt.Sprintf("the page's script returned a result (%d characters, not shown)", len([]rune(mr))))
+		if len(mr) <= 2000 {
+			d.PageResult = mr
+		}
 	}
 	if len(said) > 0 {
 		d.Message += " and " + strings.Join(said, ", ")
@@ -160,6 +201,8 @@ func (s *Server) fieldsArtifact(r *http.Request, p humanauth.Pending, v view, d 
 		}
 		t := fieldType(p, f.ID)
 		values[key], stored[key], only = val, val, val
+		d.Fields = append(d.Fields, humanauth.Field{Key: key, Label: f.Label, Type: t, Value: val, Secret: secretTypes[t],
+			Target: str(templateField(p, f.ID), "target", "")})
 		if secretTypes[t] {
 			stored[key] = "[provided]"
 			secret = true
@@ -203,8 +246,10 @@ func (s *Server) fieldsArtifact(r *http.Request, p humanauth.Pending, v view, d 
 			return "", "", errors.New("The answer could not be stored.")
 		}
 	}
-	if len(values) == 1 {
-		text = only
+	if len(values) == 1 && !secret && len(d.Fields) <= 1 && (len(d.Fields) == 0 || d.Fields[0].Target == "") {
+		// One plain value (a code) goes into the focused field, as seed
+		// 000 says; anything else is typed field by field.
+		text, d.Fields = only, nil
 	}
 	switch {
 	case kind == "credentials" || kind == "payment_card":

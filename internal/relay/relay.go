@@ -39,11 +39,13 @@ type Options struct {
 type Server struct {
 	store *humanauth.Store
 	now   func() time.Time
+	// uploads holds a slot per body being read (maxUploads).
+	uploads chan struct{}
 }
 
 // New returns a relay over store.
 func New(store *humanauth.Store, o Options) *Server {
-	s := &Server{store: store, now: o.Now}
+	s := &Server{store: store, now: o.Now, uploads: make(chan struct{}, maxUploads)}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -126,31 +128,42 @@ func secure(w http.ResponseWriter) string {
 	return nonce
 }
 
+// notValid is the one answer to unknown requests and wrong tokens alike:
+// nothing tells a guesser which ids exist.
+const notValid = "This link is not valid."
+
 // lookup finds the request a URL names if its token is right. Unknown
-// requests and wrong tokens look the same (404); answered and expired
-// links are refused with 410.
-func (s *Server) lookup(r *http.Request, token string) (humanauth.Pending, int, string) {
-	p, err := s.store.Get(r.PathValue("id"))
+// requests and wrong tokens look the same (404); a used or expired link
+// gets its own page (410) — only for the token's holder.
+func (s *Server) lookup(r *http.Request, token string) (humanauth.Pending, int, string, string) {
+	id := r.PathValue("id")
+	p, err := s.store.Get(id)
 	switch {
 	case errors.Is(err, humanauth.ErrDecided):
-		if p.TokenOK(token) {
-			return p, http.StatusGone, "This link was already used: the request has been answered."
+		if p.AgentID == r.PathValue("agent") && p.TokenOK(token) {
+			return p, http.StatusGone, "Already answered", "This request was already answered; nothing more to do here."
 		}
-		return p, http.StatusNotFound, "This link is not valid."
+		return p, http.StatusNotFound, "Link refused", notValid
 	case err != nil:
-		return p, http.StatusNotFound, "This link is not valid (or the request is over)."
+		if c, ok := s.store.ClosedRequest(id); ok && c.AgentID == r.PathValue("agent") && c.TokenOK(token) {
+			if c.Status == "approved" || c.Status == "rejected" {
+				return p, http.StatusGone, "Already answered", "This request was already answered (" + c.Status + "); nothing more to do here."
+			}
+			return p, http.StatusGone, "Link expired", "This request has expired: the agent no longer waits for an answer."
+		}
+		return p, http.StatusNotFound, "Link refused", notValid
 	case p.AgentID != r.PathValue("agent") || !p.TokenOK(token):
-		return p, http.StatusNotFound, "This link is not valid."
+		return p, http.StatusNotFound, "Link refused", notValid
 	case p.Expired(s.now()):
-		return p, http.StatusGone, "This link has expired."
+		return p, http.StatusGone, "Link expired", "This request has expired: the agent no longer waits for an answer."
 	}
-	return p, 0, ""
+	return p, 0, "", ""
 }
 
 func (s *Server) page(w http.ResponseWriter, r *http.Request) {
-	p, code, msg := s.lookup(r, r.URL.Query().Get("t"))
+	p, code, title, msg := s.lookup(r, r.URL.Query().Get("t"))
 	if code != 0 {
-		s.fail(w, r, code, "Link refused", msg)
+		s.fail(w, r, code, title, msg)
 		return
 	}
 	s.render(w, r, http.StatusOK, p, r.URL.Query().Get("t"), "")

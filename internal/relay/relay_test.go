@@ -112,8 +112,8 @@ func TestEveryFieldTypeRendersAndSubmits(t *testing.T) {
 
 	// The link worked once.
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(link), chromedp.WaitVisible("#message")))
-	assert.Equal(t, "Link refused", text(t, ctx, "#title"))
-	assert.Contains(t, text(t, ctx, "#message"), "already used")
+	assert.Equal(t, "Already answered", text(t, ctx, "#title"))
+	assert.Contains(t, text(t, ctx, "#message"), "already answered")
 }
 
 func TestDefaultOTPPageRejectWithoutJavaScript(t *testing.T) {
@@ -183,8 +183,8 @@ func TestExpiredLinkRefused(t *testing.T) {
 	_, link := pending(t, store, "req-old", "2fa", nil, -time.Second)
 	ctx := browsertest.Browser(t, browsertest.Phone)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(link), chromedp.WaitVisible("#message")))
-	assert.Equal(t, "Link refused", text(t, ctx, "#title"))
-	assert.Equal(t, "This link has expired.", text(t, ctx, "#message"))
+	assert.Equal(t, "Link expired", text(t, ctx, "#title"))
+	assert.Equal(t, "This request has expired: the agent no longer waits for an answer.", text(t, ctx, "#message"))
 	browsertest.Screenshot(t, ctx, "expired")
 }
 
@@ -214,9 +214,8 @@ r.fetch="pending";fetch(` + "`" + other + "`" + `).then(function(){r.fetch="ok"}
 	d, ok, err := store.Decision("req-evil")
 	require.NoError(t, err)
 	require.True(t, ok)
-	msg := d.Message
-	res, found := strings.CutPrefix(msg, "the user approved and page result: ")
-	require.True(t, found, msg)
+	res := d.PageResult
+	assert.Regexp(t, `^the user approved and the page's script returned a result \(\d+ characters, not shown\)$`, d.Message, "the model never reads the script's result")
 	var r map[string]string
 	require.NoError(t, json.Unmarshal([]byte(res), &r), res)
 	assert.Equal(t, "blocked:SecurityError", r["cookie"])

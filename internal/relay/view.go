@@ -29,6 +29,8 @@ type option struct{ Label, Value string }
 // view is the approval page's data.
 type view struct {
 	Nonce, Token, Action                                    string
+	Task, AgentID, Expires                                  string
+	ExpiresUnix                                             int64
 	Title, Summary, CapabilityHint, Instruction, Capability string
 	Problem                                                 string
 	Fields                                                  []field
@@ -48,7 +50,8 @@ type messageView struct{ Title, Message, Nonce, Brand string }
 func newView(p humanauth.Pending, token, nonce string) view {
 	t := p.UITemplate
 	v := view{Nonce: nonce, Token: token, Action: "/a/" + p.AgentID + "/auth/" + p.ID,
-		Capability: p.Capability, Instruction: p.Instruction,
+		Capability: p.Capability, Instruction: p.Instruction, Task: p.Task, AgentID: p.AgentID,
+		Expires: p.ExpiresAt.UTC().Format("15:04:05 UTC"), ExpiresUnix: p.ExpiresAt.Unix(),
 		Title:           str(t, "title", "Authorization requested"),
 		Summary:         str(t, "summary", ""),
 		CapabilityHint:  str(t, "capabilityHint", capabilityHint(p.Capability)),

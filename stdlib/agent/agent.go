@@ -158,6 +158,10 @@ func Run(ctx context.Context, sess *engine.Session, o Options) (res engine.RunRe
 	if verr != nil {
 		return sess.Finish(false, verr.Error()), verr
 	}
+	if h.stopped != "" {
+		// A replaced loop that went on after a rejection still fails.
+		ok, msg = false, h.stopped
+	}
 	if !ok && cancelled() {
 		return finishCancelled()
 	}

@@ -54,8 +54,15 @@ local function step_once(state, step)
   host.emit("agent_step", { step = step, max_steps = state.max_steps, action = d.summary,
     result = out.result, model_ms = d.model_ms, app = snap.app })
 
-  remember(state, step, snap.app, d.summary, out.result)
+  -- reply: what only the model may read (a user's answer); the record
+  -- and the events keep result.
+  remember(state, step, snap.app, d.summary, out.reply or out.result)
   state.problems = d.problems
+  if out.failed then
+    -- A person rejected a human-auth request (or nobody answered): the
+    -- task ends here, whatever the model would do next.
+    return { ok = false, message = out.failed }
+  end
   if out.finished then
     return { ok = true, message = d.message }
   end

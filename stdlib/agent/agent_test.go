@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -371,12 +372,36 @@ func TestHumanAuth(t *testing.T) {
 	assert.Contains(t, md, "delegation_result=typed 6 characters into the focused field")
 	assert.NotContains(t, md, "123456", "the secret stays out of the session")
 
-	// Rejected.
+	// Rejected: the run ends FAILED there; the model is not asked again.
 	m = newModel()
-	_, err = r.run(context.Background(), m, "needs a code", agent.Options{MaxSteps: 3,
+	res, err = r.run(context.Background(), m, "needs a code", agent.Options{MaxSteps: 3,
 		HumanAuth: agent.TerminalAuth(strings.NewReader("n\n"), &out)})
 	require.NoError(t, err)
-	assert.Contains(t, m.calls[1].Text, "Human auth rejected request_id=")
+	assert.False(t, res.Success)
+	assert.Len(t, m.calls, 1)
+	assert.Contains(t, res.Message, "human auth rejected (request ")
+	assert.Contains(t, readFile(t, res.SessionPath), "Human auth rejected request_id=")
+
+	// A replaced loop that ignores the verdict cannot act afterwards, and
+	// the run still fails.
+	m = newModel()
+	custom := `local host = require("agent_host")
+return { run = function()
+  local snap = assert(host.capture())
+  local d = assert(host.decide(snap, {}, {}, 1))
+  local out = assert(host.act(d, snap))
+  local again, err = host.act({ type = "launch_app", packageName = "com.android.settings" }, snap)
+  assert(again == nil and tostring(err):find("refused"), tostring(err))
+  return { ok = true, message = "went on regardless" }
+end }`
+	res, err = r.run(context.Background(), m, "needs a code", agent.Options{Source: custom,
+		HumanAuth: func(context.Context, agent.HumanAuthRequest) (agent.HumanAuthDecision, error) {
+			return agent.HumanAuthDecision{Status: "timeout", Message: "no answer before the timeout"}, nil
+		}})
+	require.NoError(t, err)
+	assert.False(t, res.Success)
+	assert.Contains(t, res.Message, "human auth timeout")
+	assert.NotEqual(t, "com.android.settings", r.sim.Phone().CurrentPackage())
 }
 
 func TestNoModel(t *testing.T) {
@@ -457,7 +482,7 @@ func TestChatActionsGoToTheRunsCallbacks(t *testing.T) {
 			assert.Len(t, req.Tools, noChatTools()+chat, "a run from a chat is offered request_user_input and cron_*")
 		}
 		steps := []map[string]any{
-			{"type": "request_user_input", "question": "Small or large?", "timeoutSec": 30},
+			{"type": "request_user_input", "question": "Your booking code?", "placeholder": "AB-1234", "timeoutSec": 30},
 			{"type": "cron_add", "task": "check the weather", "expr": "0 8 * * *"},
 			{"type": "finish", "message": "done"},
 		}
@@ -469,14 +494,14 @@ func TestChatActionsGoToTheRunsCallbacks(t *testing.T) {
 	res, err := r.run(context.Background(), m, "order", agent.Options{MaxSteps: 5,
 		UserInput: func(_ context.Context, q string, d time.Duration) (string, error) {
 			asked, timeout = q, d
-			return "large", nil
+			return "CA-7XZ019", nil
 		},
 		Schedule: func(_ context.Context, a action.Action) (string, error) {
 			return "Scheduled " + a.Str("task") + " at " + a.Str("expr"), nil
 		}})
 	require.NoError(t, err)
 	assert.True(t, res.Success)
-	assert.Equal(t, "Small or large?", asked)
+	assert.Equal(t, "Your booking code?\n(for example: AB-1234)", asked)
 	assert.Equal(t, 30*time.Second, timeout)
 	tr, err := agent.ReadTrace(agent.TracePath(res.SessionPath))
 	require.NoError(t, err)
@@ -484,6 +509,58 @@ func TestChatActionsGoToTheRunsCallbacks(t *testing.T) {
 		results = append(results, s.Result)
 	}
 	require.Len(t, results, 3)
-	assert.True(t, strings.HasPrefix(results[0], "User replied: large\n"), results[0])
+	// The model reads the answer; the record keeps only its length.
+	assert.True(t, strings.HasPrefix(results[0], "User replied (9 characters; the answer is not recorded)"), results[0])
+	require.GreaterOrEqual(t, len(m.calls), 2)
+	assert.Contains(t, m.calls[1].Text, "User replied: CA-7XZ019")
+	assertNoSecret(t, r.home.Dir(), "CA-7XZ019")
+	for _, ev := range r.events {
+		assert.NotContains(t, fmt.Sprint(ev.Fields), "CA-7XZ019", ev.Kind)
+	}
 	assert.True(t, strings.HasPrefix(results[1], "Scheduled check the weather at 0 8 * * *\n"), results[1])
+}
+
+// assertNoSecret fails when any file under dir holds secret.
+func assertNoSecret(t *testing.T, dir, secret string) {
+	t.Helper()
+	n := 0
+	require.NoError(t, filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		n++
+		assert.NotContains(t, string(b), secret, path)
+		return nil
+	}))
+	assert.NotZero(t, n, "the run wrote files")
+}
+
+func TestUserInputTakesInstructionAndRecordsAnswersNotSecret(t *testing.T) {
+	r := newRig(t)
+	n := 0
+	m := &fakeModel{next: func(req engine.ModelRequest) (engine.ModelReply, error) {
+		n++
+		steps := []map[string]any{
+			{"type": "request_user_input", "instruction": "Small or large?", "secret": false},
+			{"type": "finish", "message": "done"},
+		}
+		a, _ := action.Normalize(steps[min(n-1, 1)], nil)
+		return engine.ModelReply{Action: a}, nil
+	}}
+	var asked string
+	res, err := r.run(context.Background(), m, "order", agent.Options{MaxSteps: 3,
+		UserInput: func(_ context.Context, q string, d time.Duration) (string, error) {
+			asked = q
+			return "large", nil
+		}})
+	require.NoError(t, err)
+	assert.Equal(t, "Small or large?", asked, "instruction is the question when question is absent")
+	tr, err := agent.ReadTrace(agent.TracePath(res.SessionPath))
+	require.NoError(t, err)
+	require.NotEmpty(t, tr)
+	assert.True(t, strings.HasPrefix(tr[0].Result, "User replied: large"), tr[0].Result)
 }

@@ -1,9 +1,11 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/openpocket/openpocket/engine"
@@ -39,23 +41,39 @@ func offeredTools(tools []action.Tool, o Options, executors map[string]engine.Ex
 	})
 }
 
-// userInput runs request_user_input: the answer is the step's result.
-func (h *host) userInput(ctx context.Context, a action.Action) (device.Outcome, error) {
-	out := device.Outcome{Device: a}
+// userInput runs request_user_input. The model is told the answer
+// (reply); the session, trace and events record only its length unless
+// the question says the answer is not secret (secret = false): a booking
+// code or an address is the user's, not the record's.
+func (h *host) userInput(ctx context.Context, a action.Action) (out device.Outcome, reply string, err error) {
+	out = device.Outcome{Device: a}
 	if h.o.UserInput == nil {
 		out.Result = "request_user_input unavailable: this task was not started from a chat. Decide yourself or finish and say what you need."
-		return out, nil
+		return out, "", nil
 	}
-	ans, err := h.o.UserInput(ctx, a.Str("question"), time.Duration(a.Int("timeoutSec"))*time.Second)
+	q := cmp.Or(strings.TrimSpace(a.Str("question")), strings.TrimSpace(a.Str("instruction")))
+	if q == "" {
+		out.Result = "request_user_input needs a question (the question parameter): nothing was asked."
+		return out, "", nil
+	}
+	if ph := strings.TrimSpace(a.Str("placeholder")); ph != "" {
+		q += "\n(for example: " + ph + ")"
+	}
+	ans, err := h.o.UserInput(ctx, q, time.Duration(a.Int("timeoutSec"))*time.Second)
 	switch {
 	case ctx.Err() != nil:
-		return out, ctx.Err()
+		return out, "", ctx.Err()
 	case err != nil:
 		out.Result = fmt.Sprintf("request_user_input: no answer (%v). Decide yourself or finish and say what you need.", err)
-	default:
-		out.Result = "User replied: " + ans
+		return out, "", nil
 	}
-	return out, nil
+	reply = "User replied: " + ans
+	if secret, ok := a.Params["secret"].(bool); ok && !secret {
+		out.Result = reply
+		return out, "", nil
+	}
+	out.Result = fmt.Sprintf("User replied (%d characters; the answer is not recorded)", len([]rune(ans)))
+	return out, reply, nil
 }
 
 // schedule runs cron_add / cron_list / cron_remove.

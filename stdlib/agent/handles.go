@@ -19,6 +19,13 @@ type decision struct{ rep engine.ModelReply }
 type outcome struct {
 	out device.Outcome
 	act action.Action
+	// failed ends the run FAILED with this message (a person rejected a
+	// human-auth request or did not answer in time).
+	failed string
+	// reply is what the model is told instead of out.Result when the
+	// record must not hold it (a user's answer): it stays in the loop's
+	// memory, never in the session, trace or events.
+	reply string
 }
 
 // udValue reads the Go value of a userdata argument (metamethods cannot use
@@ -136,7 +143,9 @@ var decisionType = &lua.UserDataType[*decision]{
 	},
 }
 
-// outcome fields: result, finished, changed, app_before, app_after,
+// outcome fields: result (as recorded), reply (what the model is told
+// when it differs from result, else nil), finished, failed (the message a run ends FAILED
+// with, nil when it goes on), changed, app_before, app_after,
 // device_action (summary).
 var outcomeType = &lua.UserDataType[*outcome]{
 	Name: "openpocket.agent.outcome",
@@ -147,6 +156,16 @@ var outcomeType = &lua.UserDataType[*outcome]{
 				return lua.LString(o.out.Result)
 			case "finished":
 				return lua.LBool(o.out.Finished)
+			case "reply":
+				if o.reply == "" {
+					return lua.LNil
+				}
+				return lua.LString(o.reply)
+			case "failed":
+				if o.failed == "" {
+					return lua.LNil
+				}
+				return lua.LString(o.failed)
 			case "changed":
 				return lua.LBool(o.out.Changed)
 			case "app_before":

@@ -36,6 +36,10 @@ type host struct {
 	// cause is the Go error that ended the run (model down, device lost),
 	// returned by Run next to the FAILED result.
 	cause error
+	// stopped is why a person stopped the run (a rejected or unanswered
+	// human-auth request): no action runs after it and the run is FAILED,
+	// whatever a replaced loop does.
+	stopped string
 }
 
 func newHost(sess *engine.Session, o Options) *host {
@@ -195,6 +199,9 @@ func modelImage(s *screen.Snapshot) []byte {
 // host.act(decision | action_table, snapshot) → outcome | nil, err
 func (h *host) act(L *lua.LState) int {
 	a := h.checkAction(L, 1)
+	if h.stopped != "" {
+		return lua.ReturnErr(L, fmt.Errorf("%s refused: %s", a, h.stopped))
+	}
 	var snap *screen.Snapshot
 	if L.Get(2) != lua.LNil {
 		snap = snapType.Check(L, 2)
@@ -203,11 +210,13 @@ func (h *host) act(L *lua.LState) int {
 		out device.Outcome
 		err error
 	)
+	failed, reply := "", ""
 	switch s, _ := action.Lookup(a.Type); {
 	case a.Type == "request_human_auth":
-		out, err = h.humanAuth(lua.Context(L), a)
+		out, failed, err = h.humanAuth(lua.Context(L), a)
+		h.stopped = failed
 	case s.Category == action.CategoryChat:
-		out, err = h.userInput(lua.Context(L), a)
+		out, reply, err = h.userInput(lua.Context(L), a)
 	case s.Category == action.CategorySchedule:
 		out, err = h.schedule(lua.Context(L), a)
 	default:
@@ -216,7 +225,7 @@ func (h *host) act(L *lua.LState) int {
 	if err != nil {
 		return h.fail(L, fmt.Errorf("%s: %w", a, err))
 	}
-	return outcomeType.Push(L, &outcome{out: out, act: a})
+	return outcomeType.Push(L, &outcome{out: out, act: a, failed: failed, reply: reply})
 }
 
 // checkAction reads a decision or an action table {type = …, …}.
@@ -241,12 +250,13 @@ func (h *host) checkAction(L *lua.LState, idx int) action.Action {
 	return action.Action{}
 }
 
-// humanAuth answers request_human_auth with the person at the terminal
-// (the human-auth lines of docs/formats.md#session).
-func (h *host) humanAuth(ctx context.Context, a action.Action) (device.Outcome, error) {
-	out := device.Outcome{Device: a}
+// humanAuth answers request_human_auth (the human-auth lines of
+// docs/formats.md#session). failed is set when the person rejected the request or did not
+// answer in time: the run ends there, FAILED, before any other action.
+func (h *host) humanAuth(ctx context.Context, a action.Action) (out device.Outcome, failed string, err error) {
+	out = device.Outcome{Device: a}
 	id := fmt.Sprintf("%s-step-%d", orRun(h.sess.SessionID()), h.step)
-	req := HumanAuthRequest{ID: id, Capability: a.Str("capability"), Instruction: a.Str("instruction"),
+	req := HumanAuthRequest{ID: id, Task: h.sess.Task(), Capability: a.Str("capability"), Instruction: a.Str("instruction"),
 		Reason: a.Str("reason"), TemplatePath: a.Str("templatePath"),
 		Timeout: time.Duration(a.Int("timeoutSec")) * time.Second}
 	if t, ok := a.Params["uiTemplate"].(map[string]any); ok {
@@ -258,17 +268,20 @@ func (h *host) humanAuth(ctx context.Context, a action.Action) (device.Outcome, 
 		return out
 	}
 	if h.auth == nil {
-		return unavailable(ErrHumanAuthUnavailable), nil
+		return unavailable(ErrHumanAuthUnavailable), "", nil
 	}
 	dec, err := h.auth(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return out, ctx.Err()
+			return out, "", ctx.Err()
 		}
-		return unavailable(err), nil
+		return unavailable(err), "", nil
 	}
 	out.Result, err = humanAuthResult(ctx, h.sess, id, dec)
-	return out, err
+	if dec.Status != "approved" {
+		failed = fmt.Sprintf("human auth %s (request %s): %s", dec.Status, id, oneLine(dec.Message))
+	}
+	return out, failed, err
 }
 
 func orRun(id string) string {

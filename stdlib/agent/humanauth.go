@@ -15,7 +15,9 @@ import (
 // HumanAuthRequest is a request_human_auth action put to a person
 // (docs/formats.md#actions).
 type HumanAuthRequest struct {
-	ID          string
+	ID string
+	// Task is the run's task, shown to the person who decides.
+	Task        string
 	Capability  string
 	Instruction string
 	Reason      string
@@ -36,12 +38,31 @@ type HumanAuthDecision struct {
 	// Message summarizes the decision for the model; it never holds a
 	// secret ("credentials provided").
 	Message string
+	// Fields are a form's values in the template's order (credentials,
+	// payment card, several fields): each is typed into its own phone
+	// field, secrets only into a password field or the field the template
+	// names. Values never reach the session, events or the model.
+	Fields []HumanAuthField
 	// Artifact is what the person sent with an approval, stored per seed
 	// 003 (nil when nothing was sent).
 	Artifact *HumanAuthArtifact
 	// Link is the approval page's address without its token, shown in the
 	// session ("" for the terminal).
 	Link string
+}
+
+// HumanAuthField is one filled-in uiTemplate field.
+type HumanAuthField struct {
+	// Key is the field's artifactKey (else its id); Label its label.
+	Key, Label string
+	// Type is the uiTemplate field type (text, password, card-number, …).
+	Type  string
+	Value string
+	// Secret is set for password, card-number, expiry and cvc fields.
+	Secret bool
+	// Target names the phone field to type into (a resource id, with or
+	// without "pkg:id/", or the field's hint or text); "" picks one.
+	Target string
 }
 
 // HumanAuthArtifact describes a stored artifact
@@ -67,15 +88,29 @@ type HumanAuthFunc func(ctx context.Context, req HumanAuthRequest) (HumanAuthDec
 // request (stdin is not a terminal, no relay configured).
 var ErrHumanAuthUnavailable = errors.New("human auth unavailable: no interactive terminal to ask (stdin is not a TTY) and no relay configured")
 
-// IsTerminal reports whether r is an interactive terminal.
+// IsTerminal reports whether r is an interactive terminal: a file whose
+// terminal attributes can be read. A character device is not enough:
+// /dev/null is one, and `openpocket agent … </dev/null` (nohup, cron,
+// systemd) would then answer its own prompt with end-of-input.
 func IsTerminal(r any) bool {
 	f, ok := r.(*os.File)
 	if !ok || f == nil {
 		return false
 	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	tty := false
+	if rc.Control(func(fd uintptr) { tty = isatty(fd) }) != nil {
+		return false
+	}
+	return tty
 }
+
+// ErrInputClosed reports that the terminal's input ended before an
+// answer: nobody is there, which is not a rejection.
+var ErrInputClosed = errors.New("human auth: terminal input closed before an answer")
 
 // TerminalAuth asks on a terminal: the instruction, "Approve? [y/N]", then
 // an optional text to type into the focused field (an OTP code). in is read
@@ -120,7 +155,9 @@ func timeoutOr(ctx context.Context, err error) (HumanAuthDecision, error) {
 		return HumanAuthDecision{Status: "timeout", Message: "no answer before the timeout"}, nil
 	}
 	if errors.Is(err, io.EOF) {
-		return HumanAuthDecision{Status: "rejected", Message: "input closed before an answer"}, nil
+		// End of input is never an answer: the relay, `openpocket auth`
+		// or a chat may still answer the same request.
+		return HumanAuthDecision{}, ErrInputClosed
 	}
 	return HumanAuthDecision{}, err
 }

@@ -39,9 +39,19 @@ func humanAuthResult(ctx context.Context, sess *engine.Session, id string, dec H
 	if dec.Artifact != nil && dec.Artifact.Path != "" {
 		fmt.Fprintf(&b, "\nhuman_artifact=%s", dec.Artifact.Path)
 	}
+	if d := describeArtifact(dec); d != "" {
+		fmt.Fprintf(&b, "\nhuman_artifact_kind=%s", d)
+	}
 	var done []string
 	if dec.Text != "" {
 		done = append(done, applyText(ctx, sess, dec.Text))
+	}
+	if len(dec.Fields) > 0 {
+		if p, err := sess.Phone(); err != nil {
+			done = append(done, fmt.Sprintf("typing the form's fields failed: %v", err))
+		} else {
+			done = append(done, applyFields(ctx, p, dec.Fields)...)
+		}
 	}
 	if a := dec.Artifact; a != nil {
 		switch a.Kind {
@@ -61,6 +71,29 @@ func humanAuthResult(ctx context.Context, sess *engine.Session, id string, dec H
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// describeArtifact tells the model what arrived — the kind and the field
+// names, never a value: "credentials fields=username,password(secret)".
+func describeArtifact(dec HumanAuthDecision) string {
+	kind := ""
+	if dec.Artifact != nil {
+		kind = dec.Artifact.Kind
+	}
+	if len(dec.Fields) == 0 {
+		if kind == "" && dec.Text != "" {
+			kind = "text"
+		}
+		return kind
+	}
+	if kind == "" {
+		kind = "form"
+	}
+	names := make([]string, len(dec.Fields))
+	for i, f := range dec.Fields {
+		names[i] = fieldName(f)
+	}
+	return kind + " fields=" + strings.Join(names, ",")
+}
 
 func applyText(ctx context.Context, sess *engine.Session, text string) string {
 	p, err := sess.Phone()

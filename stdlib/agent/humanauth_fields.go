@@ -1,0 +1,115 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/openpocket/openpocket/engine/device"
+	"github.com/openpocket/openpocket/engine/screen"
+)
+
+// applyFields types a form's values into the phone's text fields, in the
+// template's order, and returns one delegation line per field (never a
+// value). A field naming its target goes there; otherwise a secret goes
+// only into the next password field on screen — never into whatever field
+// the model focused, where the next element list would show it — and a
+// plain value into the next plain text field. A value without a fitting
+// field is not typed, and the line says so.
+func applyFields(ctx context.Context, p *device.Phone, fields []HumanAuthField) []string {
+	root, _, err := p.Hierarchy(ctx)
+	if err != nil {
+		return []string{fmt.Sprintf("typing the form's %d fields failed: %v", len(fields), err)}
+	}
+	var edits []*screen.Node
+	root.Walk(func(n *screen.Node) bool {
+		if isTextField(n) {
+			edits = append(edits, n)
+		}
+		return true
+	})
+	used := map[*screen.Node]bool{}
+	var out []string
+	for _, f := range fields {
+		n := pickField(edits, used, f)
+		name := fieldName(f)
+		if n == nil {
+			why := "no free text field on screen"
+			switch {
+			case f.Target != "":
+				why = fmt.Sprintf("no text field %q on screen", f.Target)
+			case f.Secret:
+				why = "no password field on screen (a secret is typed only into one)"
+			}
+			out = append(out, fmt.Sprintf("%s not typed: %s", name, why))
+			continue
+		}
+		used[n] = true
+		c := n.Center()
+		if _, err := p.Shell(ctx, fmt.Sprintf("input tap %d %d", c.X, c.Y)); err != nil {
+			out = append(out, fmt.Sprintf("%s not typed: tapping %s failed: %v", name, fieldWhere(n), err))
+			continue
+		}
+		if _, err := p.Type(ctx, f.Value); err != nil {
+			out = append(out, fmt.Sprintf("%s not typed into %s: %v", name, fieldWhere(n), err))
+			continue
+		}
+		out = append(out, fmt.Sprintf("typed %s (%d characters) into %s", name, len([]rune(f.Value)), fieldWhere(n)))
+	}
+	return out
+}
+
+func isTextField(n *screen.Node) bool {
+	return n.Enabled && n.Visible() && (strings.HasSuffix(n.Class, "EditText") || strings.Contains(n.Class, "TextField"))
+}
+
+// pickField chooses the phone field for f among the unused text fields.
+func pickField(edits []*screen.Node, used map[*screen.Node]bool, f HumanAuthField) *screen.Node {
+	for _, n := range edits {
+		if used[n] {
+			continue
+		}
+		switch {
+		case f.Target != "":
+			if targetMatches(n, f.Target) {
+				return n
+			}
+		case f.Secret:
+			if n.Password {
+				return n
+			}
+		case !n.Password:
+			return n
+		}
+	}
+	return nil
+}
+
+func targetMatches(n *screen.Node, target string) bool {
+	t := strings.TrimSpace(target)
+	id := n.ResourceID
+	return id == t || strings.HasSuffix(id, ":id/"+t) ||
+		strings.EqualFold(n.Hint(), t) || n.ContentDesc == t || (!n.Password && n.Text == t)
+}
+
+func fieldName(f HumanAuthField) string {
+	kind := ""
+	if f.Secret {
+		kind = " (secret)"
+	}
+	return fmt.Sprintf("%s%s", f.Key, kind)
+}
+
+func fieldWhere(n *screen.Node) string {
+	w := "text field"
+	if n.Password {
+		w = "password field"
+	}
+	if n.ResourceID != "" {
+		return w + " " + n.ResourceID
+	}
+	if h := n.Hint(); h != "" {
+		return fmt.Sprintf("%s %q", w, h)
+	}
+	return w
+}

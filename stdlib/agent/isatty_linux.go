@@ -1,0 +1,13 @@
+package agent
+
+import (
+	"syscall"
+	"unsafe"
+)
+
+// isatty reads fd's terminal attributes (TCGETS); only a terminal has them.
+func isatty(fd uintptr) bool {
+	var t syscall.Termios
+	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, fd, syscall.TCGETS, uintptr(unsafe.Pointer(&t)))
+	return errno == 0
+}
