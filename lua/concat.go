@@ -60,9 +60,6 @@ func (rw rewriter) stmt(s ast.Stmt) {
 	case *ast.AssignStmt:
 		rw.exprs(s.Lhs)
 		rw.exprs(s.Rhs)
-		for _, e := range s.Rhs {
-			openConcatCall(e)
-		}
 	case *ast.LocalAssignStmt:
 		rw.exprs(s.Exprs)
 	case *ast.FuncCallStmt:
@@ -153,21 +150,6 @@ func hiddenCall(name string, at ast.Expr, args []ast.Expr, oneValue bool) *ast.F
 		}
 	}
 	return call
-}
-
-// openConcatCall marks a `..` chain assigned to a variable as a call
-// whose results are not adjusted to one. gopher-lua (v1.1.2) compiles an
-// adjusted call assigned to a function's last parameter into that
-// parameter's register, overwriting it with the called function before
-// the arguments are read, so `name = name .. ".png"` in a function whose
-// last parameter is name concatenated the builtin itself. The builtin
-// returns exactly one value, so the adjustment changes nothing else.
-func openConcatCall(e ast.Expr) {
-	if c, ok := e.(*ast.FuncCallExpr); ok {
-		if id, ok := c.Func.(*ast.IdentExpr); ok && id.Value == concatName {
-			c.AdjustRet = false
-		}
-	}
 }
 
 // concatCall flattens a right-nested chain a .. (b .. c) into one call, as
