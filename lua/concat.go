@@ -167,7 +167,10 @@ func (rw rewriter) concatCall(e *ast.StringConcatOpExpr) ast.Expr {
 		args = append(args, oneValue(rw.expr(c.Lhs)))
 		cur = c.Rhs
 	}
-	return hiddenCall(concatName, e, args, true)
+	// Not AdjustRet: the builtin returns one value anyway, and gopher-lua
+	// miscompiles `x = (f(x))` (a truncated call assigned to a local it
+	// reads), which `x = x .. y` would otherwise become.
+	return hiddenCall(concatName, e, args, false)
 }
 
 // oneValue truncates a multi-value operand (a call, `...`) to its first
