@@ -197,6 +197,10 @@ func TestConcatRewriteKeepsLuaSemantics(t *testing.T) {
 		`local ok, e = pcall(function() return "x" .. {} end) return e`:                                    "",
 		`return ("a"):rep(3) .. #"abc"`:                                                                    "aaa3",
 		`local f = function(...) return ... .. "!" end return f("v", "w")`:                                 "v!",
+		// A chain assigned to the function's last parameter (flow.screenshot's name = name .. ".png").
+		`local function f(name) name = name .. ".png" return name end return f("shot")`:                       "shot.png",
+		`local function f(a, name) if true then name = name .. "." .. a end return name end return f(1, "v")`: "v.1",
+		`local function f(a) local b b, a = 0, a .. "!" return a end return f("last")`:                        "last!",
 	}
 	for src, want := range cases {
 		got, err := vm.Eval(src)

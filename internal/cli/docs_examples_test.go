@@ -94,11 +94,13 @@ func splitShell(s string) []string {
 var placeholder = regexp.MustCompile(`…|\.\.\.|\b[A-Z][A-Z_]{1,}\b|\w\|\w|\[|<[a-z-]+>|(^| )[a-z]+(/[a-z]+)+( |$)`)
 
 // reference is a parse error at the end of the line: a command named in
-// prose without its arguments ("`openpocket agent` runs …"); its command
-// path still had to exist to get there.
+// prose without its arguments ("`openpocket agent` runs …") or without
+// the flags it requires ("for `openpocket script run` the …", which
+// needs --file or --text); its command path still had to exist to get
+// there.
 func reference(err error) bool {
 	msg := err.Error()
-	return strings.HasPrefix(msg, `expected "<`) || strings.Contains(msg, `but got "EOL"`) ||
+	return strings.HasPrefix(msg, `expected "<`) || strings.Contains(msg, `but got "EOL"`) || strings.HasPrefix(msg, "missing flags: ") ||
 		(strings.HasPrefix(msg, "expected one of") && !strings.Contains(msg, "unexpected"))
 }
 

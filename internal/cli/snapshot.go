@@ -24,7 +24,7 @@ type SnapshotCmd struct {
 	Keys     bool   `help:"List the soft keyboard's keys one by one instead of folding them (what a task about keys gets)."`
 
 	JSON bool   `help:"Print the snapshot as JSON (docs/formats.md#screen-snapshot; screenshots omitted unless --with-images)."`
-	SOM  string `name:"som" help:"Write the set-of-mark image (scaled screenshot with numbered elements, in the default model profile's imageFormat: JPEG unless it says png) to FILE." placeholder:"FILE" type:"path"`
+	SOM  string `name:"som" help:"Write the set-of-mark image (scaled screenshot with numbered elements, in the default model profile's imageFormat, else whichever of PNG and JPEG is smaller for it) to FILE." placeholder:"FILE" type:"path"`
 	PNG  string `name:"png" help:"Write the full-size screenshot PNG to FILE." placeholder:"FILE" type:"path"`
 
 	WithImages bool `help:"Include base64 screenshots in --json output."`

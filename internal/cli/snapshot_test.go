@@ -135,8 +135,9 @@ func TestSnapshotLiveReadsLikeTheModel(t *testing.T) {
 }
 
 // TestSnapshotImagesFollowTheProfile: --som writes the set-of-mark image
-// in the default profile's imageFormat (PNG here, JPEG without a config),
-// and --json --with-images carries it without --som.
+// in the default profile's imageFormat, and without one in whichever of
+// PNG and JPEG is smaller for that image (docs/screenshots.md); --json
+// --with-images carries it without --som.
 func TestSnapshotImagesFollowTheProfile(t *testing.T) {
 	s := simtest.Start(t)
 	home := t.TempDir()
@@ -148,20 +149,33 @@ func TestSnapshotImagesFollowTheProfile(t *testing.T) {
 		require.Equal(t, ExitOK, code, errb.String())
 		return out.String()
 	}
-	run("--som", som)
-	img, err := os.ReadFile(som)
-	require.NoError(t, err)
-	assert.Equal(t, "\xff\xd8", string(img[:2]), "no config: JPEG")
-
-	require.NoError(t, os.WriteFile(filepath.Join(home, "config.json"), []byte(`{"models": {"default": {"model": "m", "imageFormat": "png"}}}`), 0o600))
-	run("--som", som)
-	img, err = os.ReadFile(som)
-	require.NoError(t, err)
-	assert.Equal(t, "\x89PNG", string(img[:4]), `imageFormat: "png"`)
+	somIn := func(format string) []byte {
+		t.Helper()
+		if format != "" {
+			cfg := `{"models": {"default": {"model": "m", "imageFormat": "` + format + `"}}}`
+			require.NoError(t, os.WriteFile(filepath.Join(home, "config.json"), []byte(cfg), 0o600))
+		}
+		run("--som", som)
+		img, err := os.ReadFile(som)
+		require.NoError(t, err)
+		return img
+	}
+	chosen := somIn("")
+	jpg := somIn("jpeg")
+	assert.Equal(t, "\xff\xd8", string(jpg[:2]), `imageFormat: "jpeg"`)
+	png := somIn("png")
+	assert.Equal(t, "\x89PNG", string(png[:4]), `imageFormat: "png"`)
+	smaller := png
+	if len(jpg) < len(png) {
+		smaller = jpg
+	}
+	assert.Equal(t, string(smaller[:2]), string(chosen[:2]), "no config: the smaller format (PNG %d bytes, JPEG %d)", len(png), len(jpg))
+	assert.Equal(t, len(smaller), len(chosen), "no config: the smaller encoding of the same image")
 
 	var snap screen.Snapshot
 	require.NoError(t, json.Unmarshal([]byte(run("--json", "--with-images")), &snap))
 	require.NotEmpty(t, snap.SOMScreenshot, "the set-of-mark image without --som")
 	assert.Equal(t, "\x89PNG", string(snap.SOMScreenshot[:4]))
+	assert.Equal(t, screen.FormatPNG, snap.ImageFormat)
 	assert.NotEmpty(t, snap.Screenshot)
 }
