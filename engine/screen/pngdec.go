@@ -165,16 +165,7 @@ func decodeScreenPNG(b []byte) (*image.RGBA, error) {
 			free <- c[:cap(c)]
 		}
 	}()
-	for y := 0; y < hd.h && err == nil; y += chunkRows {
-		buf := <-free
-		n := min(chunkRows, hd.h-y) * lineLen
-		if _, err = io.ReadFull(fr, buf[:n]); err != nil {
-			err = fmt.Errorf("rows %d-%d of %d: %w", y, y+n/lineLen-1, hd.h, err)
-			break
-		}
-		todo <- buf[:n]
-	}
-	close(todo)
+	err = readChunks(fr, hd.h, lineLen, chunkRows, free, todo)
 	<-done
 	if err == nil {
 		err = unfilterErr
@@ -284,4 +275,20 @@ func toRGBARow(dst, row []byte, bpp int) {
 		i, d := 3*(n-1), dst[4*(n-1):4*n:4*n]
 		d[0], d[1], d[2], d[3] = row[i], row[i+1], row[i+2], 0xFF
 	}
+}
+
+// readChunks reads h rows of lineLen bytes from r, chunkRows at a time,
+// into buffers taken from free and handed on to todo (closed at the end):
+// the producer half of the decoders' two-stage pipelines.
+func readChunks(r io.Reader, h, lineLen, chunkRows int, free <-chan []byte, todo chan<- []byte) error {
+	defer close(todo)
+	for y := 0; y < h; y += chunkRows {
+		buf := <-free
+		n := min(chunkRows, h-y) * lineLen
+		if _, err := io.ReadFull(r, buf[:n]); err != nil {
+			return fmt.Errorf("rows %d-%d of %d: %w", y, y+n/lineLen-1, h, err)
+		}
+		todo <- buf[:n]
+	}
+	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"hash/maphash"
 	"image"
-	"io"
 )
 
 // ScaledFrame is a screenshot as the runtime keeps it: scaled to the
@@ -101,16 +100,7 @@ func decodeScaledFast(b []byte, style ModelStyle) (ScaledFrame, error) {
 			free <- c[:cap(c)]
 		}
 	}()
-	for y := 0; y < hd.h && err == nil; y += chunkRows {
-		buf := <-free
-		n := min(chunkRows, hd.h-y) * lineLen
-		if _, err = io.ReadFull(fr, buf[:n]); err != nil {
-			err = fmt.Errorf("rows %d-%d of %d: %w", y, y+n/lineLen-1, hd.h, err)
-			break
-		}
-		todo <- buf[:n]
-	}
-	close(todo)
+	err = readChunks(fr, hd.h, lineLen, chunkRows, free, todo)
 	<-done
 	if err == nil {
 		err = stageErr
