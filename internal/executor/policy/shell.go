@@ -120,6 +120,11 @@ type shell struct {
 // call checks every simple command (builtins and functions too) after
 // expansion.
 func (s *shell) call(ctx context.Context, args []string) ([]string, error) {
+	checkWatched()
+	var over *Violation
+	if errors.As(context.Cause(ctx), &over) {
+		return nil, over
+	}
 	if len(args) == 0 {
 		return args, nil
 	}
