@@ -31,6 +31,11 @@ const MaxCallBytes = 16 << 20
 // interpreter's own check).
 var memoryPoll = 2 * time.Millisecond
 
+// memoryCheckGap is the least time between the interpreter's own checks
+// (a heap sample costs about a microsecond; a loop of builtins runs one
+// command every few).
+const memoryCheckGap = 50 * time.Microsecond
+
 var heapSample = []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 
 var heapMu sync.Mutex
