@@ -144,6 +144,9 @@ type frame struct {
 	// scaled is the model-sized image; the visual hash comes from it.
 	scaled *image.RGBA
 	look   Look
+	// bands is screen.BandsHash of the full image: with look.Content it
+	// pins every pixel whichever path fetched it (frameKey).
+	bands string
 
 	// Encodings of scaled done for earlier captures of this frame, and
 	// the format they are in.
@@ -257,7 +260,7 @@ func (p *Phone) toFrame(data []byte, path capturePath) (*frame, error) {
 			return nil, errors.New("empty screenshot")
 		}
 		fr = &frame{w: f.Width, h: f.Height, png: data, scaled: f.Scaled,
-			look: Look{Visual: screen.DHash(f.Scaled), Content: f.Content}}
+			look: Look{Visual: screen.DHash(f.Scaled), Content: f.Content}, bands: f.Bands}
 	} else {
 		full, err := screen.DecodeRawScreencap(data)
 		if err != nil {
@@ -272,7 +275,7 @@ func (p *Phone) toFrame(data []byte, path capturePath) (*frame, error) {
 		go func() { content <- screen.ContentHash(full) }()
 		sw, sh := screen.ScaledSize(b.Dx(), b.Dy(), p.opts.ModelStyle)
 		scaled := screen.Resize(full, sw, sh)
-		fr = &frame{w: b.Dx(), h: b.Dy(), full: full, scaled: scaled,
+		fr = &frame{w: b.Dx(), h: b.Dy(), full: full, scaled: scaled, bands: screen.BandsHash(full),
 			look: Look{Visual: screen.DHash(scaled), Content: <-content}}
 	}
 	p.framesMade.Add(1)

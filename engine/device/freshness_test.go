@@ -6,7 +6,9 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -168,6 +170,84 @@ func TestNoCacheFallbackAfterAnAction(t *testing.T) {
 	_, err := p.Shell(context.Background(), "input tap 1 1")
 	require.NoError(t, err)
 	assert.Equal(t, screen.SourceFreshEmpty, source(t, p, device.CaptureOptions{NoCache: true}))
+}
+
+// TestFirstLookDumpsAfterItsScreenshot: a phone's first capture has no
+// earlier screenshot to vouch that the screen already showed its frame,
+// so its dump starts only once its screenshot is in; the dump is then
+// bracketed by that frame and the next capture's, and may be reused.
+func TestFirstLookDumpsAfterItsScreenshot(t *testing.T) {
+	f, st := fakeScreen(t)
+	var inShot atomic.Bool
+	var overlapped atomic.Bool
+	dumpStarted := make(chan struct{}, 8)
+	f.On("screencap -p", func(string) (device.ShellResult, error) {
+		inShot.Store(true)
+		defer inShot.Store(false)
+		// Wait a while for a dump to start meanwhile: one that starts
+		// beside the screenshot is seen here.
+		select {
+		case <-dumpStarted:
+			overlapped.Store(true)
+		case <-time.After(300 * time.Millisecond):
+		}
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		return device.ShellResult{Stdout: st.png}, nil
+	})
+	f.On("uiautomator dump", func(string) (device.ShellResult, error) {
+		if inShot.Load() {
+			overlapped.Store(true)
+		}
+		dumpStarted <- struct{}{}
+		return device.ShellResult{Stdout: []byte(dumpXML)}, nil
+	})
+	p := device.NewPhone(f, device.Options{})
+	assert.Equal(t, screen.SourceFresh, source(t, p, device.CaptureOptions{}))
+	assert.False(t, overlapped.Load(), "the first look's dump ran beside its screenshot")
+	assert.Equal(t, screen.SourceCache, source(t, p, device.CaptureOptions{}), "a static screen's second look reuses the first dump")
+
+	// A screen that changed between the two looks is dumped again.
+	q := device.NewPhone(f, device.Options{})
+	assert.Equal(t, screen.SourceFresh, source(t, q, device.CaptureOptions{}))
+	st.set(func(s *screenState) { s.png = pngWithDot(t, true) })
+	assert.Equal(t, screen.SourceFresh, source(t, q, device.CaptureOptions{}), "a changed frame is dumped again")
+}
+
+// TestSameFrameOnEitherCapturePath: while the capture path is chosen,
+// looks alternate between PNG and raw screenshots; a static screen is the
+// same frame on both (its pixels, not its bytes), so its dump is reused,
+// while one pixel changed in the status bar is a new frame.
+func TestSameFrameOnEitherCapturePath(t *testing.T) {
+	f, st := fakeScreen(t)
+	f.On("screencap", func(cmd string) (device.ShellResult, error) {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		if cmd == "screencap -p" {
+			return device.ShellResult{Stdout: st.png}, nil
+		}
+		return device.ShellResult{Stdout: rawOf(t, st.png)}, nil
+	})
+	p := device.NewPhone(f, device.Options{})
+	assert.Equal(t, screen.SourceFresh, source(t, p, device.CaptureOptions{}))
+	assert.Equal(t, screen.SourceCache, source(t, p, device.CaptureOptions{}), "the raw look of the PNG look's screen reuses its dump")
+	require.Len(t, f.CallsWithPrefix("screencap -p"), 1, "the two looks took both paths")
+
+	img, err := png.Decode(bytes.NewReader(pngOf(t, 0, false)))
+	require.NoError(t, err)
+	bar := image.NewNRGBA(img.Bounds())
+	for y := 0; y < 800; y++ {
+		for x := 0; x < 360; x++ {
+			bar.Set(x, y, img.At(x, y))
+		}
+	}
+	bar.Set(10, 5, color.NRGBA{255, 255, 255, 255}) // a status bar icon
+	var b bytes.Buffer
+	require.NoError(t, png.Encode(&b, bar))
+	// After a reuse the next look dumps (and keeps that dump).
+	assert.Equal(t, screen.SourceFresh, source(t, p, device.CaptureOptions{}))
+	st.set(func(s *screenState) { s.png = b.Bytes() })
+	assert.Equal(t, screen.SourceFresh, source(t, p, device.CaptureOptions{}), "a changed status bar is a new frame")
 }
 
 func capture(t *testing.T, p *device.Phone) *screen.Snapshot {

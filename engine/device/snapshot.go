@@ -53,7 +53,7 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 	defer cancel()
 
 	st, prev := p.cacheAtStart(o, start)
-	if !st.mayReuse {
+	if !st.mayReuse && prev != nil {
 		bg.startDump() // nothing to reuse: overlap the dump with the rest
 	}
 	appCh := bg.currentApp()
@@ -68,6 +68,9 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 	fr, took, work, err := p.grab(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if prev == nil && !st.mayReuse {
+		bg.startDump() // first look: this screenshot vouches (cacheState.stable)
 	}
 	m.ScreencapMs = ms(took)
 	t2 := time.Now()
@@ -84,11 +87,8 @@ func (p *Phone) Capture(ctx context.Context, o CaptureOptions) (*screen.Snapshot
 	// Secure surfaces render black: never let a cached element list stand
 	// in for a screen we cannot see.
 	snap.SecureSurface = parseSecure(normalizeOutput([]byte(<-windowsCh)), snap.CurrentApp)
-	// A dump runs beside the screenshot; it is kept for reuse only when the
-	// screen was already this frame before (a settle poll, the previous
-	// capture), so a dump taken mid-change never stands for the end state.
 	st.frame = keyOf(fr)
-	st.stable = prev != nil && keyOf(prev) == st.frame
+	st.stable = prev == nil || keyOf(prev) == st.frame
 	if err := p.resolveElements(ctx, snap, bg, st, w, h); err != nil {
 		return nil, err
 	}
@@ -188,17 +188,19 @@ func (b *background) installed() <-chan []string {
 	return ch
 }
 
-// frameKey identifies a screenshot exactly: the same bytes on the same
-// capture path. Every pixel counts, so a toggled switch, a ticked box, a
-// typed character or a changed badge is a different frame even when the
-// perceptual hash does not move.
+// frameKey identifies a screenshot exactly: its size and the exact hashes
+// of all its pixels (content area and bars). Every pixel counts, so a
+// toggled switch, a ticked box, a typed character or a changed badge is a
+// different frame even when the perceptual hash does not move. It keys
+// pixels, not bytes: while the capture path is being chosen, looks
+// alternate between PNG and raw screenshots, whose bytes never match even
+// for a static screen.
 type frameKey struct {
-	sum  uint64
-	size int
-	path capturePath
+	w, h           int
+	content, bands string
 }
 
-func keyOf(fr *frame) frameKey { return frameKey{fr.sum, fr.size, fr.path} }
+func keyOf(fr *frame) frameKey { return frameKey{fr.w, fr.h, fr.look.Content, fr.bands} }
 
 // cacheState is what a capture knows about the cache when it resolves its
 // elements: the entry read at its start, whether reuse is allowed at all,
@@ -209,8 +211,15 @@ type cacheState struct {
 	keys     bool // CaptureOptions.KeyboardKeys
 	gen      uint64
 	frame    frameKey
-	stable   bool // the previous screenshot was this frame too
-	start    time.Time
+	// stable: the screen showed this frame before the dump began, so the
+	// dump may be kept (one taken mid-change must never stand for the end
+	// state): an earlier screenshot (a settle poll, the previous capture)
+	// was this frame, or, on the phone's first look, this screenshot was
+	// taken before the dump started. A later capture reuses the dump only
+	// when its own screenshot is this frame again, so the dump is
+	// bracketed by two equal frames with no action between.
+	stable bool
+	start  time.Time
 }
 
 // cacheAtStart reads what a capture starting now may reuse, and the last

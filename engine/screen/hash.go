@@ -161,3 +161,28 @@ func ContentHash(img image.Image) string {
 	}
 	return fmt.Sprintf("%016x", h.Sum64())
 }
+
+// BandsHash is ContentHash's complement: an exact fingerprint of the rows
+// ContentHash skips (the status and navigation bars). Together the two
+// pin every pixel, so screenshots of the same screen fetched as PNG and
+// as raw pixels compare equal, which their bytes never do.
+func BandsHash(img image.Image) string {
+	b := img.Bounds()
+	top, bottom := contentRows(b.Dy())
+	var h maphash.Hash
+	h.SetSeed(contentSeed)
+	for _, r := range []image.Rectangle{
+		image.Rect(b.Min.X, b.Min.Y, b.Max.X, b.Min.Y+top),
+		image.Rect(b.Min.X, b.Min.Y+bottom, b.Max.X, b.Max.Y),
+	} {
+		if r.Empty() {
+			continue
+		}
+		pix, stride, _ := rgbaPixels(img, r)
+		row := r.Dx() * 4
+		for y := 0; y < r.Dy(); y++ {
+			h.Write(pix[y*stride : y*stride+row])
+		}
+	}
+	return fmt.Sprintf("%016x", h.Sum64())
+}

@@ -459,6 +459,20 @@ func TestContentHashSeesSmallChangesDHashMayNot(t *testing.T) {
 	if ContentHash(clock) != h0 {
 		t.Error("a change in the status or navigation bar changed ContentHash")
 	}
+	// BandsHash reads exactly the rows ContentHash skips: with both, every
+	// pixel counts.
+	b0 := BandsHash(base)
+	if BandsHash(sw) != b0 {
+		t.Error("a change in the content area changed BandsHash")
+	}
+	for _, p := range []image.Point{{50, 30}, {500, 2390}} {
+		bar := image.NewNRGBA(base.Rect)
+		copy(bar.Pix, base.Pix)
+		bar.Set(p.X, p.Y, color.NRGBA{0, 0, 0, 255})
+		if BandsHash(bar) == b0 {
+			t.Errorf("a change at %v in a bar did not change BandsHash", p)
+		}
+	}
 
 	rgba := image.NewRGBA(base.Rect)
 	copy(rgba.Pix, base.Pix)

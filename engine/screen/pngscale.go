@@ -9,12 +9,14 @@ import (
 )
 
 // ScaledFrame is a screenshot as the runtime keeps it: scaled to the
-// model's size, with the full size and ContentHash of the full image.
+// model's size, with the full size and ContentHash and BandsHash of the
+// full image.
 type ScaledFrame struct {
 	Scaled  *image.RGBA
 	Width   int
 	Height  int
 	Content string
+	Bands   string
 }
 
 // DecodeScaledPNG decodes a PNG screenshot straight to its model size
@@ -34,7 +36,7 @@ func DecodeScaledPNG(b []byte, style ModelStyle) (ScaledFrame, error) {
 		if full, err = DecodePNG(b); err == nil {
 			r := full.Bounds()
 			sw, sh := ScaledSize(r.Dx(), r.Dy(), style)
-			return ScaledFrame{Scaled: Resize(full, sw, sh), Width: r.Dx(), Height: r.Dy(), Content: ContentHash(full)}, nil
+			return ScaledFrame{Scaled: Resize(full, sw, sh), Width: r.Dx(), Height: r.Dy(), Content: ContentHash(full), Bands: BandsHash(full)}, nil
 		}
 		return ScaledFrame{}, err
 	}
@@ -54,8 +56,9 @@ func decodeScaledFast(b []byte, style ModelStyle) (ScaledFrame, error) {
 	sw, sh := ScaledSize(hd.w, hd.h, style)
 	s := newStreamResizer(hd.w, hd.h, sw, sh)
 	top, bottom := contentRows(hd.h)
-	var h maphash.Hash
+	var h, hb maphash.Hash
 	h.SetSeed(contentSeed)
+	hb.SetSeed(contentSeed)
 
 	rowLen := hd.w * hd.bpp
 	lineLen := 1 + rowLen
@@ -93,6 +96,8 @@ func decodeScaledFast(b []byte, style ModelStyle) (ScaledFrame, error) {
 				}
 				if y >= top && y < bottom {
 					h.Write(rgba)
+				} else {
+					hb.Write(rgba)
 				}
 				s.push(y, rgba, same)
 				y++
@@ -108,7 +113,8 @@ func decodeScaledFast(b []byte, style ModelStyle) (ScaledFrame, error) {
 	if err != nil {
 		return ScaledFrame{}, err
 	}
-	return ScaledFrame{Scaled: s.dst, Width: hd.w, Height: hd.h, Content: fmt.Sprintf("%016x", h.Sum64())}, nil
+	return ScaledFrame{Scaled: s.dst, Width: hd.w, Height: hd.h, Content: fmt.Sprintf("%016x", h.Sum64()),
+		Bands: fmt.Sprintf("%016x", hb.Sum64())}, nil
 }
 
 // streamResizer is Resize fed one source row at a time, top to bottom:

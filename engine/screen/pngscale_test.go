@@ -32,6 +32,9 @@ func scaledAsWhole(t *testing.T, name string, b []byte) {
 		if c := ContentHash(full); f.Content != c {
 			t.Errorf("%s %s: content hash %s, want %s", name, style, f.Content, c)
 		}
+		if b := BandsHash(full); f.Bands != b {
+			t.Errorf("%s %s: bands hash %s, want %s", name, style, f.Bands, b)
+		}
 	}
 }
 

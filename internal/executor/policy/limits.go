@@ -26,8 +26,15 @@ const DefaultShellMemory = 64 << 20
 // included), as the Lua VM's 16 MiB string limit bounds a string.
 const MaxCallBytes = 16 << 20
 
-// memoryPoll is how often the heap is sampled while scripts run.
-const memoryPoll = 2 * time.Millisecond
+// memoryPoll is how often the heap is sampled while scripts run (a var,
+// guarded by watched.mu, only so a test can stop the poller and see the
+// interpreter's own check).
+var memoryPoll = 2 * time.Millisecond
+
+// memoryCheckGap is the least time between the interpreter's own checks
+// (a heap sample costs about a microsecond; a loop of builtins runs one
+// command every few).
+const memoryCheckGap = 50 * time.Microsecond
 
 var heapSample = []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 
@@ -65,7 +72,7 @@ func watchMemory(ctx context.Context, limit int64) (context.Context, func()) {
 	watched.runs[w] = struct{}{}
 	if !watched.running {
 		watched.running = true
-		go pollMemory()
+		go pollMemory(memoryPoll)
 	}
 	watched.mu.Unlock()
 	return ctx, func() {
@@ -76,8 +83,8 @@ func watchMemory(ctx context.Context, limit int64) (context.Context, func()) {
 	}
 }
 
-func pollMemory() {
-	t := time.NewTicker(memoryPoll)
+func pollMemory(every time.Duration) {
+	t := time.NewTicker(every)
 	defer t.Stop()
 	for range t.C {
 		watched.mu.Lock()
@@ -86,13 +93,27 @@ func pollMemory() {
 			watched.mu.Unlock()
 			return
 		}
-		var budget int64
-		ws := make([]*shellWatch, 0, len(watched.runs))
-		for w := range watched.runs {
-			ws = append(ws, w)
-			budget += w.limit
-		}
 		watched.mu.Unlock()
+		checkWatched()
+	}
+}
+
+// checkWatched checks the running scripts' growth now. The interpreter
+// calls it before every command besides the poller: on a loaded host the
+// poller may not run for tens of milliseconds, or wait out its collection,
+// while a loop keeps doubling a variable; a check on the interpreter's own
+// goroutine stops the loop at its next command whatever the scheduling,
+// and its collection runs while the script waits.
+func checkWatched() {
+	watched.mu.Lock()
+	var budget int64
+	ws := make([]*shellWatch, 0, len(watched.runs))
+	for w := range watched.runs {
+		ws = append(ws, w)
+		budget += w.limit
+	}
+	watched.mu.Unlock()
+	if len(ws) > 0 {
 		checkMemory(ws, budget)
 	}
 }

@@ -10,7 +10,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
@@ -115,11 +117,23 @@ type shell struct {
 	root   *os.Root
 	funcs  map[string]bool
 	cgroup *sandbox.Cgroup
+	// checked is when call last checked the heap (checkWatched), in Unix
+	// nanoseconds; pipelines call from several goroutines.
+	checked atomic.Int64
 }
 
 // call checks every simple command (builtins and functions too) after
 // expansion.
 func (s *shell) call(ctx context.Context, args []string) ([]string, error) {
+	// A statement that grows the heap by megabytes takes far longer than
+	// memoryCheckGap, so skipping checks closer than that misses nothing.
+	if now, last := time.Now().UnixNano(), s.checked.Load(); now-last >= int64(memoryCheckGap) && s.checked.CompareAndSwap(last, now) {
+		checkWatched()
+	}
+	var over *Violation
+	if errors.As(context.Cause(ctx), &over) {
+		return nil, over
+	}
 	if len(args) == 0 {
 		return args, nil
 	}
