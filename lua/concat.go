@@ -167,7 +167,14 @@ func (rw rewriter) concatCall(e *ast.StringConcatOpExpr) ast.Expr {
 		args = append(args, oneValue(rw.expr(c.Lhs)))
 		cur = c.Rhs
 	}
-	return hiddenCall(concatName, e, args, true)
+	// Not marked as truncated to one value, although it stands for one:
+	// gopher-lua compiles `p = (f(p))` for a function's last parameter p
+	// into a call whose function overwrites p before p is read as an
+	// argument (compileFuncCallExpr's reuse of that register), so `name =
+	// name .. ".png"` in `function(name)` would concatenate the builtin.
+	// An unmarked call takes the multi-value path, which is the same here:
+	// concat always returns exactly one value.
+	return hiddenCall(concatName, e, args, false)
 }
 
 // oneValue truncates a multi-value operand (a call, `...`) to its first

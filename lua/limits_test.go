@@ -197,6 +197,10 @@ func TestConcatRewriteKeepsLuaSemantics(t *testing.T) {
 		`local ok, e = pcall(function() return "x" .. {} end) return e`:                                    "",
 		`return ("a"):rep(3) .. #"abc"`:                                                                    "aaa3",
 		`local f = function(...) return ... .. "!" end return f("v", "w")`:                                 "v!",
+		// A function's last parameter assigned its own concatenation
+		// (flow.screenshot's `name = name .. ".png"`).
+		`local function f(name) name = name .. ".png" return name end return f("x")`:      "x.png",
+		`local function f(a, b) if a then b = b .. a end return b end return f("!", "y")`: "y!",
 	}
 	for src, want := range cases {
 		got, err := vm.Eval(src)
