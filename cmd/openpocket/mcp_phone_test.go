@@ -2,6 +2,9 @@ package main_test
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"slices"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -14,11 +17,14 @@ import (
 )
 
 // TestMCPKeepsItsPhoneAcrossCalls: the server drives one phone per device
-// for its lifetime, so a second snapshot of a static screen is served
+// for its lifetime, so repeated snapshots of a static screen are served
 // from the phone's element cache; the device lease is taken per call
 // (docs/mcp.md), so another process may take it between calls and the
 // server's next call is refused until it is given back.
 func TestMCPKeepsItsPhoneAcrossCalls(t *testing.T) {
+	// Leases of its own: the refusal below is this test's lease, never one
+	// another process on the shared machine holds.
+	t.Setenv(lease.DirEnv, t.TempDir())
 	phone := simtest.Start(t)
 	withMCPBackend(t, t.TempDir(), phone.Serial(), nil, func(ctx context.Context, cs *sdk.ClientSession, b *cli.MCPBackend) {
 		res := call(t, ctx, cs, "launch_app", map[string]any{"packageName": "com.android.settings"})
@@ -32,7 +38,20 @@ func TestMCPKeepsItsPhoneAcrossCalls(t *testing.T) {
 			return s
 		}
 		assert.Equal(t, "fresh", source(map[string]any{"fresh": true}))
-		assert.Equal(t, "cache", source(nil), "the second look at a static screen reuses the server's phone")
+		// A phone reuses a UI dump only for a frame it had already seen
+		// before the dump, byte for byte on the same capture path, with no
+		// action since (engine/device freshness). A new phone's first
+		// captures alternate between the PNG and raw paths while it
+		// measures them (CaptureProbes, 3 each; launch_app's observation
+		// counts), so no two of them are the same frame: the cache is
+		// reached after at most 2×3 probes plus one look that stores the
+		// dump and one that reuses it. A phone made per call never gets
+		// there (every call's first look is a fresh dump).
+		var sources []string
+		for len(sources) < 10 && !slices.Contains(sources, "cache") {
+			sources = append(sources, source(nil))
+		}
+		assert.Contains(t, sources, "cache", "later looks at a static screen reuse the server's phone: %v", sources)
 
 		first, release, err := b.Phone(ctx, "")
 		require.NoError(t, err)
@@ -42,7 +61,7 @@ func TestMCPKeepsItsPhoneAcrossCalls(t *testing.T) {
 		require.NoError(t, err, "the server holds no lease between calls")
 		res = call(t, ctx, cs, "snapshot", nil)
 		assert.True(t, res.IsError, "a call while another process holds the lease is refused")
-		assert.Contains(t, text(res), "openpocket play")
+		assert.Contains(t, text(res), fmt.Sprintf("in use by pid %d (openpocket play)", os.Getpid()))
 		require.NoError(t, held.Release())
 
 		again, release, err := b.Phone(ctx, "")
