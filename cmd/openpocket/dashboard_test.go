@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"bufio"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
@@ -238,12 +239,34 @@ func TestDashboardTogglesAnAgentsCronJob(t *testing.T) {
 	job := strings.TrimSpace(strings.SplitN(r.stdout, "\n", 2)[0])
 	base := startDashboard(t, home)
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	// enabled reads the added job's flag by its id: the agent's fresh
+	// workspace also holds upstream's disabled starter job.
 	enabled := func() string {
 		r := runBinary(t, nil, "--home", home, "--agent", "shop", "cron", "list", "--json")
 		require.Equal(t, 0, r.code, r.stderr)
-		return regexp.MustCompile(`"enabled": (true|false)`).FindStringSubmatch(r.stdout)[1]
+		var list struct {
+			Jobs []struct {
+				Job struct {
+					ID      string `json:"id"`
+					Enabled bool   `json:"enabled"`
+				} `json:"job"`
+			} `json:"jobs"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &list), r.stdout)
+		for _, e := range list.Jobs {
+			if e.Job.ID == job {
+				return strconv.FormatBool(e.Job.Enabled)
+			}
+		}
+		t.Fatalf("job %s not listed: %s", job, r.stdout)
+		return ""
 	}
 	require.Equal(t, "true", enabled())
+	// The default agent's workspace holds only its starter job.
+	defaultJobs := filepath.Join(home, "workspace", "cron", "jobs.json")
+	before, err := os.ReadFile(defaultJobs)
+	require.NoError(t, err)
+	require.NotContains(t, string(before), job)
 	for _, op := range []string{"disable", "enable"} {
 		req, err := http.NewRequest("POST", base+"/a/shop/jobs/"+job+"/"+op, nil)
 		require.NoError(t, err)
@@ -255,7 +278,9 @@ func TestDashboardTogglesAnAgentsCronJob(t *testing.T) {
 		assert.Contains(t, resp.Header.Get("Location"), url.QueryEscape("job "+job+": "+op))
 		assert.Equal(t, map[string]string{"disable": "false", "enable": "true"}[op], enabled())
 	}
-	assert.NoFileExists(t, filepath.Join(home, "workspace", "cron", "jobs.json"), "the default agent's jobs are not touched")
+	after, err := os.ReadFile(defaultJobs)
+	require.NoError(t, err)
+	assert.Equal(t, string(before), string(after), "the default agent's jobs are not touched")
 }
 
 // TestDashboardReplaysASkillOnTheAgentsPhone: the Replay form replays a

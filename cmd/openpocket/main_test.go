@@ -193,7 +193,9 @@ func TestAgentInterruptedBySIGTERMFinalizesTheSession(t *testing.T) {
 	assert.Contains(t, s, "## Final\n\n- status: FAILED")
 	assert.Contains(t, s, "cancelled")
 	assert.Equal(t, 1, strings.Count(s, "## Final"), "finalized exactly once")
-	mem, err := filepath.Glob(filepath.Join(home, "workspace", "memory", "*.md"))
+	// The daily file (YYYY-MM-DD.md); a fresh workspace's memory/ also
+	// holds upstream's starter README.md.
+	mem, err := filepath.Glob(filepath.Join(home, "workspace", "memory", "[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md"))
 	require.NoError(t, err)
 	require.Len(t, mem, 1)
 	mb, _ := os.ReadFile(mem[0])

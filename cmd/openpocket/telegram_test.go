@@ -331,19 +331,35 @@ func TestTelegramScheduleInWordsListedByCronList(t *testing.T) {
 
 	out, err := exec.Command(binary, "--home", r.home, "cron", "list", "--json").Output()
 	require.NoError(t, err)
+	type job struct {
+		ID        string          `json:"id"`
+		Name      string          `json:"name"`
+		Enabled   bool            `json:"enabled"`
+		CreatedBy string          `json:"createdBy"`
+		Schedule  map[string]any  `json:"schedule"`
+		Payload   map[string]any  `json:"payload"`
+		Delivery  json.RawMessage `json:"delivery"`
+	}
 	var list struct {
 		Jobs []struct {
-			Job struct {
-				Name     string          `json:"name"`
-				Schedule map[string]any  `json:"schedule"`
-				Payload  map[string]any  `json:"payload"`
-				Delivery json.RawMessage `json:"delivery"`
-			} `json:"job"`
+			Job job `json:"job"`
 		} `json:"jobs"`
 	}
 	require.NoError(t, json.Unmarshal(out, &list), string(out))
-	require.Len(t, list.Jobs, 1, string(out))
-	j := list.Jobs[0].Job
+	// A fresh workspace holds upstream's disabled starter job besides the
+	// one the chat scheduled.
+	require.Len(t, list.Jobs, 2, string(out))
+	var j job
+	for _, e := range list.Jobs {
+		if e.Job.CreatedBy == "workspace_seed" {
+			assert.Equal(t, "example-status-check", e.Job.ID)
+			assert.False(t, e.Job.Enabled, "the starter job stays disabled")
+			continue
+		}
+		require.Empty(t, j.ID, "one job scheduled from the chat: %s", out)
+		j = e.Job
+	}
+	assert.Equal(t, "model via telegram:4242", j.CreatedBy)
 	assert.Equal(t, "Weather", j.Name)
 	assert.Equal(t, "0 8 * * *", j.Schedule["expr"])
 	assert.Equal(t, "every day at 8", j.Schedule["summaryText"])
