@@ -131,12 +131,7 @@ func decodeScreenPNG(b []byte) (*image.RGBA, error) {
 	// rows, another unfilters them and writes them into img.
 	rowLen := hd.w * hd.bpp
 	lineLen := 1 + rowLen
-	chunkRows := max(1, (64<<10)/lineLen)
-	todo := make(chan []byte, 2)
-	free := make(chan []byte, 3)
-	for range 3 {
-		free <- make([]byte, chunkRows*lineLen)
-	}
+	chunkRows, todo, free := rowChunks(lineLen)
 	var unfilterErr error
 	done := make(chan struct{})
 	go func() {
@@ -275,6 +270,18 @@ func toRGBARow(dst, row []byte, bpp int) {
 		i, d := 3*(n-1), dst[4*(n-1):4*n:4*n]
 		d[0], d[1], d[2], d[3] = row[i], row[i+1], row[i+2], 0xFF
 	}
+}
+
+// rowChunks sets up the decoders' two-stage pipeline for rows of lineLen
+// bytes: about 64 KiB of rows per chunk, three buffers circulating from
+// free to todo and back.
+func rowChunks(lineLen int) (chunkRows int, todo, free chan []byte) {
+	chunkRows = max(1, (64<<10)/lineLen)
+	todo, free = make(chan []byte, 2), make(chan []byte, 3)
+	for range 3 {
+		free <- make([]byte, chunkRows*lineLen)
+	}
+	return chunkRows, todo, free
 }
 
 // readChunks reads h rows of lineLen bytes from r, chunkRows at a time,

@@ -62,15 +62,10 @@ func decodeScaledFast(b []byte, style ModelStyle) (ScaledFrame, error) {
 
 	rowLen := hd.w * hd.bpp
 	lineLen := 1 + rowLen
-	chunkRows := max(1, (64<<10)/lineLen)
 	// Two stages run at once, as in decodeScreenPNG: this goroutine
 	// inflates chunks of filtered rows, another unfilters, hashes and
 	// shrinks them.
-	todo := make(chan []byte, 2)
-	free := make(chan []byte, 3)
-	for range 3 {
-		free <- make([]byte, chunkRows*lineLen)
-	}
+	chunkRows, todo, free := rowChunks(lineLen)
 	var stageErr error
 	done := make(chan struct{})
 	go func() {
