@@ -16,6 +16,9 @@ type app struct {
 	exported     []string // activities `am start -n` may start besides the main one
 	launchable   bool     // has a MAIN/LAUNCHER activity
 	uid          int
+	// optional apps are installed only on phones that ask for them
+	// (InstallCapabilityApps), so the default phone's package lists stay.
+	optional bool
 }
 
 // apps lists the installed packages with activities, sorted by package.
@@ -319,6 +322,9 @@ func (b *builder) activityView(a *activity) *view {
 	if v := b.showcaseView(a); v != nil {
 		return v
 	}
+	if v := b.capabilityView(a); v != nil {
+		return v
+	}
 	return b.root(colPage)
 }
 
@@ -346,29 +352,6 @@ func (b *builder) launcher() *view {
 	}
 	b.launcherExtras(root, top+cellH)
 	return root
-}
-
-func (b *builder) permissionDialog(a *activity) *view {
-	p := b.p
-	margin := b.dp(24)
-	height := b.dp(248)
-	top := (b.h - height) / 2
-	card := newView(clsFrame, PkgPermissionControl, image.Rect(margin, top, b.w-margin, top+height))
-	card.look.bg = colWhite
-	pad := b.dp(24)
-	msg := b.text(image.Rect(margin+pad, top+pad, b.w-margin-pad, top+pad+b.dp(56)), a.message, PkgPermissionControl+":id/permission_message")
-	answer := func() {
-		if a.answersNotes {
-			p.st.notesPermissionAnswered = true
-		}
-		p.backLocked()
-	}
-	btnH := b.dp(48)
-	y := top + pad + b.dp(72)
-	allow := b.button(image.Rect(margin+pad, y, b.w-margin-pad, y+btnH), "Allow", PkgPermissionControl+":id/permission_allow_button", true, answer)
-	y += btnH + b.dp(8)
-	deny := b.button(image.Rect(margin+pad, y, b.w-margin-pad, y+btnH), "Don't allow", PkgPermissionControl+":id/permission_deny_button", true, answer)
-	return card.add(msg, allow, deny)
 }
 
 func (b *builder) statusBar() *view {

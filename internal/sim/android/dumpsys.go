@@ -53,6 +53,10 @@ func cmdDumpsys(_ context.Context, p *Phone, c *cmdIO) int {
 		out = p.dumpInputMethodLocked()
 	case "display":
 		out = p.dumpDisplayLocked()
+	case "package":
+		if len(args) > 1 {
+			out = p.dumpPackageLocked(args[1])
+		}
 	default:
 		p.mu.Unlock()
 		c.errorf("Can't find service: %s", args[0])

@@ -64,6 +64,9 @@ type Phone struct {
 
 	capture ScreencapOptions // per-frame encode delays, header format (screencap.go)
 
+	// capApps: the capability apps are installed (capapps.go).
+	capApps bool
+
 	// booting keeps sys.boot_completed at 0: an emulator whose boot never
 	// completes (SetBooting).
 	booting bool
@@ -105,6 +108,7 @@ type state struct {
 	ext   extState   // lock screen, keyboard, shade, build quirks (lock.go)
 	media mediaState // media scanner (media.go)
 	x     extraState // permissions, installs, airplane mode, location, keys (devicecmds.go)
+	perm  permState  // permission dialogs answered (permdialog.go)
 }
 
 // task is an Android task: a stack of activities of one app.
@@ -123,6 +127,8 @@ type activity struct {
 	// message and answersNotes describe a permission dialog.
 	message      string
 	answersNotes bool
+	// perm is what a permission controller dialog asks for (permdialog.go).
+	perm *permRequest
 }
 
 func (a *activity) component() string { return a.pkg + "/" + a.cls }
@@ -374,11 +380,11 @@ func (p *Phone) launchLocked(pkg string) bool {
 		t := &task{id: p.st.nextTaskID, pkg: pkg, acts: []*activity{root}}
 		p.st.nextTaskID++
 		if pkg == PkgNotes && !p.st.notesPermissionAnswered {
-			t.acts = append(t.acts, &activity{
-				pkg: PkgPermissionControl, cls: ".permission.ui.GrantPermissionsActivity",
-				message: "Allow Notes to send you notifications?", answersNotes: true,
-			})
+			d := p.permDialogLocked(PkgNotes, GroupNotifications)
+			d.answersNotes = true
+			t.acts = append(t.acts, d)
 		}
+		t.acts = append(t.acts, p.launchPromptsLocked(pkg)...)
 		p.st.tasks = append(p.st.tasks, t)
 	}
 	p.st.focused = ""
@@ -449,8 +455,12 @@ func (p *Phone) backLocked() {
 	if top.answersNotes {
 		p.st.notesPermissionAnswered = true
 	}
+	if r := top.perm; r != nil && !r.answered {
+		p.recordPermissionLocked(r, AnswerDeny) // BACK denies, as on a phone
+	}
 	front.acts = front.acts[:len(front.acts)-1]
 	if len(front.acts) == 0 {
+		p.endOneTimeLocked(front.pkg)
 		p.st.tasks = p.st.tasks[:len(p.st.tasks)-1]
 		p.bringToFrontLocked(p.findTaskLocked(PkgLauncher))
 	}
@@ -469,6 +479,7 @@ func (p *Phone) forceStopLocked(pkg string) {
 	if i := p.findTaskLocked(pkg); i >= 0 {
 		p.st.tasks = append(p.st.tasks[:i:i], p.st.tasks[i+1:]...)
 	}
+	p.endOneTimeLocked(pkg)
 	prefix := fieldPrefix(pkg)
 	for _, key := range fieldKeys {
 		if strings.HasPrefix(key, prefix) {

@@ -21,9 +21,12 @@ func activityRecord(t *task, a *activity) string {
 	return fmt.Sprintf("ActivityRecord{%s u0 %s t%d}", objectID("ar", t.id, a.component()), a.component(), t.id)
 }
 
-func allPackages() []string {
+func (p *Phone) allPackages() []string {
 	pkgs := append([]string(nil), systemPackages...)
 	for _, a := range apps {
+		if !p.hasApp(a) {
+			continue
+		}
 		pkgs = append(pkgs, a.pkg)
 	}
 	sort.Strings(pkgs)
@@ -50,7 +53,7 @@ func cmdPm(ctx context.Context, p *Phone, c *cmdIO) int {
 			filter = rest[len(rest)-1]
 		}
 		var out strings.Builder
-		for _, pkg := range append(allPackages(), p.installedPackages()...) {
+		for _, pkg := range append(p.allPackages(), p.installedPackages()...) {
 			if strings.Contains(flags, "3") && !isThirdParty(pkg) || strings.Contains(flags, "s") && isThirdParty(pkg) {
 				continue
 			}
@@ -72,7 +75,7 @@ func cmdPm(ctx context.Context, p *Phone, c *cmdIO) int {
 			return 1
 		}
 		pkg := args[len(args)-1]
-		if !contains(allPackages(), pkg) {
+		if !contains(p.allPackages(), pkg) {
 			fmt.Fprintln(c.stdout, "Failed")
 			return 1
 		}
@@ -80,9 +83,9 @@ func cmdPm(ctx context.Context, p *Phone, c *cmdIO) int {
 		fmt.Fprintln(c.stdout, "Success")
 		return 0
 	case "query-activities":
-		return queryActivities(c, args[1:])
+		return queryActivities(p, c, args[1:])
 	case "resolve-activity":
-		return resolveActivity(c, args[1:])
+		return resolveActivity(p, c, args[1:])
 	}
 	if code, ok := pmExtra(p, c, args); ok {
 		return code
@@ -188,10 +191,13 @@ func (in intentArgs) isLauncherQuery() bool {
 }
 
 // resolvedApps returns the launchable apps an intent matches, sorted.
-func (in intentArgs) resolvedApps() []*app {
+func (in intentArgs) resolvedApps(p *Phone) []*app {
 	var out []*app
 	home := contains(in.categories, "android.intent.category.HOME")
 	for _, a := range apps {
+		if !p.hasApp(a) {
+			continue
+		}
 		switch {
 		case home && a.pkg == PkgLauncher:
 		case !home && a.launchable && in.isLauncherQuery():
@@ -208,7 +214,7 @@ func (in intentArgs) resolvedApps() []*app {
 
 const resolvePriorityLine = "priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=false"
 
-func queryActivities(c *cmdIO, args []string) int {
+func queryActivities(p *Phone, c *cmdIO, args []string) int {
 	in, err := parseIntent(args)
 	if err != nil {
 		c.errorf("%v", err)
@@ -217,7 +223,7 @@ func queryActivities(c *cmdIO, args []string) int {
 	if len(in.positional) > 0 && in.pkg == "" {
 		in.pkg = in.positional[len(in.positional)-1]
 	}
-	found := in.resolvedApps()
+	found := in.resolvedApps(p)
 	var out strings.Builder
 	if len(found) == 0 {
 		out.WriteString("No activities found\n")
@@ -250,7 +256,7 @@ func queryActivities(c *cmdIO, args []string) int {
 	return 0
 }
 
-func resolveActivity(c *cmdIO, args []string) int {
+func resolveActivity(p *Phone, c *cmdIO, args []string) int {
 	in, err := parseIntent(args)
 	if err != nil {
 		c.errorf("%v", err)
@@ -263,7 +269,7 @@ func resolveActivity(c *cmdIO, args []string) int {
 		c.errorf("Error: Intent requires a package or component")
 		return 1
 	}
-	found := in.resolvedApps()
+	found := in.resolvedApps(p)
 	if len(found) != 1 {
 		fmt.Fprintln(c.stdout, "No activity found")
 		return 0
@@ -337,7 +343,7 @@ func amStart(p *Phone, c *cmdIO, args []string) int {
 	}
 	p.rememberExtras(in.extras)
 	fmt.Fprintf(c.stdout, "Starting: %s\n", in.describe(""))
-	found := in.resolvedApps()
+	found := in.resolvedApps(p)
 	if len(found) != 1 {
 		c.errorf("Error: Activity not started, unable to resolve %s", in.describe(""))
 		return 1
