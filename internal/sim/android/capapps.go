@@ -77,10 +77,16 @@ func (p *Phone) PhotosTaken() (n int) {
 }
 
 // PickedPhoto is the photo the picker returned ("" when none).
-func (p *Phone) PickedPhoto() (s string) { p.locked(func() { s = p.st.settings[capKey("picked")] }); return }
+func (p *Phone) PickedPhoto() (s string) {
+	p.locked(func() { s = p.st.settings[capKey("picked")] })
+	return
+}
 
 // Paid reports whether the payment sheet's Continue was pressed.
-func (p *Phone) Paid() (ok bool) { p.locked(func() { ok = p.st.settings[capKey("paid")] == "1" }); return }
+func (p *Phone) Paid() (ok bool) {
+	p.locked(func() { ok = p.st.settings[capKey("paid")] == "1" })
+	return
+}
 
 // launchPromptsLocked are the dialogs an app's first screen raises when
 // it starts: Camera asks for the camera, Maps for the location.
@@ -267,4 +273,6 @@ func (b *builder) paySheet() *view {
 }
 
 // String names an answer for messages.
-func (a PermissionAnswer) String() string { return fmt.Sprintf("%s %s: %s", a.Package, a.Group, a.Answer) }
+func (a PermissionAnswer) String() string {
+	return fmt.Sprintf("%s %s: %s", a.Package, a.Group, a.Answer)
+}
