@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/openpocket/openpocket/engine/action"
+	"github.com/openpocket/openpocket/engine/capability"
 	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/engine/screen"
 )
@@ -37,6 +39,10 @@ type Engine struct {
 	Logger *slog.Logger
 	// Defaults are config overrides of the action defaults.
 	Defaults action.Defaults
+	// Permissions answers the permission controller's dialogs by policy
+	// (humanAuth.permissions) before any caller sees them; nil leaves them
+	// on screen.
+	Permissions *capability.Policy
 }
 
 // SessionOptions describe one run.
@@ -100,6 +106,7 @@ type Session struct {
 	phone   *device.Phone
 
 	mu       sync.Mutex
+	notes    []string // local_vm_permission= lines for the next recorded step
 	trace    []TraceStep
 	usage    Usage
 	finished bool
@@ -111,6 +118,9 @@ type Session struct {
 func (e *Engine) NewSession(ctx context.Context, opts SessionOptions) (*Session, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	s := &Session{engine: e, opts: opts, cancel: cancel, phone: opts.Phone}
+	if opts.Phone != nil {
+		s.guard(opts.Phone)
+	}
 	// The run's context carries its session, so executors reached through
 	// Act (a run_script in Lua) can bind the same device and trace.
 	s.ctx = context.WithValue(ctx, sessionKey{}, s)
@@ -208,6 +218,7 @@ func (s *Session) Phone() (*device.Phone, error) {
 		return nil, err
 	}
 	p := device.NewPhone(t, s.engine.PhoneOptions)
+	s.guard(p)
 	if ready := s.engine.PhoneReady; ready != nil {
 		if err := ready(s, p); err != nil {
 			return nil, err
@@ -226,7 +237,7 @@ func (s *Session) Capture(o device.CaptureOptions) (*screen.Snapshot, error) {
 		return nil, err
 	}
 	o.KeyboardKeys = o.KeyboardKeys || screen.TaskNeedsKeys(s.Task())
-	return p.Capture(s.ctx, o)
+	return guardedCapture(s.ctx, p, o)
 }
 
 // Act executes one action: device and control actions on the phone, the
@@ -271,6 +282,10 @@ func (s *Session) Record(st TraceStep) error {
 	if st.At.IsZero() {
 		st.At = time.Now()
 	}
+	if len(s.notes) > 0 {
+		st.Result = strings.TrimLeft(st.Result+"\n"+strings.Join(s.notes, "\n"), "\n")
+		s.notes = nil
+	}
 	s.trace = append(s.trace, st)
 	s.usage.InputTokens += st.Usage.InputTokens
 	s.usage.OutputTokens += st.Usage.OutputTokens
@@ -305,10 +320,15 @@ func (s *Session) Finish(success bool, message string) RunResult {
 		return r
 	}
 	s.finished = true
+	notes := s.notes
+	s.notes = nil
 	s.result = RunResult{Success: success, Message: message, SessionPath: s.SessionPath(), Steps: len(s.trace), Usage: s.usage}
 	r := s.result
 	s.mu.Unlock()
 	defer s.cancel()
+	if s.log != nil && len(notes) > 0 {
+		s.recordNotes(notes, r.Steps+1)
+	}
 	if s.log != nil {
 		if err := s.log.Finalize(success, message); err != nil {
 			s.Logger().Error("finalize session", "path", s.log.Path(), "err", err)

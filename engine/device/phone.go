@@ -90,6 +90,8 @@ func (o Options) withDefaults() Options {
 type Phone struct {
 	t    Transport
 	opts Options
+	// guard sees every UI dump first (guard.go).
+	guard atomic.Pointer[guardBox]
 
 	mu sync.Mutex
 	// size is the input coordinate space (`wm size`, override first).
@@ -389,8 +391,16 @@ func (p *Phone) Screencap(ctx context.Context) ([]byte, error) {
 }
 
 // Hierarchy dumps and parses the whole UI tree. timedOut reports that the
-// dump did not answer within UIDumpTimeout.
+// dump did not answer within UIDumpTimeout. A guard (SetGuard) sees every
+// dump first and may act on it (answer a permission dialog by policy);
+// then the tree is dumped again, so no caller sees what it answered.
 func (p *Phone) Hierarchy(ctx context.Context) (root *screen.Node, timedOut bool, err error) {
+	root, timedOut, err = p.dump(ctx)
+	return p.guarded(ctx, root, timedOut, err)
+}
+
+// dump is one `uiautomator dump`, parsed.
+func (p *Phone) dump(ctx context.Context) (root *screen.Node, timedOut bool, err error) {
 	dctx, cancel := context.WithTimeout(ctx, p.opts.UIDumpTimeout)
 	defer cancel()
 	out, err := p.t.ExecOut(dctx, "uiautomator dump /dev/tty")

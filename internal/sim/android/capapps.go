@@ -224,7 +224,7 @@ func (b *builder) payCheckout() *view {
 		done := b.text(b.rect(b.dp(16), y, b.w-b.dp(16), y+b.dp(48)), "Paid 19.90 EUR — thank you!", id("payment_status"))
 		return root.add(summary, done)
 	}
-	gpay := b.button(b.rect(b.dp(16), y, b.w-b.dp(16), y+b.dp(48)), "Buy with Google Pay", id("gpay_button"), true, func() {
+	gpay := b.button(b.rect(b.dp(16), y, b.w-b.dp(16), y+b.dp(48)), "Buy with Google Pay", id("buy_with_googlepay"), true, func() {
 		p.pushLocked(&activity{pkg: PkgGMS, cls: clsPaySheet})
 	})
 	y += b.dp(64)
