@@ -61,7 +61,7 @@ var appKinds = map[string]string{
 	"com.android.camera": KindCamera, "com.android.camera2": KindCamera, "com.google.android.GoogleCamera": KindCamera,
 	"com.sec.android.app.camera": KindCamera, "org.codeaurora.snapcam": KindCamera, "com.openpocket.camera": KindCamera,
 	"com.android.soundrecorder": KindMicrophone, "com.google.android.apps.recorder": KindMicrophone,
-	"com.sec.android.app.voicenote": KindMicrophone,
+	"com.sec.android.app.voicenote":      KindMicrophone,
 	"com.android.providers.media.module": KindPhotos, "com.google.android.providers.media.module": KindPhotos,
 	"com.android.documentsui": KindPhotos, "com.google.android.documentsui": KindPhotos,
 	"com.google.android.apps.photos": KindPhotos, "com.android.gallery3d": KindPhotos,
