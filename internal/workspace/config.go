@@ -147,6 +147,13 @@ type HumanAuthConfig struct {
 	// "https://abc.ngrok.app"; the relay itself still listens on
 	// relayHost:relayPort.
 	PublicBaseURL string `json:"publicBaseUrl"`
+	// Probe is humanAuth.probe: off (default), ask or auto — whether a
+	// camera, photo picker, payment sheet, location prompt or secure
+	// screen hands over to the person without the model asking.
+	Probe string `json:"probe,omitempty"`
+	// Permissions answers runtime permission dialogs by policy; absent,
+	// they stay on screen (docs/human-auth.md).
+	Permissions *PermissionsConfig `json:"permissions,omitempty"`
 }
 
 // ChannelsConfig configures the chat channels the gateway runs.
@@ -401,7 +408,7 @@ func ParseConfig(file string, data []byte) (Config, []Warning, error) {
 // Validate checks values that have a fixed set of choices or must be
 // positive. The error is a *ConfigError naming the key path.
 func (c Config) Validate() error {
-	for _, check := range []func() error{c.validateChoices, c.validateNumbers, c.validateSettings, c.validateModels} {
+	for _, check := range []func() error{c.validateChoices, c.validateNumbers, c.validateSettings, c.validateModels, c.HumanAuth.validateCapability} {
 		if err := check(); err != nil {
 			return err
 		}
