@@ -131,6 +131,7 @@ func (s *Service) agent(ctx context.Context, lc *lifecycle, o AgentOptions) (eng
 		HumanAuth:          lc.humanAuth(o),
 		UserInput:          o.UserInput,
 		Schedule:           o.Schedule,
+		Probe:              cfg.Agent.Probe,
 	})
 	if res.Success && cfg.Agent.AutoArtifacts && cfg.WorkspaceDir != "" {
 		// What worked becomes a skill and a replay script; failing to write

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/engine/capability"
 	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/engine/prompt"
 	"github.com/openpocket/openpocket/engine/screen"
@@ -38,6 +39,8 @@ type AgentDefaults struct {
 	// AutoArtifacts writes a learned skill and replay script after a
 	// successful run (agent.autoArtifactsEnabled).
 	AutoArtifacts bool
+	// Probe is humanAuth.probe: off, ask or auto (stdlib/agent).
+	Probe string
 }
 
 // Config are the Service's dependencies, bound once by the composition
@@ -80,6 +83,9 @@ type Config struct {
 	// Replay by name.
 	Skills *skills.Loader
 	Agent  AgentDefaults
+	// Permissions answers permission dialogs by policy in every run
+	// (agent, playbook, script, replay); nil leaves them on screen.
+	Permissions *capability.Policy
 	// PIN unlocks a PIN keyguard before runs (target.pin).
 	PIN string
 	// Logger is the runtime's log; LogHandler formats a run's own log
@@ -246,7 +252,7 @@ type engineOptions struct {
 // engine composes the engine of one run.
 func (lc *lifecycle) engine(o engineOptions) (*engine.Engine, error) {
 	cfg := lc.svc.cfg
-	e := &engine.Engine{OpenDevice: lc.openDevice, PhoneOptions: cfg.PhoneOptions, Logger: cfg.Logger}
+	e := &engine.Engine{OpenDevice: lc.openDevice, PhoneOptions: cfg.PhoneOptions, Logger: cfg.Logger, Permissions: cfg.Permissions}
 	if o.logger != nil {
 		e.Logger = o.logger
 	}

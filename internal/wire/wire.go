@@ -163,7 +163,10 @@ func (a Assembly) serviceConfig(h *workspace.Home, cfg workspace.Config, rc run.
 		LoopDelay:          time.Duration(cfg.Agent.LoopDelayMs) * time.Millisecond,
 		ContextBudgetChars: cfg.Agent.ContextBudgetChars,
 		AutoArtifacts:      cfg.Agent.AutoArtifactsEnabled,
+		Probe:              cfg.HumanAuth.Probe,
 	}
+	// Validated with the config: an error here cannot happen.
+	rc.Permissions, _ = cfg.HumanAuth.PermissionPolicy()
 	rc.ModelImage = func(profile string) (screen.ImageEncoding, bool) {
 		if p, ok := cfg.Profile(profile); ok {
 			return imageEncoding(p), true

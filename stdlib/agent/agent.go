@@ -61,6 +61,8 @@ type Options struct {
 	UserInput UserInputFunc
 	// Schedule runs cron_add/cron_list/cron_remove (nil: not offered).
 	Schedule ScheduleFunc
+	// Probe is humanAuth.probe: "off" (or ""), "ask" or "auto" (probe.go).
+	Probe string
 	// Source replaces the embedded agent.lua (module "agent").
 	Source string
 	// Registry is the module registry the loop runs with

@@ -12,8 +12,12 @@ import (
 
 // Handles keep the Go values on the Go side; Lua reads a few fields by name.
 
-// decision is one model reply.
-type decision struct{ rep engine.ModelReply }
+// decision is one model reply, or the capability probe's step (probe.go;
+// offer: the person may decline and the run goes on).
+type decision struct {
+	rep   engine.ModelReply
+	offer bool
+}
 
 // outcome is one executed action.
 type outcome struct {

@@ -36,6 +36,8 @@ type host struct {
 	// cause is the Go error that ended the run (model down, device lost),
 	// returned by Run next to the FAILED result.
 	cause error
+	// probed are the surfaces the capability probe escalated (probe.go).
+	probed map[string]bool
 	// stopped is why a person stopped the run (a rejected or unanswered
 	// human-auth request): no action runs after it and the run is FAILED,
 	// whatever a replaced loop does.
@@ -144,6 +146,9 @@ func (h *host) decide(L *lua.LState) int {
 		return lua.Raise(L, engine.ErrNoModel)
 	}
 	h.step = step
+	if d := h.probeDecision(snap); d != nil {
+		return decisionType.Push(L, d) // the probe takes this step, not the model
+	}
 	req := engine.ModelRequest{
 		System: h.systemPrompt(),
 		Text: prompt.Step(prompt.StepOptions{Task: h.sess.Task(), Step: step, MaxSteps: h.o.MaxSteps, Snapshot: snap,
@@ -214,6 +219,10 @@ func (h *host) act(L *lua.LState) int {
 	switch s, _ := action.Lookup(a.Type); {
 	case a.Type == "request_human_auth":
 		out, failed, err = h.humanAuth(lua.Context(L), a)
+		if failed != "" && declinedOffer(L, 1) {
+			out.Result += "\nhuman auth probe: the person did not take over; the agent goes on"
+			failed = ""
+		}
 		h.stopped = failed
 	case s.Category == action.CategoryChat:
 		out, reply, err = h.userInput(lua.Context(L), a)
