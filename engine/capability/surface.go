@@ -94,7 +94,7 @@ func Detect(snap *screen.Snapshot) (Surface, bool) {
 			}
 		}
 	}
-	if snap.SecureSurface && len(snap.UIElements) == 0 {
+	if snap.SecureSurface && appElements(snap) == 0 {
 		return Surface{Kind: KindSecure, App: app, Reason: "FLAG_SECURE window without elements"}, true
 	}
 	if k, ok := appKinds[app]; ok {
@@ -127,6 +127,22 @@ func Detect(snap *screen.Snapshot) (Surface, bool) {
 		return true
 	})
 	return found, found.Kind != ""
+}
+
+// appElements counts the elements of the current app (the system bars
+// stay visible around a secure window and have their own).
+func appElements(snap *screen.Snapshot) int {
+	n := 0
+	for _, e := range snap.UIElements {
+		pkg := ""
+		if e.Node != nil {
+			pkg = e.Node.Package
+		}
+		if pkg == snap.CurrentApp || pkg == "" && !strings.HasPrefix(e.ResourceID, "com.android.systemui:") {
+			n++
+		}
+	}
+	return n
 }
 
 func orApp(pkg, app string) string {
