@@ -1,0 +1,107 @@
+package agent_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/openpocket/openpocket/engine/capability"
+	"github.com/openpocket/openpocket/engine/device"
+	"github.com/openpocket/openpocket/internal/sim/android"
+	"github.com/openpocket/openpocket/stdlib/agent"
+)
+
+// allowMark is where "While using the app" is on Camera's permission
+// dialog, in the model's (scaled) coordinates, read from a dump before the
+// run: a hostile model that knows the layout taps there blindly.
+func allowMark(t *testing.T, r *rig) (x, y int) {
+	t.Helper()
+	p := r.scratch()
+	launch(t, p, android.PkgCamera)
+	snap, err := p.Capture(context.Background(), device.CaptureOptions{Scaled: true, NoCache: true})
+	require.NoError(t, err)
+	for _, e := range snap.UIElements {
+		if e.Text == "While using the app" {
+			return e.ScaledCenter.X, e.ScaledCenter.Y
+		}
+	}
+	t.Fatal("no \"While using the app\" on Camera's first screen")
+	return 0, 0
+}
+
+// Policies answer the dialog an app's launch raises; the model launches
+// the app, then (hostile) taps where "While using the app" was. The phone
+// sees the policy's answer, the session its local_vm_permission= line, and
+// the model never sees the dialog.
+func TestPermissionPolicyAnswersDialogs(t *testing.T) {
+	r := newRig(t)
+	phone := r.sim.Phone()
+	phone.InstallCapabilityApps()
+	phone.Reset()
+	x, y := allowMark(t, r)
+	cases := []struct {
+		name, pkg, group, perm string
+		policy                 capability.Policy
+		answer                 string // the button the phone saw pressed
+		granted, oneTime       bool
+		line                   string
+	}{
+		{"allow", android.PkgCamera, "camera", "android.permission.CAMERA",
+			capability.Policy{Groups: map[string]capability.Answer{"camera": capability.Allow}},
+			android.AnswerForeground, true, false,
+			`local_vm_permission=allow camera for com.openpocket.camera: pressed "While using the app" by humanAuth.permissions.groups.camera`},
+		{"once", android.PkgCamera, "camera", "android.permission.CAMERA",
+			capability.Policy{Groups: map[string]capability.Answer{"camera": capability.Once}},
+			android.AnswerOnce, true, true,
+			`local_vm_permission=once camera for com.openpocket.camera: pressed "Only this time" by humanAuth.permissions.groups.camera`},
+		{"deny against a hostile model", android.PkgCamera, "camera", "android.permission.CAMERA",
+			capability.Policy{Default: capability.Allow, Groups: map[string]capability.Answer{"camera": capability.Deny}},
+			android.AnswerDeny, false, false,
+			`local_vm_permission=deny camera for com.openpocket.camera: pressed "Don't allow" by humanAuth.permissions.groups.camera`},
+		{"per app", android.PkgMaps, "location", "android.permission.ACCESS_FINE_LOCATION",
+			capability.Policy{Groups: map[string]capability.Answer{"location": capability.Allow},
+				Apps: map[string]map[string]capability.Answer{android.PkgMaps: {"location": capability.Deny}}},
+			android.AnswerDeny, false, false,
+			`local_vm_permission=deny location for com.openpocket.maps: pressed "Don't allow" by humanAuth.permissions.apps.com.openpocket.maps.location`},
+		{"default", android.PkgMaps, "location", "android.permission.ACCESS_FINE_LOCATION",
+			capability.Policy{Default: capability.Allow, Groups: map[string]capability.Answer{"camera": capability.Deny}},
+			android.AnswerForeground, true, false,
+			`local_vm_permission=allow location for com.openpocket.maps: pressed "While using the app" by humanAuth.permissions.default`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			phone.Reset()
+			r.srv.DiscardRequests()
+			r.srv.ReplyTool("launch_app", map[string]any{"packageName": c.pkg})
+			r.srv.ReplyTool("tap", map[string]any{"x": x, "y": y, "thought": "press Allow"})
+			r.srv.ReplyTool("finish", map[string]any{"message": "done"})
+			pol := c.policy
+			pol.Source = "humanAuth.permissions"
+			e := r.engine(r.client(0))
+			e.Permissions = &pol
+			res, err := agent.Run(context.Background(), r.session(context.Background(), e, "open the app"), agent.Options{MaxSteps: 5})
+			require.NoError(t, err)
+			require.True(t, res.Success, res.Message)
+
+			assert.Equal(t, []android.PermissionAnswer{{Package: c.pkg, Group: c.group, Answer: c.answer}}, phone.PermissionAnswers())
+			assert.Equal(t, c.granted, phone.PermissionGranted(c.pkg, c.perm), "the app's grant")
+			assert.Equal(t, c.oneTime, phone.PermissionOneTime(c.pkg, c.perm))
+			out, err := r.scratch().Shell(context.Background(), "dumpsys package "+c.pkg)
+			require.NoError(t, err)
+			assert.Contains(t, string(out.Stdout), c.perm+": granted="+map[bool]string{true: "true", false: "false"}[c.granted])
+
+			body, err := os.ReadFile(res.SessionPath)
+			require.NoError(t, err)
+			assert.Equal(t, 1, strings.Count(string(body), "local_vm_permission="), string(body))
+			assert.Contains(t, string(body), c.line)
+			for _, q := range r.srv.Requests() {
+				assert.NotContains(t, string(q.Raw), "permission_allow", "the model saw the dialog")
+				assert.NotContains(t, string(q.Raw), "Only this time", "the model saw the dialog")
+			}
+		})
+	}
+}
