@@ -1,0 +1,54 @@
+package run_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/engine/capability"
+	"github.com/openpocket/openpocket/internal/adb"
+	"github.com/openpocket/openpocket/internal/run"
+	"github.com/openpocket/openpocket/internal/sim/android"
+)
+
+// A playbook that taps "While using the app" itself gets the policy's
+// answer instead: the dialog is answered when the playbook's wait first
+// dumps the screen, and the button it wants is gone.
+func TestPlaybookObeysThePermissionPolicy(t *testing.T) {
+	s := phone.Take(t)
+	s.Phone().InstallCapabilityApps()
+	client := adb.NewClient("127.0.0.1:5037")
+	var events recorder
+	for _, c := range []struct {
+		answer capability.Answer
+		pass   bool
+		seen   string
+	}{
+		{capability.Deny, false, android.AnswerDeny},
+		{capability.Allow, false, android.AnswerForeground},
+	} {
+		t.Run(string(c.answer), func(t *testing.T) {
+			s.Phone().Reset()
+			svc := run.New(run.Config{StateDir: t.TempDir(),
+				Permissions: &capability.Policy{Source: "humanAuth.permissions", Groups: map[string]capability.Answer{"camera": c.answer}},
+				OpenDevice: func(ctx context.Context, _ string) (engine.Device, func(), error) {
+					d, err := client.Open(ctx, adb.Target{Serial: s.Serial()})
+					return d, func() {}, err
+				}})
+			defer svc.Close()
+			file := writeFile(t, "camera.yaml", `name: camera
+steps:
+  - launch: {app: com.openpocket.camera}
+  - tap: {text: While using the app, timeout: 1s}
+`)
+			res, err := svc.Playbook(t.Context(), run.PlaybookOptions{File: file, Events: events.add})
+			require.NoError(t, err)
+			assert.Equal(t, c.pass, res.Passed(), "the playbook never finds the dialog's button")
+			assert.Equal(t, []android.PermissionAnswer{{Package: android.PkgCamera, Group: "camera", Answer: c.seen}}, s.Phone().PermissionAnswers())
+			assert.Equal(t, c.answer == capability.Allow, s.Phone().PermissionGranted(android.PkgCamera, "android.permission.CAMERA"))
+		})
+	}
+}
