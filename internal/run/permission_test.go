@@ -49,6 +49,9 @@ steps:
 			assert.Equal(t, c.pass, res.Passed(), "the playbook never finds the dialog's button")
 			assert.Equal(t, []android.PermissionAnswer{{Package: android.PkgCamera, Group: "camera", Answer: c.seen}}, s.Phone().PermissionAnswers())
 			assert.Equal(t, c.answer == capability.Allow, s.Phone().PermissionGranted(android.PkgCamera, "android.permission.CAMERA"))
+			lines := events.of(run.Kind("local_vm_permission"))
+			require.NotEmpty(t, lines, "the answer is an event of the run")
+			assert.Contains(t, lines[len(lines)-1].Fields["line"], "local_vm_permission="+string(c.answer)+" camera for com.openpocket.camera")
 		})
 	}
 }
