@@ -2,6 +2,7 @@ package run_test
 
 import (
 	"context"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,6 +13,7 @@ import (
 	"github.com/openpocket/openpocket/internal/adb"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/sim/android"
+	"github.com/openpocket/openpocket/internal/workspace"
 )
 
 // A playbook that taps "While using the app" itself gets the policy's
@@ -54,4 +56,32 @@ steps:
 			assert.Contains(t, lines[len(lines)-1].Fields["line"], "local_vm_permission="+string(c.answer)+" camera for com.openpocket.camera")
 		})
 	}
+}
+
+// A persisted skill replay that looks for the dialog's button finds it
+// answered; the session records the policy's line (a step of its own:
+// the replay recorded none after it).
+func TestReplayObeysThePermissionPolicyAndRecordsIt(t *testing.T) {
+	s := phone.Take(t)
+	s.Phone().InstallCapabilityApps()
+	h, err := workspace.Open(t.TempDir())
+	require.NoError(t, err)
+	client := adb.NewClient("127.0.0.1:5037")
+	svc := run.New(run.Config{StateDir: t.TempDir(), Store: h, WorkspaceDir: h.Workspace(),
+		Permissions: &capability.Policy{Source: "humanAuth.permissions", Default: capability.Deny},
+		OpenDevice: func(ctx context.Context, _ string) (engine.Device, func(), error) {
+			d, err := client.Open(ctx, adb.Target{Serial: s.Serial()})
+			return d, func() {}, err
+		}})
+	defer svc.Close()
+	src := `local app, ui = require("app"), require("ui")
+app.launch("com.openpocket.maps")
+assert(not ui.exists({text = "While using the app"}), "the dialog was left for the replay")`
+	res, err := svc.Replay(t.Context(), run.ReplayOptions{Skill: "maps.lua", Source: []byte(src), Persist: true})
+	require.NoError(t, err)
+	require.True(t, res.Success, res.Message)
+	assert.False(t, s.Phone().PermissionGranted(android.PkgMaps, "android.permission.ACCESS_FINE_LOCATION"))
+	body, err := os.ReadFile(res.SessionPath)
+	require.NoError(t, err)
+	assert.Contains(t, string(body), `local_vm_permission=deny location for com.openpocket.maps: pressed "Don't allow" by humanAuth.permissions.default`)
 }
