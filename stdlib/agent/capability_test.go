@@ -13,6 +13,7 @@ import (
 
 	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/engine/screen"
+	"github.com/openpocket/openpocket/internal/llm/llmtest"
 	"github.com/openpocket/openpocket/internal/sim/android"
 	"github.com/openpocket/openpocket/stdlib/agent"
 )
@@ -149,35 +150,38 @@ func TestProbeSurfacesInEachMode(t *testing.T) {
 	}
 }
 
-// "ask": a person who declines lets the agent go on; "auto": a rejection
-// ends the run FAILED before the model acts again.
+// "ask": a person who declines (or never answers) lets the agent go on;
+// "auto": a rejection or timeout ends the run FAILED before the model acts
+// again.
 func TestProbeDeclinedOfferGoesOnRejectedRequestFails(t *testing.T) {
 	r := newRig(t)
 	phone := r.sim.Phone()
 	phone.InstallCapabilityApps()
 	for _, mode := range []string{"ask", "auto"} {
-		t.Run(mode, func(t *testing.T) {
-			phone.Reset()
-			surfaces[0].setup(t, r.scratch())
-			r.srv.DiscardRequests()
-			r.srv.ReplyTool("keyevent", map[string]any{"keycode": "KEYCODE_HOME"})
-			r.srv.ReplyTool("finish", map[string]any{"message": "done"})
-			who := &person{status: "rejected"}
-			res, err := r.run(context.Background(), r.client(0), "take a photo", agent.Options{Probe: mode, HumanAuth: who.auth, MaxSteps: 5})
-			require.Len(t, who.requests(), 1)
-			if mode == "ask" {
-				require.NoError(t, err)
-				assert.True(t, res.Success, res.Message)
-				assert.Equal(t, 3, res.Steps, "probe, the model's HOME, finish")
-				assert.Equal(t, "com.android.launcher3", phone.CurrentPackage(), "the model went on")
-				body, _ := os.ReadFile(res.SessionPath)
-				assert.Contains(t, string(body), "the person did not take over; the agent goes on")
-				return
-			}
-			assert.False(t, res.Success)
-			assert.Contains(t, res.Message, "human auth rejected")
-			assert.Equal(t, android.PkgCamera, phone.CurrentPackage(), "no action after the rejection")
-			assert.Empty(t, r.srv.Requests(), "the model is not asked after a rejection")
-		})
+		for _, status := range []string{"rejected", "timeout"} {
+			t.Run(mode+"/"+status, func(t *testing.T) {
+				phone.Reset()
+				surfaces[0].setup(t, r.scratch())
+				r.srv = llmtest.NewServer(t) // a fresh script and request log per case
+				r.srv.ReplyTool("keyevent", map[string]any{"keycode": "KEYCODE_HOME"})
+				r.srv.ReplyTool("finish", map[string]any{"message": "done"})
+				who := &person{status: status}
+				res, err := r.run(context.Background(), r.client(0), "take a photo", agent.Options{Probe: mode, HumanAuth: who.auth, MaxSteps: 5})
+				require.Len(t, who.requests(), 1)
+				if mode == "ask" {
+					require.NoError(t, err)
+					assert.True(t, res.Success, res.Message)
+					assert.Equal(t, 3, res.Steps, "probe, the model's HOME, finish")
+					assert.Equal(t, "com.android.launcher3", phone.CurrentPackage(), "the model went on")
+					body, _ := os.ReadFile(res.SessionPath)
+					assert.Contains(t, string(body), "the person did not take over; the agent goes on")
+					return
+				}
+				assert.False(t, res.Success)
+				assert.Contains(t, res.Message, "human auth "+status)
+				assert.Equal(t, android.PkgCamera, phone.CurrentPackage(), "no action after the "+status)
+				assert.Empty(t, r.srv.Requests(), "the model is not asked after a "+status)
+			})
+		}
 	}
 }

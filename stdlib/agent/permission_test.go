@@ -11,6 +11,7 @@ import (
 
 	"github.com/openpocket/openpocket/engine/capability"
 	"github.com/openpocket/openpocket/engine/device"
+	"github.com/openpocket/openpocket/internal/llm/llmtest"
 	"github.com/openpocket/openpocket/internal/sim/android"
 	"github.com/openpocket/openpocket/stdlib/agent"
 )
@@ -75,7 +76,7 @@ func TestPermissionPolicyAnswersDialogs(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			phone.Reset()
-			r.srv.DiscardRequests()
+			r.srv = llmtest.NewServer(t) // a fresh script and request log per case
 			r.srv.ReplyTool("launch_app", map[string]any{"packageName": c.pkg})
 			r.srv.ReplyTool("tap", map[string]any{"x": x, "y": y, "thought": "press Allow"})
 			r.srv.ReplyTool("finish", map[string]any{"message": "done"})
@@ -98,6 +99,7 @@ func TestPermissionPolicyAnswersDialogs(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, 1, strings.Count(string(body), "local_vm_permission="), string(body))
 			assert.Contains(t, string(body), c.line)
+			require.Len(t, r.srv.Requests(), 3, "launch, tap, finish: the model was asked three times")
 			for _, q := range r.srv.Requests() {
 				assert.NotContains(t, string(q.Raw), "permission_allow", "the model saw the dialog")
 				assert.NotContains(t, string(q.Raw), "Only this time", "the model saw the dialog")
