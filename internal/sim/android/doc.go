@@ -44,7 +44,26 @@
 // ("Allow Notes to send you notifications?",
 // com.android.permissioncontroller:id/permission_message, buttons
 // ..:id/permission_allow_button "Allow" and ..:id/permission_deny_button
-// "Don't allow"); either button or BACK dismisses it.
+// "Don't allow"); either button or BACK (a denial) dismisses it, and the
+// answer is a grant of POST_NOTIFICATIONS or not.
+//
+// Capability apps (capapps.go, permdialog.go), installed only by
+// InstallCapabilityApps so the default phone's package lists stay: Camera
+// com.openpocket.camera/.CameraActivity (asks for the camera on launch; a
+// TextureView preview, ImageButton :id/shutter_button "Take photo", a
+// thumbnail "Open photos" opening the photo picker
+// com.android.providers.media.module/.photopicker.PhotoPickerActivity with
+// :id/icon_thumbnail items "Photo taken on …"), Maps
+// com.openpocket.maps/.MapActivity (asks for the location), Pay
+// com.openpocket.pay/.CheckoutActivity ("Buy with Google Pay" opens a
+// Google Pay sheet com.google.android.gms/.wallet.ib.IbPaymentRequestCompatActivity,
+// "Pay by card" a FLAG_SECURE form drawn into one SurfaceView: no element,
+// black screencap). Their permission dialogs are Android 14's: "While
+// using the app" (:id/permission_allow_foreground_only_button), "Only this
+// time" (:id/permission_allow_one_time_button, revoked when the app's task
+// ends) and "Don't allow"; PermissionAnswers records every button pressed
+// and `dumpsys package PKG` prints the grants (granted=, flags USER_SET,
+// ONE_TIME).
 //
 // Login com.openpocket.login/.LoginActivity: EditTexts
 // com.openpocket.login:id/username and com.openpocket.login:id/password
