@@ -113,3 +113,14 @@ func TestProbeModeAndLine(t *testing.T) {
 		t.Errorf("Line:\n got %s\nwant %s", got, want)
 	}
 }
+
+func TestTaskPackageOfDumpsysActivityTop(t *testing.T) {
+	out := "TASK com.android.launcher3 id=1 userId=0\n  ACTIVITY com.android.launcher3/.Launcher 1 pid=1\n" +
+		"TASK 10111:com.example.maps id=14 userId=0\n  ACTIVITY com.android.permissioncontroller/.permission.ui.GrantPermissionsActivity 2 pid=9\n"
+	if got := taskPackage(out); got != "com.example.maps" {
+		t.Errorf("taskPackage = %q", got)
+	}
+	if got := taskPackage("ACTIVITY MANAGER TOP\n"); got != "" {
+		t.Errorf("taskPackage without tasks = %q", got)
+	}
+}

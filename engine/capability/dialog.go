@@ -134,6 +134,11 @@ func (g *Guard) Screen(ctx context.Context, p *device.Phone, root *screen.Node) 
 	if !ok {
 		return false, nil
 	}
+	if d.Package == "" {
+		// Phones that dump only the focused window: the dialog runs in the
+		// requesting app's task.
+		d.Package = requesterTask(ctx, p)
+	}
 	want, src := g.Policy.Decide(d.Package, d.Group)
 	if d.Group == "" {
 		want, src = Deny, "an unrecognised permission dialog is denied"
@@ -149,6 +154,35 @@ func (g *Guard) Screen(ctx context.Context, p *device.Phone, root *screen.Node) 
 		g.Note(Line(d, want, did, btn.Text, src))
 	}
 	return true, nil
+}
+
+// requesterTask names the app whose task holds the dialog ("" when the
+// phone does not say).
+func requesterTask(ctx context.Context, p *device.Phone) string {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	res, err := p.Shell(ctx, "dumpsys activity top")
+	if err != nil {
+		return ""
+	}
+	return taskPackage(string(res.Stdout))
+}
+
+// taskPackage reads the last "TASK <pkg> id=…" line of `dumpsys activity
+// top` (Android 10+; some builds write "TASK 10123:<pkg>").
+func taskPackage(out string) string {
+	pkg := ""
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || f[0] != "TASK" {
+			continue
+		}
+		name := f[1][strings.Index(f[1], ":")+1:]
+		if !isController(name) && strings.Contains(name, ".") {
+			pkg = name
+		}
+	}
+	return pkg
 }
 
 // Line is the session's record of one answered dialog (docs/formats.md).

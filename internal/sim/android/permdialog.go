@@ -98,7 +98,14 @@ func (p *Phone) PermissionOneTime(pkg, perm string) (ok bool) {
 // over the screen, as pkg's requestPermissions would.
 func (p *Phone) RequestPermission(pkg, group string) {
 	p.locked(func() {
-		p.pushLocked(p.permDialogLocked(pkg, group))
+		// The dialog runs in the requesting app's task, as on a phone.
+		if i := p.findTaskLocked(pkg); i >= 0 {
+			p.bringToFrontLocked(i)
+		}
+		front := p.frontLocked()
+		front.acts = append(front.acts, p.permDialogLocked(pkg, group))
+		p.st.focused = ""
+		p.changed()
 	})
 }
 
