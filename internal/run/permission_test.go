@@ -12,7 +12,9 @@ import (
 	"github.com/openpocket/openpocket/engine/capability"
 	"github.com/openpocket/openpocket/internal/adb"
 	"github.com/openpocket/openpocket/internal/run"
+	"github.com/openpocket/openpocket/internal/sim"
 	"github.com/openpocket/openpocket/internal/sim/android"
+	"github.com/openpocket/openpocket/internal/sim/simtest"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
 
@@ -84,4 +86,36 @@ assert(not ui.exists({text = "While using the app"}), "the dialog was left for t
 	body, err := os.ReadFile(res.SessionPath)
 	require.NoError(t, err)
 	assert.Contains(t, string(body), `local_vm_permission=deny location for com.openpocket.maps: pressed "Don't allow" by humanAuth.permissions.default`)
+}
+
+// With three phones attached, a run's policy answers only its own phone's
+// dialog: the other phones' dialogs stay up, unanswered.
+func TestPermissionPolicyOnlyOnTheRunsPhone(t *testing.T) {
+	sims := []*sim.Sim{simtest.Start(t), simtest.Start(t), simtest.Start(t)}
+	client := adb.NewClient("127.0.0.1:5037")
+	for _, s := range sims {
+		s.Phone().InstallCapabilityApps()
+		s.Phone().RequestPermission(android.PkgMaps, android.GroupLocation)
+	}
+	svc := run.New(run.Config{StateDir: t.TempDir(),
+		Permissions: &capability.Policy{Source: "humanAuth.permissions", Groups: map[string]capability.Answer{"location": capability.Allow}},
+		OpenDevice: func(ctx context.Context, serial string) (engine.Device, func(), error) {
+			d, err := client.Open(ctx, adb.Target{Serial: serial})
+			return d, func() {}, err
+		}})
+	defer svc.Close()
+	var ev recorder
+	res, err := svc.Script(t.Context(), run.ScriptOptions{Target: run.Target{Device: sims[1].Serial()}, Name: "look.lua",
+		Source: []byte(`assert(not require("ui").exists({text = "While using the app"}))`), Events: ev.add})
+	require.NoError(t, err)
+	require.True(t, res.Success, res.Message)
+	assert.Equal(t, []android.PermissionAnswer{{Package: android.PkgMaps, Group: "location", Answer: android.AnswerForeground}}, sims[1].Phone().PermissionAnswers())
+	assert.Equal(t, android.PkgMaps, sims[1].Phone().CurrentPackage(), "Maps is back in front")
+	lines := ev.of(run.Kind("local_vm_permission"))
+	require.Len(t, lines, 1)
+	assert.Equal(t, `local_vm_permission=allow location for com.openpocket.maps: pressed "While using the app" by humanAuth.permissions.groups.location`, lines[0].Fields["line"])
+	for _, i := range []int{0, 2} {
+		assert.Empty(t, sims[i].Phone().PermissionAnswers(), "phone %d", i)
+		assert.Equal(t, android.PkgPermissionControl, sims[i].Phone().CurrentPackage(), "phone %d keeps its dialog", i)
+	}
 }

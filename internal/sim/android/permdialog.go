@@ -94,13 +94,20 @@ func (p *Phone) PermissionOneTime(pkg, perm string) (ok bool) {
 	return
 }
 
-// RequestPermission pops up the permission controller's dialog for group
-// over the screen, as pkg's requestPermissions would.
+// RequestPermission brings pkg to the front (starting it when needed) and
+// pops up the permission controller's dialog for group over it, as pkg's
+// requestPermissions would.
 func (p *Phone) RequestPermission(pkg, group string) {
 	p.locked(func() {
-		// The dialog runs in the requesting app's task, as on a phone.
+		// The app asks from its own screen and the dialog runs in its
+		// task, as on a phone (a launch may raise the same dialog).
 		if i := p.findTaskLocked(pkg); i >= 0 {
 			p.bringToFrontLocked(i)
+		} else if !p.launchLocked(pkg) {
+			return
+		}
+		if r := p.topLocked().perm; r != nil && r.pkg == pkg && r.group == group {
+			return
 		}
 		front := p.frontLocked()
 		front.acts = append(front.acts, p.permDialogLocked(pkg, group))
