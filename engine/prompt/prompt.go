@@ -48,6 +48,9 @@ type SystemOptions struct {
 	// FileCap caps each context file (20,000); Budget caps them all (150,000).
 	FileCap int
 	Budget  int
+	// PermissionPolicy: the runtime answers permission dialogs by policy
+	// (humanAuth.permissions), so the model is not told to answer them.
+	PermissionPolicy bool
 }
 
 // System builds the system prompt. Every mode sends one: "none" a short
@@ -80,7 +83,11 @@ func System(o SystemOptions) string {
 	b.WriteString("- Each result ends with `state_delta changed=<bool> app=<before>-><after>`. If changed=false, the action did nothing visible: do not repeat it; change approach (another element, scroll, back, launch the app).\n")
 	b.WriteString("- An element line ends with its state when it has one: focused, password, checked/unchecked, selected, scrollable, empty (a field showing its hint). Lines after the list say what is not listed: a folded keyboard (type with type_text), rows to scroll to, elements under another window.\n")
 	b.WriteString("- To open an app use launch_app with its package name (see installed apps). Type into a field only after it is focused.\n")
-	b.WriteString("- Android permission dialogs inside the phone are handled by you directly (Allow / Don't allow per the task).\n")
+	if o.PermissionPolicy {
+		b.WriteString("- Android permission dialogs are answered by the runtime's policy before you see the screen; a denied permission stays denied.\n")
+	} else {
+		b.WriteString("- Android permission dialogs inside the phone are handled by you directly (Allow / Don't allow per the task).\n")
+	}
 	if has["request_human_auth"] {
 		b.WriteString("\n## Human authorization\n")
 		b.WriteString("Use request_human_auth only for real-world checkpoints you cannot do yourself: OTP codes sent to the user, camera/microphone/location, payment, OAuth sign-in, biometric. Give a clear instruction. Never ask for approval of ordinary taps.\n")

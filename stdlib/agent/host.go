@@ -111,7 +111,7 @@ func (h *host) systemPrompt() string {
 			}
 		}
 		h.system = prompt.System(prompt.SystemOptions{Mode: h.o.SystemPromptMode, Tools: h.tools, Skills: h.o.Skills,
-			Context: ctxFiles, Budget: h.o.ContextBudgetChars})
+			Context: ctxFiles, Budget: h.o.ContextBudgetChars, PermissionPolicy: h.sess.Engine().Permissions != nil})
 		h.systemBuilt = true
 	}
 	return h.system

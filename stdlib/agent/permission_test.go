@@ -100,6 +100,7 @@ func TestPermissionPolicyAnswersDialogs(t *testing.T) {
 			assert.Equal(t, 1, strings.Count(string(body), "local_vm_permission="), string(body))
 			assert.Contains(t, string(body), c.line)
 			require.Len(t, r.srv.Requests(), 3, "launch, tap, finish: the model was asked three times")
+			assert.Contains(t, string(r.srv.Requests()[0].Raw), "answered by the runtime's policy", "the prompt says who answers the dialogs")
 			for _, q := range r.srv.Requests() {
 				assert.NotContains(t, string(q.Raw), "permission_allow", "the model saw the dialog")
 				assert.NotContains(t, string(q.Raw), "Only this time", "the model saw the dialog")
