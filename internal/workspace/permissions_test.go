@@ -18,9 +18,12 @@ func TestPermissionPolicyConfig(t *testing.T) {
     }
   }
 }`
-	cfg, _, err := ParseConfig("config.json", []byte(data))
+	cfg, warnings, err := ParseConfig("config.json", []byte(data))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(warnings) > 0 {
+		t.Errorf("warnings for documented keys: %v", warnings)
 	}
 	pol, err := cfg.HumanAuth.PermissionPolicy()
 	if err != nil || pol == nil {
