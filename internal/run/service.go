@@ -38,6 +38,10 @@ type AgentDefaults struct {
 	// AutoArtifacts writes a learned skill and replay script after a
 	// successful run (agent.autoArtifactsEnabled).
 	AutoArtifacts bool
+	// StuckAfter is the loop breaker's N (agent.stuckAfter; 0: off).
+	StuckAfter int
+	// MaxTokens is a run's token budget (agent.maxTokens; 0: none).
+	MaxTokens int64
 }
 
 // Config are the Service's dependencies, bound once by the composition

@@ -163,6 +163,8 @@ func (a Assembly) serviceConfig(h *workspace.Home, cfg workspace.Config, rc run.
 		LoopDelay:          time.Duration(cfg.Agent.LoopDelayMs) * time.Millisecond,
 		ContextBudgetChars: cfg.Agent.ContextBudgetChars,
 		AutoArtifacts:      cfg.Agent.AutoArtifactsEnabled,
+		StuckAfter:         cfg.Agent.StuckAfter,
+		MaxTokens:          cfg.Agent.MaxTokens,
 	}
 	rc.ModelImage = func(profile string) (screen.ImageEncoding, bool) {
 		if p, ok := cfg.Profile(profile); ok {
