@@ -6,11 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/internal/adb"
+	"github.com/openpocket/openpocket/internal/browsertest"
 	"github.com/openpocket/openpocket/internal/llm/llmtest"
 	"github.com/openpocket/openpocket/internal/sim"
 	"github.com/openpocket/openpocket/internal/sim/simtest"
@@ -21,6 +23,11 @@ import (
 // title — a label that does nothing — until the person's instruction is
 // in its history, and returns a home with agent.stuckAfter 3.
 func stuckOnATitle(t *testing.T, phone *sim.Sim, srv *llmtest.Server) string {
+	t.Helper()
+	return stuckHome(t, phone, srv, homeWithModel(t, srv))
+}
+
+func stuckHome(t *testing.T, phone *sim.Sim, srv *llmtest.Server, home string) string {
 	t.Helper()
 	ctx := context.Background()
 	d, err := adb.NewClient("").Open(ctx, adb.Target{Serial: phone.Serial()})
@@ -47,7 +54,6 @@ func stuckOnATitle(t *testing.T, phone *sim.Sim, srv *llmtest.Server) string {
 		}
 		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{Name: "tap_element", Arguments: `{"elementId":"` + mark + `"}`}}}
 	})
-	home := homeWithModel(t, srv)
 	h, err := workspace.Open(home)
 	require.NoError(t, err)
 	cfg := h.Config()
@@ -70,7 +76,7 @@ func TestAgentStuckWithStdinClosedFails(t *testing.T) {
 	assert.NotContains(t, run.errText(), "Your instruction", "no terminal prompt without a terminal")
 	s := sessionText(t, home)
 	assert.Contains(t, s, "Loop breaker: relaunched com.android.settings")
-	assert.Contains(t, s, "Loop breaker asked the person: no answer (nobody to ask")
+	assert.Contains(t, s, "Loop breaker asked the person: no answer (human auth unavailable: no interactive terminal to ask (stdin is not a TTY) and no relay configured)")
 	assert.Contains(t, s, "- status: FAILED")
 	assert.Contains(t, s, "stuck: after relaunching the app")
 }
@@ -94,5 +100,26 @@ func TestAgentStuckAsksThePersonOnTheTerminal(t *testing.T) {
 	s := sessionText(t, home)
 	assert.Contains(t, s, "Loop breaker asked the person: they replied (25 characters; the answer is not recorded)")
 	assert.NotContains(t, s, "tap the Wi-Fi row instead")
+	assert.Contains(t, s, "- status: SUCCESS")
+}
+
+// TestAgentStuckAsksThePersonOnTheRelayPage: stdin closed, but
+// humanAuth.enabled: the question goes to the relay's page (390 px), the
+// person types an instruction there and the run goes on with it.
+func TestAgentStuckAsksThePersonOnTheRelayPage(t *testing.T) {
+	phone := simtest.Start(t)
+	srv := llmtest.NewServer(t)
+	home := stuckHome(t, phone, srv, authHome(t, srv, nil))
+	run := startAgent(t, home, phone.Serial(), nil, "turn off Wi-Fi")
+	_, url := run.link(t)
+	ctx := browsertest.Browser(t, browsertest.Viewport{Width: 390, Height: 844, Mobile: true})
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitVisible("#f_instruction")), run.errText())
+	assert.Contains(t, pageText(t, ctx, "body"), "The agent is stuck on the task")
+	require.NoError(t, chromedp.Do(ctx, chromedp.SendKeys("#f_instruction", "tap the Wi-Fi row instead"),
+		chromedp.Click("#approve"), chromedp.WaitVisible("#message")))
+	assert.Equal(t, 0, exitCode(t, run.cmd, run.stdout), run.errText())
+	assert.Len(t, srv.Requests(), 6)
+	s := sessionText(t, home)
+	assert.Contains(t, s, "Loop breaker asked the person: they replied (25 characters; the answer is not recorded)")
 	assert.Contains(t, s, "- status: SUCCESS")
 }

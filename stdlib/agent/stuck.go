@@ -155,7 +155,7 @@ var errNobodyToAsk = errors.New("nobody to ask: stdin is not a terminal and the 
 
 // host.ask_person(step, question) → answer | nil, err: asks through the
 // chat the task came from (Options.UserInput), else on the terminal
-// (stdin a TTY). Recorded as a request_user_input step; as for the
+// (stdin a TTY), else through the human-auth answerer (the relay page). Recorded as a request_user_input step; as for the
 // model's own questions, the session keeps only the answer's length.
 func (h *host) askPerson(L *lua.LState) int {
 	step, q := L.CheckInt(1), L.CheckString(2)
@@ -165,6 +165,9 @@ func (h *host) askPerson(L *lua.LState) int {
 	ask := h.o.UserInput
 	if ask == nil && IsTerminal(h.o.Stdin) && h.o.Stdout != nil {
 		ask = TerminalInput(h.o.Stdin, h.o.Stdout)
+	}
+	if ask == nil && h.auth != nil {
+		ask = h.authInput // the human-auth relay page, when one is configured
 	}
 	ctx := lua.Context(L)
 	ans, err := "", errNobodyToAsk
@@ -196,6 +199,30 @@ func (h *host) askPerson(L *lua.LState) int {
 	h.breaker.reset()
 	L.Push(lua.LString(ans))
 	return 1
+}
+
+// authInput asks the loop breaker's question through the run's human-auth
+// answerer (the relay's approval page: one text field for the person's
+// instruction). A rejection or a timeout is no answer.
+func (h *host) authInput(ctx context.Context, q string, timeout time.Duration) (string, error) {
+	req := HumanAuthRequest{ID: fmt.Sprintf("%s-step-%d-stuck", orRun(h.sess.SessionID()), h.step), Task: h.sess.Task(),
+		Capability: "unknown", Instruction: q, Reason: "the agent is stuck and needs an instruction", Timeout: timeout,
+		UITemplate: map[string]any{"title": "The agent is stuck", "fields": []any{
+			map[string]any{"id": "instruction", "label": "What should it do?", "type": "textarea", "required": true},
+		}}}
+	dec, err := h.auth(ctx, req)
+	if err != nil {
+		return "", err
+	}
+	if dec.Status != "approved" {
+		return "", fmt.Errorf("the person did not answer (%s)", dec.Status)
+	}
+	for _, f := range dec.Fields {
+		if strings.TrimSpace(f.Value) != "" {
+			return f.Value, nil
+		}
+	}
+	return dec.Text, nil
 }
 
 // recordStep appends a step the runtime took (not the model) to the
