@@ -176,11 +176,7 @@ func Run(ctx context.Context, sess *engine.Session, o Options) (res engine.RunRe
 	if !ok && cancelled() {
 		return finishCancelled()
 	}
-	res = sess.Finish(ok, msg)
-	if tokens(h.budget.used) > tokens(res.Usage) {
-		// Calls whose reply was rejected or not acted on count too.
-		res.Usage = h.budget.used
-	}
+	res = h.finish(ok, msg)
 	if !ok && h.cause != nil {
 		return res, h.cause
 	}

@@ -66,3 +66,13 @@ func (h *host) overBudget(L *lua.LState, why string) int {
 	L.Push(lua.LString("budget"))
 	return 3
 }
+
+// finish finalizes the session; the result's tokens count every model
+// call, a rejected reply and one over the budget included.
+func (h *host) finish(ok bool, msg string) engine.RunResult {
+	res := h.sess.Finish(ok, msg)
+	if tokens(h.budget.used) > tokens(res.Usage) {
+		res.Usage = h.budget.used
+	}
+	return res
+}
