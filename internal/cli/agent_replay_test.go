@@ -107,6 +107,11 @@ func TestAgentReplayFailureHandsOverToTheModel(t *testing.T) {
 	assert.Contains(t, md, "Handing the task to the model.")
 	assert.Contains(t, md, "### Step 2\n", "the model's steps follow the replay's")
 	assert.Contains(t, md, "KEYCODE_BACK")
+	// The model did only the rest of the task: it does not replace the
+	// learned skill.
+	assert.NotContains(t, text, "learned skill:")
+	assert.FileExists(t, art.SkillPath)
+	assert.FileExists(t, art.ScriptPath)
 }
 
 // TestAgentNoReplayAsksTheModel: --no-replay skips the learned skill.

@@ -135,6 +135,9 @@ func (s *Service) agent(ctx context.Context, lc *lifecycle, o AgentOptions) (eng
 		return sess.Finish(true, fmt.Sprintf("Replayed the learned skill %s (%s): %d step(s) passed, no model calls.", rs.Name, rs.Location, rs.Passed)), &rs, nil
 	}
 	// The replay stopped: the model takes the task from the screen it left.
+	// What it does from there is only the rest of the task: learned, it
+	// would replace the whole skill (same task) with that rest, so it is
+	// not learned (`agent --no-replay` learns the task afresh).
 	res, err := s.agentLoop(ctx, lc, sess, o, rs.handOver())
 	return res, &rs, err
 }
@@ -147,12 +150,10 @@ func msgOf(ctx context.Context, err error) string {
 	return ""
 }
 
-// agentLoop runs the model's loop on sess and learns from a success.
+// agentLoop runs the model's loop on sess and learns from a success of a
+// run the model did from its start (no history).
 func (s *Service) agentLoop(ctx context.Context, lc *lifecycle, sess *engine.Session, o AgentOptions, history []prompt.HistoryEntry) (engine.RunResult, error) {
 	cfg := s.cfg
-	// Steps recorded before the loop (a replay's) are not the model's:
-	// what it learns starts after them.
-	before := len(sess.Trace())
 	files := []prompt.ContextFile{} // none: do not fall back to reading them again
 	if cfg.ContextFiles != nil {
 		files = append(files, cfg.ContextFiles(cfg.Agent.ContextBudgetChars)...)
@@ -183,7 +184,7 @@ func (s *Service) agentLoop(ctx context.Context, lc *lifecycle, sess *engine.Ses
 		MaxTokens:          maxTokens,
 		History:            history,
 	})
-	if res.Success && cfg.Agent.AutoArtifacts && cfg.WorkspaceDir != "" {
+	if res.Success && cfg.Agent.AutoArtifacts && cfg.WorkspaceDir != "" && len(history) == 0 {
 		// What worked becomes a skill and a replay script; failing to write
 		// them does not fail the run.
 		// The skill is named and described after the user's task, not an
@@ -192,7 +193,7 @@ func (s *Service) agentLoop(ctx context.Context, lc *lifecycle, sess *engine.Ses
 		if task == "" {
 			task = o.Task
 		}
-		a, werr := skills.Write(skills.ArtifactOptions{Workspace: cfg.WorkspaceDir, Task: task, SessionPath: res.SessionPath, Steps: sess.Trace()[before:], Now: time.Now()})
+		a, werr := skills.Write(skills.ArtifactOptions{Workspace: cfg.WorkspaceDir, Task: task, SessionPath: res.SessionPath, Steps: sess.Trace(), Now: time.Now()})
 		res.Replaced = a.Removed
 		switch {
 		case errors.Is(werr, skills.ErrNothingToLearn):
