@@ -81,8 +81,9 @@ end
 -- break_loop is the loop breaker (agent.stuckAfter): the model keeps
 -- acting without effect. The first time, relaunch the app in front
 -- (force-stop, launch: a wedged screen often recovers); when that did not
--- help, ask the person (the chat the task came from, or the terminal) and
--- tell the model their answer; with nobody to ask, fail "stuck". Each of
+-- help, ask the person (the chat the task came from, the terminal, or the
+-- relay page) and tell the model their answer; with nobody to ask, fail
+-- "stuck". After an answer, a new stuck streak asks again. Each of
 -- these is a step of the run. Returns a verdict to stop, nil to go on.
 function M.break_loop(state, app, why)
   if not state.relaunched and app and app ~= "" and state.step < state.max_steps then
