@@ -18,10 +18,12 @@ import (
 
 // AgentCmd runs a model-driven task: `openpocket agent "task"`.
 type AgentCmd struct {
-	Task     string `arg:"" help:"The task, in plain words (\"Turn Wi-Fi off\")."`
-	Model    string `help:"Model profile from config.json models (default: defaultModel)." placeholder:"PROFILE"`
-	MaxSteps int    `help:"Stop after N steps (default: agent.maxSteps)." placeholder:"N"`
-	JSON     bool   `name:"json" help:"Print the result as JSON {status, message, sessionPath, steps, tokens}; no progress lines."`
+	Task      string `arg:"" help:"The task, in plain words (\"Turn Wi-Fi off\")."`
+	Model     string `help:"Model profile from config.json models (default: defaultModel)." placeholder:"PROFILE"`
+	MaxSteps  int    `help:"Stop after N steps (default: agent.maxSteps)." placeholder:"N"`
+	JSON      bool   `name:"json" help:"Print the result as JSON {status, message, sessionPath, steps, tokens}; no progress lines."`
+	NoReplay  bool   `name:"no-replay" help:"Do not replay a learned skill that matches the task; ask the model from the first step."`
+	MaxTokens int64  `name:"max-tokens" help:"End the run FAILED before it uses more than N tokens (default: agent.maxTokens; 0 there: no budget)." placeholder:"N"`
 }
 
 // agentRunOptions tune one agent run; the zero value uses config.json.
@@ -50,6 +52,11 @@ type agentRunOptions struct {
 	UserInput agent.UserInputFunc
 	// HumanAuth answers request_human_auth instead (a relay).
 	HumanAuth run.HumanAuthFunc
+	// ReplayFirst replays a learned skill matching the task before asking
+	// the model (agent without --no-replay); MaxTokens overrides
+	// agent.maxTokens when > 0.
+	ReplayFirst bool
+	MaxTokens   int64
 }
 
 // agentResult is the --json output.
@@ -62,6 +69,8 @@ type agentResult struct {
 	SkillPath   string       `json:"skillPath,omitempty"`
 	ScriptPath  string       `json:"scriptPath,omitempty"`
 	Replaced    []string     `json:"replaced,omitempty"`
+	// Replayed is the learned skill replayed before any model call.
+	Replayed *run.ReplayedSkill `json:"replayed,omitempty"`
 }
 
 // printLearned says which skill a run learned and which earlier ones it
@@ -89,11 +98,16 @@ func (c *AgentCmd) Run(ctx context.Context, out Streams, svc *run.Service, agent
 	if c.MaxSteps < 0 {
 		return UsageError{fmt.Errorf("agent: --max-steps must be positive, got %d", c.MaxSteps)}
 	}
-	// Human-auth prompts go to stderr so --json output stays clean.
-	o := agentRunOptions{Model: c.Model, MaxSteps: c.MaxSteps, Stdin: os.Stdin, Stdout: out.Stderr}
-	if !c.JSON {
-		o.OnEvent = newAgentProgress(out.Stdout, isTTY(out.Stdout)).event
+	if c.MaxTokens < 0 {
+		return UsageError{fmt.Errorf("agent: --max-tokens must be at least 0, got %d", c.MaxTokens)}
 	}
+	// Human-auth prompts (and the loop breaker's question) go to stderr so
+	// --json output stays clean.
+	o := agentRunOptions{Model: c.Model, MaxSteps: c.MaxSteps, Stdin: os.Stdin, Stdout: out.Stderr,
+		ReplayFirst: !c.NoReplay, MaxTokens: c.MaxTokens}
+	progress := newAgentProgress(out.Stdout, isTTY(out.Stdout))
+	progress.quiet = c.JSON
+	o.OnEvent = progress.event
 	res, err := agents.run(ctx, svc, task, o)
 	if res.SessionPath == "" && res.Message == "" && err != nil {
 		return modelFailure(err) // nothing ran: config, model profile, workspace, device
@@ -107,7 +121,7 @@ func (c *AgentCmd) Run(ctx context.Context, out Streams, svc *run.Service, agent
 		enc := json.NewEncoder(out.Stdout)
 		enc.SetIndent("", "  ")
 		if jerr := enc.Encode(agentResult{Status: status, Message: res.Message, SessionPath: res.SessionPath, Steps: res.Steps, Tokens: res.Usage,
-			SkillPath: res.SkillPath, ScriptPath: res.ScriptPath, Replaced: res.Replaced}); jerr != nil {
+			SkillPath: res.SkillPath, ScriptPath: res.ScriptPath, Replaced: res.Replaced, Replayed: progress.replayed}); jerr != nil {
 			return jerr
 		}
 	} else {
@@ -167,6 +181,7 @@ type agentEnv struct {
 // unknown model profile).
 func agentOn(ctx context.Context, auth *HumanAuth, env agentEnv, task string, o agentRunOptions) (engine.RunResult, error) {
 	ro := run.AgentOptions{Target: env.target, Task: task, SkillTask: o.SkillTask, Model: o.Model, MaxSteps: o.MaxSteps, Stdin: o.Stdin, Stdout: o.Stdout, HumanAuth: o.HumanAuth,
+		ReplayFirst: o.ReplayFirst, MaxTokens: o.MaxTokens,
 		HumanAuthFor: func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error) {
 			return auth.forRun(ctx, env.humanAuth, sess, o)
 		}}
@@ -184,16 +199,38 @@ func agentOn(ctx context.Context, auth *HumanAuth, env agentEnv, task string, o 
 }
 
 // agentProgress prints one line per agent step: a compact live line on a
-// terminal, key=value lines when piped.
+// terminal, key=value lines when piped; and a replay-first's skill and
+// steps.
 type agentProgress struct {
 	w   io.Writer
 	tty bool
+	// quiet keeps track without printing (--json).
+	quiet bool
+	// replayed is the skill replayed first, from its replay_first events.
+	replayed *run.ReplayedSkill
+	steps    *stepProgress
 }
 
-func newAgentProgress(w io.Writer, tty bool) *agentProgress { return &agentProgress{w: w, tty: tty} }
+func newAgentProgress(w io.Writer, tty bool) *agentProgress {
+	return &agentProgress{w: w, tty: tty, steps: newStepProgress(w, tty)}
+}
 
 func (p *agentProgress) event(ev engine.Event) {
-	if ev.Kind != "agent_step" {
+	switch ev.Kind {
+	case string(run.KindReplayFirst):
+		p.replayFirst(ev)
+		return
+	case string(run.KindStepEnd), string(run.KindStepStart):
+		if p.replayed != nil && !p.quiet { // the replay's own steps
+			p.steps.event(run.Event{Kind: run.Kind(ev.Kind), Step: &run.StepInfo{Label: ev.Str("label"), Status: ev.Str("status"),
+				DurationMs: int64(ev.Int("duration_ms")), Error: ev.Str("error"), Depth: ev.Int("depth")}})
+		}
+		return
+	case "agent_step":
+	default:
+		return
+	}
+	if p.quiet {
 		return
 	}
 	f := ev.Fields
@@ -206,6 +243,23 @@ func (p *agentProgress) event(ev engine.Event) {
 		return
 	}
 	fmt.Fprintf(p.w, "step %d/%d action=%s model_ms=%d result=%q\n", step, maxSteps, act, ms, agentShort(agentFirstLine(res), 120))
+}
+
+// replayFirst keeps and prints the replay-first events: which skill is
+// replayed (and why it matched), and where it stopped.
+func (p *agentProgress) replayFirst(ev engine.Event) {
+	rs := run.ReplayedSkill{Name: ev.Str("skill"), Location: ev.Str("location"), Script: ev.Str("script"), By: ev.Str("by"),
+		Passed: ev.Int("passed"), Error: ev.Str("error")}
+	p.replayed = &rs
+	if p.quiet {
+		return
+	}
+	switch ev.Str("status") {
+	case "started":
+		fmt.Fprintf(p.w, "replaying the learned skill %s (%s, matched by %s), no model calls…\n", rs.Name, rs.Location, rs.By)
+	case "failed":
+		fmt.Fprintf(p.w, "the replay of %s stopped after %d step(s): %s\nhanding the task to the model…\n", rs.Name, rs.Passed, oneLine(rs.Error))
+	}
 }
 
 func agentFirstLine(s string) string {

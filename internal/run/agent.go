@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/openpocket/openpocket/engine"
@@ -55,6 +56,14 @@ type AgentOptions struct {
 	// SkillTask names the skill a successful run learns ("" = Task): the
 	// user's task when Task is a prompt built around it.
 	SkillTask string
+	// ReplayFirst replays the learned skill the task matches
+	// (skills.Loader.Match: its recorded task, name or a trigger phrase)
+	// before any model call; the model gets the task, from the screen the
+	// replay left, only when the replay fails. `agent --no-replay` and
+	// every non-CLI run leave it false.
+	ReplayFirst bool
+	// MaxTokens overrides agent.maxTokens when > 0.
+	MaxTokens int64
 }
 
 // AgentResult is an agent run's verdict (engine.RunResult: success,
@@ -62,6 +71,9 @@ type AgentOptions struct {
 type AgentResult struct {
 	engine.RunResult
 	RunID string
+	// Replayed is the skill replayed first (nil: none matched, or
+	// ReplayFirst was off).
+	Replayed *ReplayedSkill
 }
 
 // Agent runs one task with the configured model, persisting the session,
@@ -71,7 +83,7 @@ type AgentResult struct {
 // error is the cause of a failed run (model or device error, cancellation).
 func (s *Service) Agent(ctx context.Context, o AgentOptions) (AgentResult, error) {
 	lc := s.begin(RunAgent, o.Task, o.Target, o.Events)
-	res, err := s.agent(ctx, lc, o)
+	res, replayed, err := s.agent(ctx, lc, o)
 	msg := res.Message
 	if msg == "" && err != nil {
 		msg = err.Error()
@@ -84,31 +96,64 @@ func (s *Service) Agent(ctx context.Context, o AgentOptions) (AgentResult, error
 		lc.artifact(res.ScriptPath, "script")
 	}
 	lc.end(res.Success, msg, res.SessionPath)
-	return AgentResult{RunResult: res, RunID: lc.id}, err
+	return AgentResult{RunResult: res, RunID: lc.id, Replayed: replayed}, err
 }
 
-func (s *Service) agent(ctx context.Context, lc *lifecycle, o AgentOptions) (engine.RunResult, error) {
-	cfg := s.cfg
+func (s *Service) agent(ctx context.Context, lc *lifecycle, o AgentOptions) (engine.RunResult, *ReplayedSkill, error) {
 	e, err := lc.engine(engineOptions{persist: true, model: true, profile: o.Model})
 	if err != nil {
-		return engine.RunResult{}, err
+		return engine.RunResult{}, nil, err
 	}
 	sess, err := lc.session(ctx, e, engine.SessionOptions{Task: o.Task, Persist: true})
 	if err != nil {
-		return engine.RunResult{}, err
+		return engine.RunResult{}, nil, err
 	}
 	if err := lc.ready(sess); err != nil {
-		return sess.Finish(false, err.Error()), err
+		return sess.Finish(false, err.Error()), nil, err
 	}
 	if o.HumanAuthFor != nil {
 		ask, err := o.HumanAuthFor(ctx, sess)
 		if err != nil {
-			return sess.Finish(false, err.Error()), err
+			return sess.Finish(false, err.Error()), nil, err
 		}
 		if ask != nil {
 			o.HumanAuth = ask
 		}
 	}
+	if !o.ReplayFirst {
+		res, err := s.agentLoop(ctx, lc, sess, o, nil)
+		return res, nil, err
+	}
+	rs, matched, err := lc.replayFirst(ctx, sess, o.Task)
+	switch {
+	case !matched:
+		res, err := s.agentLoop(ctx, lc, sess, o, nil)
+		return res, nil, err
+	case err != nil:
+		return sess.Finish(false, orText(msgOf(ctx, err), err.Error())), &rs, err
+	case rs.Error == "":
+		return sess.Finish(true, fmt.Sprintf("Replayed the learned skill %s (%s): %d step(s) passed, no model calls.", rs.Name, rs.Location, rs.Passed)), &rs, nil
+	}
+	// The replay stopped: the model takes the task from the screen it left.
+	// What it does from there is only the rest of the task: learned, it
+	// would replace the whole skill (same task) with that rest, so it is
+	// not learned (`agent --no-replay` learns the task afresh).
+	res, err := s.agentLoop(ctx, lc, sess, o, rs.handOver())
+	return res, &rs, err
+}
+
+// msgOf is the final message of a run stopped by err ("" to use err's).
+func msgOf(ctx context.Context, err error) string {
+	if errors.Is(err, context.Canceled) || ctx.Err() != nil {
+		return agent.CancelledMessage
+	}
+	return ""
+}
+
+// agentLoop runs the model's loop on sess and learns from a success of a
+// run the model did from its start (no history).
+func (s *Service) agentLoop(ctx context.Context, lc *lifecycle, sess *engine.Session, o AgentOptions, history []prompt.HistoryEntry) (engine.RunResult, error) {
+	cfg := s.cfg
 	files := []prompt.ContextFile{} // none: do not fall back to reading them again
 	if cfg.ContextFiles != nil {
 		files = append(files, cfg.ContextFiles(cfg.Agent.ContextBudgetChars)...)
@@ -116,6 +161,10 @@ func (s *Service) agent(ctx context.Context, lc *lifecycle, o AgentOptions) (eng
 	maxSteps := cfg.Agent.MaxSteps
 	if o.MaxSteps > 0 {
 		maxSteps = o.MaxSteps
+	}
+	maxTokens := cfg.Agent.MaxTokens
+	if o.MaxTokens > 0 {
+		maxTokens = o.MaxTokens
 	}
 	res, err := agent.Run(ctx, sess, agent.Options{
 		Registry:           agent.Registry(lc.modules()...),
@@ -132,8 +181,11 @@ func (s *Service) agent(ctx context.Context, lc *lifecycle, o AgentOptions) (eng
 		UserInput:          o.UserInput,
 		Schedule:           o.Schedule,
 		Probe:              cfg.Agent.Probe,
+		StuckAfter:         cfg.Agent.StuckAfter,
+		MaxTokens:          maxTokens,
+		History:            history,
 	})
-	if res.Success && cfg.Agent.AutoArtifacts && cfg.WorkspaceDir != "" {
+	if res.Success && cfg.Agent.AutoArtifacts && cfg.WorkspaceDir != "" && len(history) == 0 {
 		// What worked becomes a skill and a replay script; failing to write
 		// them does not fail the run.
 		// The skill is named and described after the user's task, not an

@@ -41,6 +41,10 @@ type AgentDefaults struct {
 	AutoArtifacts bool
 	// Probe is humanAuth.probe: off, ask or auto (stdlib/agent).
 	Probe string
+	// StuckAfter is the loop breaker's N (agent.stuckAfter; 0: off).
+	StuckAfter int
+	// MaxTokens is a run's token budget (agent.maxTokens; 0: none).
+	MaxTokens int64
 }
 
 // Config are the Service's dependencies, bound once by the composition

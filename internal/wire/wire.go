@@ -164,6 +164,8 @@ func (a Assembly) serviceConfig(h *workspace.Home, cfg workspace.Config, rc run.
 		ContextBudgetChars: cfg.Agent.ContextBudgetChars,
 		AutoArtifacts:      cfg.Agent.AutoArtifactsEnabled,
 		Probe:              cfg.HumanAuth.Probe,
+		StuckAfter:         cfg.Agent.StuckAfter,
+		MaxTokens:          cfg.Agent.MaxTokens,
 	}
 	// Validated with the config: an error here cannot happen.
 	rc.Permissions, _ = cfg.HumanAuth.PermissionPolicy()

@@ -70,6 +70,14 @@ type AgentConfig struct {
 	// SystemPromptMode is full, minimal or none.
 	SystemPromptMode   string `json:"systemPromptMode"`
 	ContextBudgetChars int    `json:"contextBudgetChars"`
+	// StuckAfter is the loop breaker's N: after N actions in a row that
+	// change nothing on screen (or the same action repeated N times
+	// without getting anywhere) the run relaunches the app once, then asks
+	// the person, else fails "stuck". 0 turns the loop breaker off.
+	StuckAfter int `json:"stuckAfter"`
+	// MaxTokens is the token budget of one agent run (input + output of
+	// every model call); a run that would exceed it ends FAILED. 0: none.
+	MaxTokens int64 `json:"maxTokens"`
 }
 
 // ScreenshotsConfig controls step screenshots.
@@ -252,6 +260,7 @@ func DefaultConfig() Config {
 			AutoArtifactsEnabled: true,
 			SystemPromptMode:     "full",
 			ContextBudgetChars:   150000,
+			StuckAfter:           DefaultStuckAfter,
 		},
 		Screenshots: ScreenshotsConfig{
 			SaveStepScreenshots: true,
@@ -285,6 +294,11 @@ func DefaultConfig() Config {
 		Channels: ChannelsConfig{Telegram: TelegramConfig{ProgressEverySteps: 3}},
 	}
 }
+
+// DefaultStuckAfter is agent.stuckAfter's default: one more than the
+// prompt's own stuck signal (3), so the model gets one step to react to
+// that warning before the loop breaker acts.
+const DefaultStuckAfter = 4
 
 // Warning is a non-fatal finding in a JSON file, such as an unknown key.
 type Warning struct {
@@ -485,6 +499,12 @@ func (c Config) validateNumbers() error {
 		if p.v < 0 {
 			return badConfig(p.path, "expected a number of at least 0, got %d", p.v)
 		}
+	}
+	if n := c.Agent.StuckAfter; n < 0 || n == 1 {
+		return badConfig("agent.stuckAfter", "expected 0 (off) or a number of steps of at least 2, got %d", n)
+	}
+	if c.Agent.MaxTokens < 0 {
+		return badConfig("agent.maxTokens", "expected a number of tokens of at least 0 (0: no budget), got %d", c.Agent.MaxTokens)
 	}
 	if c.HumanAuth.RelayPort < 0 || c.HumanAuth.RelayPort > 65535 {
 		return badConfig("humanAuth.relayPort", "expected a port between 0 and 65535, got %d", c.HumanAuth.RelayPort)

@@ -68,6 +68,17 @@ type Options struct {
 	// Registry is the module registry the loop runs with
 	// (stdlib.Registry() when nil); agent_host and agent are added.
 	Registry *lua.Registry
+	// StuckAfter is the loop breaker's N (agent.stuckAfter; 0: off): after
+	// N actions that change nothing, or the same action N times without
+	// getting anywhere, the loop relaunches the app once, then asks the
+	// person (UserInput, else the terminal), else fails "stuck: …".
+	StuckAfter int
+	// MaxTokens is the run's token budget (0: none): a run whose next model
+	// call would exceed it, or whose last call did, ends FAILED.
+	MaxTokens int64
+	// History are earlier steps the model should know about before its
+	// first (a replay that ran first and where it stopped).
+	History []prompt.HistoryEntry
 }
 
 var (
@@ -167,7 +178,7 @@ func Run(ctx context.Context, sess *engine.Session, o Options) (res engine.RunRe
 	if !ok && cancelled() {
 		return finishCancelled()
 	}
-	res = sess.Finish(ok, msg)
+	res = h.finish(ok, msg)
 	if !ok && h.cause != nil {
 		return res, h.cause
 	}

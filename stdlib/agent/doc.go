@@ -5,7 +5,7 @@
 // `agent` — so users can read it and replace it ([Options.Source]). It is
 // built on the Go primitives of the per-run module `agent_host`:
 //
-//	host.options()                          → {task, max_steps, loop_delay_ms, return_home}
+//	host.options()                          → {task, max_steps, loop_delay_ms, return_home, stuck_after, history}
 //	host.capture()                          → snapshot | nil, err
 //	host.decide(snap, history, problems, n) → decision | nil, err, kind ("reply"|"model")
 //	host.act(decision|action_table, snap)   → outcome  | nil, err
@@ -13,6 +13,9 @@
 //	host.emit(kind, fields)
 //	host.sleep(ms)
 //	host.go_home()                          → result | nil, err
+//	host.stuck()                            → reason | nil
+//	host.relaunch(step, app, why)           → result | nil, err
+//	host.ask_person(step, question)         → answer | nil, err
 //
 // capture takes a snapshot with the scaled screenshot and the set-of-mark
 // overlay (installed apps on the first capture of the run). decide builds the
@@ -31,6 +34,19 @@
 // after, usage, model latency), saves the step screenshot through the
 // workspace (local_screenshot=… is appended to the result), and appends one
 // JSON line to the session trace file ([TracePath]).
+//
+// The loop breaker ([Options.StuckAfter], agent.stuckAfter): act feeds
+// every observed UI action to a detector; stuck says why the run is
+// stuck (N actions that changed nothing, the same action N times with the
+// screen going back where it was, or, after a relaunch, the first action
+// that changed nothing); the loop (break_loop in agent.lua) then relaunches
+// the app once (relaunch: force-stop and launch, recorded as a step), then
+// asks the person (ask_person: the chat's [Options.UserInput], else the
+// terminal, else the human-auth answerer such as the relay page; recorded
+// as a request_user_input step with only the answer's length), else ends
+// FAILED "stuck: …". The token budget ([Options.MaxTokens]) is decide's:
+// a call that would exceed it is not made, a reply that did is not acted
+// on (kind "budget"), and the run ends FAILED whatever the loop does.
 //
 // [Run] runs the loop in a fresh sandboxed VM and always finalizes the
 // session: SUCCESS when the model finishes; FAILED on max steps, model or

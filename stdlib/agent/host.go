@@ -39,13 +39,19 @@ type host struct {
 	// probed are the surfaces the capability probe escalated (probe.go).
 	probed map[string]bool
 	// stopped is why a person stopped the run (a rejected or unanswered
-	// human-auth request): no action runs after it and the run is FAILED,
-	// whatever a replaced loop does.
+	// human-auth request) or the token budget did: no action runs after it
+	// and the run is FAILED, whatever a replaced loop does.
 	stopped string
+	// offset is how many steps the session held before the loop's first
+	// (a replay that ran first): the loop's step n is the session's n+offset.
+	offset  int
+	breaker loopBreaker
+	budget  budget
 }
 
 func newHost(sess *engine.Session, o Options) *host {
-	h := &host{sess: sess, o: o, auth: o.HumanAuth, tools: offeredTools(action.Tools(nil), o, sess.Engine().Executors)}
+	h := &host{sess: sess, o: o, auth: o.HumanAuth, tools: offeredTools(action.Tools(nil), o, sess.Engine().Executors),
+		offset: len(sess.Trace()), breaker: loopBreaker{after: o.StuckAfter}, budget: budget{max: o.MaxTokens}}
 	if h.auth == nil && IsTerminal(o.Stdin) && o.Stdout != nil {
 		h.auth = TerminalAuth(o.Stdin, o.Stdout)
 	}
@@ -64,18 +70,34 @@ func (h *host) module() lua.Module {
 			"emit":    h.emit,
 			"sleep":   h.sleep,
 			"go_home": h.goHome,
+			// the loop breaker (stuck.go)
+			"stuck":      h.luaStuck,
+			"relaunch":   h.relaunch,
+			"ask_person": h.askPerson,
 		}), nil
 	})
 }
 
-// host.options() → {task, max_steps, loop_delay_ms, return_home, max_bad_replies}
+// host.options() → {task, max_steps, loop_delay_ms, return_home,
+// max_bad_replies, stuck_after, history}
 func (h *host) luaOptions(L *lua.LState) int {
-	t := L.CreateTable(0, 5)
+	t := L.CreateTable(0, 7)
 	t.RawSetString("task", lua.LString(h.sess.Task()))
 	t.RawSetString("max_steps", lua.LNumber(h.o.MaxSteps))
 	t.RawSetString("loop_delay_ms", lua.LNumber(h.o.LoopDelay.Milliseconds()))
 	t.RawSetString("return_home", lua.LBool(h.o.ReturnHome))
 	t.RawSetString("max_bad_replies", lua.LNumber(maxBadReplies))
+	t.RawSetString("stuck_after", lua.LNumber(h.o.StuckAfter))
+	hist := L.CreateTable(len(h.o.History), 0)
+	for _, e := range h.o.History {
+		he := L.CreateTable(0, 4)
+		he.RawSetString("step", lua.LNumber(e.Step))
+		he.RawSetString("app", lua.LString(e.App))
+		he.RawSetString("action", lua.LString(e.Action))
+		he.RawSetString("result", lua.LString(e.Result))
+		hist.Append(he)
+	}
+	t.RawSetString("history", hist)
 	L.Push(t)
 	return 1
 }
@@ -146,6 +168,9 @@ func (h *host) decide(L *lua.LState) int {
 		return lua.Raise(L, engine.ErrNoModel)
 	}
 	h.step = step
+	if why := h.budget.before(); why != "" {
+		return h.overBudget(L, why)
+	}
 	if d := h.probeDecision(snap); d != nil {
 		return decisionType.Push(L, d) // the probe takes this step, not the model
 	}
@@ -157,6 +182,9 @@ func (h *host) decide(L *lua.LState) int {
 		Tools:    h.tools,
 	}
 	rep, err := m.Decide(lua.Context(L), req)
+	if why := h.budget.spent(rep.Usage); why != "" && lua.Context(L).Err() == nil {
+		return h.overBudget(L, why)
+	}
 	if err != nil {
 		kind := "model"
 		if rep.Raw != "" || errors.Is(err, engine.ErrNoAction) {
@@ -234,6 +262,7 @@ func (h *host) act(L *lua.LState) int {
 	if err != nil {
 		return h.fail(L, fmt.Errorf("%s: %w", a, err))
 	}
+	h.breaker.observe(a, out)
 	return outcomeType.Push(L, &outcome{out: out, act: a, failed: failed, reply: reply})
 }
 
@@ -317,7 +346,7 @@ func (h *host) record(L *lua.LState) int {
 		L.ArgError(1, "record: field outcome must be an outcome from host.act")
 	}
 	st := engine.TraceStep{
-		Step:         int(step),
+		Step:         int(step) + h.offset,
 		At:           time.Now(),
 		Thought:      d.rep.Thought,
 		Action:       d.rep.Action,
@@ -355,16 +384,20 @@ func (h *host) record(L *lua.LState) int {
 		return h.fail(L, fmt.Errorf("record step %d: %w", st.Step, err))
 	}
 	if path := h.sess.SessionPath(); path != "" {
-		root := filepath.Dir(path)
-		if ws := h.sess.Engine().Workspace; ws != nil && ws.Root() != "" {
-			root = ws.Root() // sessions/ itself may be a link the model planted
-		}
-		if err := AppendTraceIn(root, TracePath(path), st); err != nil {
+		if err := AppendTraceIn(h.traceRoot(path), TracePath(path), st); err != nil {
 			return h.fail(L, fmt.Errorf("trace step %d: %w", st.Step, err))
 		}
 	}
 	L.Push(lua.LString(st.Result))
 	return 1
+}
+
+// traceRoot is the root the trace file of session path is written under.
+func (h *host) traceRoot(path string) string {
+	if ws := h.sess.Engine().Workspace; ws != nil && ws.Root() != "" {
+		return ws.Root() // sessions/ itself may be a link the model planted
+	}
+	return filepath.Dir(path)
 }
 
 // host.emit(kind, fields)
