@@ -106,7 +106,8 @@ func (r *aiRig) answer(q llmtest.Request) llmtest.Reply {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
-	case strings.HasPrefix(task, "Find the element: the Wi-Fi switch"):
+	case strings.HasPrefix(task, "Find the element: the Wi-Fi switch"),
+		strings.HasPrefix(task, "Find the element: ") && strings.Contains(task, "wifi_switch"):
 		r.asked["tap"]++
 		if wifi == nil {
 			return llmtest.Reply{Text: "I cannot see a Wi-Fi switch."}

@@ -274,7 +274,7 @@ func (lc *lifecycle) engine(o engineOptions) (*engine.Engine, error) {
 		m, err := cfg.Model(o.profile)
 		if err != nil {
 			if !o.model {
-				e.Logger.Warn("no model for AI steps", "err", err)
+				e.Logger.Debug("no model for AI steps or skill repair", "err", err)
 				return e, nil
 			}
 			return nil, err
