@@ -26,7 +26,7 @@ import (
 // aiRig is a run service over the shared virtual phone whose model is the
 // real openai-go client against a scripted OpenAI-wire server.
 type aiRig struct {
-	t   *testing.T
+	t   testing.TB
 	sim *sim.Sim
 	srv *llmtest.Server
 	svc *run.Service
@@ -36,7 +36,7 @@ type aiRig struct {
 	asked map[string]int
 }
 
-func newAIRig(t *testing.T) *aiRig {
+func newAIRig(t testing.TB) *aiRig {
 	t.Helper()
 	r := &aiRig{t: t, sim: phone.Take(t), srv: llmtest.NewServer(t), asked: map[string]int{}}
 	t.Setenv("OPENAI_API_KEY", "")
@@ -113,6 +113,18 @@ func (r *aiRig) answer(q llmtest.Request) llmtest.Reply {
 			return llmtest.Reply{Text: "I cannot see a Wi-Fi switch."}
 		}
 		return aiTool("tap_element", map[string]any{"elementId": wifi[1]})
+	case strings.HasPrefix(task, "Find the element: the Bluetooth switch"):
+		r.asked["tap"]++
+		if bt := btMark.FindStringSubmatch(text); bt != nil {
+			return aiTool("tap_element", map[string]any{"elementId": bt[1]})
+		}
+		return llmtest.Reply{Text: "I cannot see a Bluetooth switch."}
+	case strings.HasPrefix(task, "Check whether this holds on the screen: Bluetooth is on"):
+		r.asked["assert"]++
+		if bt := btMark.FindStringSubmatch(text); bt != nil && bt[2] == "checked" {
+			return aiTool("finish", map[string]any{"message": "PASS: the Bluetooth switch is checked"})
+		}
+		return aiTool("finish", map[string]any{"message": "FAIL: the Bluetooth switch is unchecked"})
 	case strings.HasPrefix(task, "Find the element: "):
 		r.asked["tap"]++
 		return llmtest.Reply{Text: "There is no such element on this screen."}
@@ -150,7 +162,7 @@ func (r *aiRig) play(file string, o run.PlaybookOptions) run.PlaybookResult {
 	return res
 }
 
-func readStore(t *testing.T, file string) []aistep.Entry {
+func readStore(t testing.TB, file string) []aistep.Entry {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(filepath.Dir(file), aistep.StoreName(file)))
 	require.NoError(t, err)
