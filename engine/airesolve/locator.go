@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"math"
-	"sort"
 	"strings"
 
 	"github.com/openpocket/openpocket/engine"
@@ -120,7 +119,7 @@ func (f Finder) String() string { return f.Locator.String() }
 
 // Fingerprint identifies what a screen shows for the purpose of reusing a
 // judgement about it: every visible element's package, class,
-// id, text, description and checked state, in screen order. The same
+// id, text, description and checked state, in tree order. The same
 // screen in the same state gives the same fingerprint; a changed label, a
 // toggled switch or another screen gives another one.
 func Fingerprint(root *screen.Node) string {
@@ -139,9 +138,8 @@ func Fingerprint(root *screen.Node) string {
 			return true
 		})
 	}
-	// Screen order can shift by a pixel between dumps; the set of what is
-	// shown is what matters.
-	sort.Strings(parts)
+	// Tree order, not a sorted set: which row's switch is checked matters
+	// (a sorted set of parts would not tell Wi-Fi on from Bluetooth on).
 	for _, p := range parts {
 		h.Write([]byte{0})
 		h.Write([]byte(p))
