@@ -257,6 +257,9 @@ func (c *SkillsRunCmd) Run(ctx context.Context, out Streams, phones *Phones, h *
 	}
 	var se *run.StepError
 	errors.As(runErr, &se)
+	if res.Repaired != "" {
+		fmt.Fprintf(out.Stderr, "repaired: %s\n", res.Repaired)
+	}
 	reportReplayFailure(out.Stderr, runErr, res.SessionPath)
 	if !c.FallbackAgent || errors.Is(runErr, context.Canceled) {
 		return phones.failedRun("replay failed")

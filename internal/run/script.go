@@ -181,7 +181,11 @@ func (s *Service) replay(ctx context.Context, lc *lifecycle, name, from string, 
 		}
 	}
 	if err != nil {
-		out.RunResult = sess.Finish(false, failMsg.Error())
+		msg := failMsg.Error()
+		if out.Repaired != "" {
+			msg += " (before that, " + out.Repaired + ")"
+		}
+		out.RunResult = sess.Finish(false, msg)
 		return out, err
 	}
 	out.RunResult = sess.Finish(true, okMsg)
