@@ -1,6 +1,7 @@
 package playbooks
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -109,7 +110,28 @@ func parseAgent(p *parser, s *Step, f *fields, n *agentNode) {
 	}
 }
 
+// noSecret refuses a text that interpolates a secret parameter: it would
+// go to the model and into <playbook>.ai.json (meant to be committed).
+func (g *gen) noSecret(s *Step, st *Str) {
+	if st == nil {
+		return
+	}
+	for _, prm := range g.pb.Params {
+		if !prm.Secret {
+			continue
+		}
+		ident := regexp.MustCompile(`\b` + regexp.QuoteMeta(prm.Name) + `\b`)
+		for _, part := range st.Parts {
+			if part.IsExpr && ident.MatchString(part.Text) {
+				g.errAt(st.Pos, s.Path, "%s would send the secret parameter %s to the model and keep it in the .ai.json beside the playbook; describe it without the secret", s.Kind, prm.Name)
+				return
+			}
+		}
+	}
+}
+
 func genAITap(g *gen, s *Step, n *aiTextNode, id string) {
+	g.noSecret(s, n.Text)
 	w := g.w
 	w.f("local note = flow.must(%s.tap(%s, {timeout_ms = %d}))", g.use("ai"), g.str(n.Text), g.timeoutMs(s))
 	g.settle()
@@ -117,14 +139,17 @@ func genAITap(g *gen, s *Step, n *aiTextNode, id string) {
 }
 
 func genAIAssert(g *gen, s *Step, n *aiTextNode, id string) {
+	g.noSecret(s, n.Text)
 	g.w.f("return flow.note(flow.must(%s.assert(%s)))", g.use("ai"), g.str(n.Text))
 }
 
 func genAIExtract(g *gen, s *Step, n *aiExtractNode, id string) {
+	g.noSecret(s, n.Query)
 	g.w.f("%s = flow.must(%s.extract(%s))", n.As, g.use("ai"), g.str(n.Query))
 }
 
 func genAgent(g *gen, s *Step, n *agentNode, id string) {
+	g.noSecret(s, n.Task)
 	opts := "{step = flow.current()"
 	if n.MaxSteps > 0 {
 		opts += ", max_steps = " + strconv.Itoa(n.MaxSteps)

@@ -47,3 +47,16 @@ func TestAIStepsCompileToTheAIModule(t *testing.T) {
 		t.Errorf("a playbook without AI steps: UsesAI %v, %v", plain.UsesAI, err)
 	}
 }
+
+// A secret parameter never reaches the model or the committed .ai.json
+// through an AI step's text.
+func TestAIStepRefusesSecretParams(t *testing.T) {
+	src := "params:\n  pin: {type: string, secret: true}\n  user: {type: string, default: bob}\nsteps:\n  - ai_tap: \"the row of ${user}\"\n  - ai_assert: \"the screen shows ${pin}\"\n"
+	_, _, err := Compile([]byte(src), Options{File: "s.yaml"})
+	if err == nil || !strings.Contains(err.Error(), "s.yaml:6:") || !strings.Contains(err.Error(), "secret parameter pin") {
+		t.Fatalf("want an error at line 6 naming pin, got %v", err)
+	}
+	if strings.Contains(err.Error(), "s.yaml:5:") {
+		t.Fatalf("a plain parameter is fine: %v", err)
+	}
+}
