@@ -126,6 +126,9 @@ func optMs(L *lua.LState, idx int, key string, def time.Duration) time.Duration 
 // needModel is the model a step may call, or why it may not.
 func (m *Module) needModel(sess *engine.Session, step, desc, why string) (engine.Model, error) {
 	if m.o.NoAI {
+		if step == "agent" {
+			return nil, fmt.Errorf("agent %q needs the model (%s) and --no-ai forbids it", desc, why)
+		}
 		return nil, fmt.Errorf("%s %q needs a model call (%s) and --no-ai forbids it; run once with a model and commit %s", step, desc, why, m.store.name)
 	}
 	if sess.Engine().Model == nil {
