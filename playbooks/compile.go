@@ -45,6 +45,9 @@ type Result struct {
 	// Secrets are the -e values of secret parameters, converted to their
 	// types. They are not in Lua: pass Globals() to the VM that runs it.
 	Secrets map[string]any
+	// UsesAI reports AI steps (ai_tap, ai_assert, ai_extract, agent): the
+	// run gives its engine the model.
+	UsesAI bool
 }
 
 // SecretsGlobal is the Lua global through which a run receives its secret
@@ -146,6 +149,7 @@ func CompileWithMap(src []byte, opts Options) (*Result, error) {
 	res.Meta = c.meta(main)
 	res.Plan = plan(main)
 	res.Secrets = c.secrets(main)
+	res.UsesAI = g.uses["ai"]
 	return res, nil
 }
 

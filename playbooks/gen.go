@@ -11,7 +11,7 @@ import (
 )
 
 // Modules the generated code may require, in header order.
-var luaModules = []string{"ui", "device", "app", "wait", "assert", "screen", "events", "log", "json", "time", "re", "visual", "assets"}
+var luaModules = []string{"ui", "device", "app", "wait", "assert", "screen", "events", "log", "json", "time", "re", "visual", "assets", "ai"}
 
 // luaGlobals are names an expression may use without declaring them.
 var luaGlobals = map[string]bool{

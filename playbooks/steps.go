@@ -51,7 +51,7 @@ var stepNames []string
 
 func init() {
 	var builtin []*stepDef
-	for _, family := range [][]*stepDef{appStepDefs(), tapStepDefs(), inputStepDefs(), gestureStepDefs(), waitStepDefs(), assertStepDefs(), flowStepDefs(), execStepDefs()} {
+	for _, family := range [][]*stepDef{appStepDefs(), tapStepDefs(), inputStepDefs(), gestureStepDefs(), waitStepDefs(), assertStepDefs(), flowStepDefs(), execStepDefs(), aiStepDefs()} {
 		builtin = append(builtin, family...)
 	}
 	builtin = append(builtin, deviceStepDefs()...)

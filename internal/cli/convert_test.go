@@ -58,12 +58,14 @@ func TestConvertMaestroCorpusPlaysGreen(t *testing.T) {
 	assert.NoError(t, err)
 }
 
-// TestConvertedAICommandsAreNotPassed: Maestro's AI commands (and other
-// TODO placeholders) are reported skipped with what was not converted,
-// never ✓ passed.
+// TestConvertedAICommandsAreNotPassed: Maestro's AI commands become AI
+// steps (no placeholder); without a model they are never ✓ passed: one
+// optional as in Maestro warns naming the missing model, one with
+// optional: false fails the run.
 func TestConvertedAICommandsAreNotPassed(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "ai.yaml"), []byte("appId: com.android.settings\n---\n- launchApp\n- assertWithAI:\n    assertion: The Wi-Fi switch is on\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "strict.yaml"), []byte("appId: com.android.settings\n---\n- launchApp\n- assertWithAI:\n    assertion: The Wi-Fi switch is on\n    optional: false\n"), 0o644))
 	out := filepath.Join(t.TempDir(), "converted")
 	var stdout, stderr strings.Builder
 	code := Main(t.Context(), []string{"--home", t.TempDir(), "convert", "maestro", dir, "-o", out}, &stdout, &stderr)
@@ -72,9 +74,13 @@ func TestConvertedAICommandsAreNotPassed(t *testing.T) {
 	junit := filepath.Join(t.TempDir(), "junit.xml")
 	code, pout, perr := playMain(t, s.Serial(), "play", filepath.Join(out, "ai.yaml"), "--output", t.TempDir(), "--report", junit)
 	require.Equal(t, ExitOK, code, "stdout:\n%s\nstderr:\n%s", pout, perr)
-	assert.Regexp(t, `(?m)^- lua .*TODO\(maestro ai\.yaml:4\): assertWithAI`, pout, "the placeholder is reported skipped")
-	assert.NotRegexp(t, `(?m)^✓ .*(lua|TODO)`, pout)
+	assert.Regexp(t, `(?m)^! ai_assert The Wi-Fi switch is on .*ai\.yaml:\d+: .*needs a model`, pout, "the AI step warns without a model")
+	assert.NotRegexp(t, `(?m)^✓ .*(ai_assert|TODO)`, pout)
 	x, err := os.ReadFile(junit)
 	require.NoError(t, err)
-	assert.Regexp(t, `skipped lua .*assertWithAI needs a model.*not converted, so not run`, string(x))
+	assert.Regexp(t, `warned ai_assert The Wi-Fi switch is on .*no model configured`, string(x))
+
+	code, pout, perr = playMain(t, s.Serial(), "play", filepath.Join(out, "strict.yaml"), "--output", t.TempDir())
+	assert.Equal(t, ExitFailed, code, "stdout:\n%s\nstderr:\n%s", pout, perr)
+	assert.Regexp(t, `(?m)^✗ ai_assert The Wi-Fi switch is on`, pout)
 }

@@ -35,6 +35,8 @@ type PlayCmd struct {
 	RecordKeep  string            `name:"record-keep" help:"Keep recordings of: failure (default) or always." enum:"failure,always" default:"failure"`
 	RecordLimit time.Duration     `name:"record-limit" help:"Longest recording per playbook." default:"10m"`
 	Watch       bool              `help:"Run again whenever a playbook or a sub-flow it includes changes, until Ctrl-C."`
+	AIRefresh   bool              `name:"ai-refresh" help:"Resolve every AI step (ai_tap, ai_assert, ai_extract) again with the model and rewrite <playbook>.ai.json."`
+	NoAI        bool              `name:"no-ai" help:"Fail any step that would call a model (an AI step with nothing stored that fits, an agent: step) instead of calling it: CI without a model."`
 }
 
 // playOptions are the per-invocation extras playCompiled honours.
@@ -45,6 +47,8 @@ type playOptions struct {
 	recordLimit time.Duration
 	// events, when set, sees the run's events (an MCP client's progress).
 	events func(run.Event)
+	// aiRefresh and noAI are --ai-refresh and --no-ai.
+	aiRefresh, noAI bool
 }
 
 // Run compiles, filters and runs each playbook, prints a summary and
@@ -82,7 +86,8 @@ type playEnv struct {
 
 // options are the extras playCompiled honours for this invocation.
 func (c *PlayCmd) options() playOptions {
-	return playOptions{shots: c.ReportHTML != "", record: c.Record, recordAll: c.RecordKeep == "always", recordLimit: c.RecordLimit}
+	return playOptions{shots: c.ReportHTML != "", record: c.Record, recordAll: c.RecordKeep == "always", recordLimit: c.RecordLimit,
+		aiRefresh: c.AIRefresh, noAI: c.NoAI}
 }
 
 // runOnce runs every selected playbook once and writes the reports.
@@ -208,7 +213,8 @@ func countCompileFailures(flows []FlowReport) int {
 // HOME/state/runs) with the extras opts asks for (step screenshots, screen
 // recording), drawing step progress on progress when not nil.
 func playCompiled(ctx context.Context, svc *run.Service, file string, res *playbooks.Result, outRoot string, timeout time.Duration, opts playOptions, progress io.Writer) FlowReport {
-	o := run.PlaybookOptions{File: file, Compiled: res, OutputDir: outRoot, Timeout: timeout, StepScreenshots: opts.shots}
+	o := run.PlaybookOptions{File: file, Compiled: res, OutputDir: outRoot, Timeout: timeout, StepScreenshots: opts.shots,
+		AIRefresh: opts.aiRefresh, NoAI: opts.noAI}
 	if opts.record {
 		o.Around = func(sess *engine.Session, logf func(string, ...any)) func(FlowReport) []string {
 			recorder := opts.startRecording(sess, logf)

@@ -94,7 +94,8 @@ func (c *PlayCmd) runShard(ctx context.Context, stderr io.Writer, svc *run.Servi
 			flows = append(flows, FlowReport{Name: f, File: f, Status: "failed", Error: err.Error(), Steps: []StepReport{}})
 			continue
 		}
-		fr, _ := svc.Playbook(ctx, run.PlaybookOptions{Target: run.Target{Device: s.device}, File: f, Compiled: res, OutputDir: outRoot, Timeout: c.Timeout})
+		fr, _ := svc.Playbook(ctx, run.PlaybookOptions{Target: run.Target{Device: s.device}, File: f, Compiled: res, OutputDir: outRoot, Timeout: c.Timeout,
+			AIRefresh: c.AIRefresh, NoAI: c.NoAI})
 		line := fmt.Sprintf("[%s] [%d/%d] %s: %s", s.device, i+1, len(s.files), fr.Name, fr.Status)
 		if fr.Status != "passed" && fr.Error != "" {
 			line += ": " + oneLine(fr.Error)

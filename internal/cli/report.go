@@ -46,6 +46,9 @@ func (p *stepProgress) event(ev run.Event) {
 		if st.Error != "" && st.Status != "passed" {
 			line += ": " + oneLine(st.Error)
 		}
+		if note, _ := ev.Fields["note"].(string); note != "" && st.Status == "passed" {
+			line += ": " + oneLine(note)
+		}
 		if p.tty {
 			fmt.Fprintf(p.w, "\r\033[K%s\n", line)
 		} else {
@@ -144,6 +147,9 @@ func junitSuiteFor(name string, flows []FlowReport) junitSuite {
 			fmt.Fprintf(&out, "%s%s %s (%s)", strings.Repeat("  ", s.Depth), s.Status, s.Label, fmtMs(s.DurationMs))
 			if s.Error != "" {
 				fmt.Fprintf(&out, ": %s", s.Error)
+			}
+			if s.Note != "" {
+				fmt.Fprintf(&out, ": %s", s.Note)
 			}
 			out.WriteByte('\n')
 		}

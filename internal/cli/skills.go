@@ -247,6 +247,9 @@ func (c *SkillsRunCmd) Run(ctx context.Context, out Streams, phones *Phones, h *
 	res := rres
 	if runErr == nil {
 		fmt.Fprintf(out.Stdout, "✓ %s: %d step(s) passed\n", name, res.Passed)
+		if res.Repaired != "" {
+			fmt.Fprintf(out.Stdout, "repaired: %s\n", res.Repaired)
+		}
 		if res.SessionPath != "" {
 			fmt.Fprintf(out.Stdout, "session: %s\n", res.SessionPath)
 		}
@@ -254,6 +257,9 @@ func (c *SkillsRunCmd) Run(ctx context.Context, out Streams, phones *Phones, h *
 	}
 	var se *run.StepError
 	errors.As(runErr, &se)
+	if res.Repaired != "" {
+		fmt.Fprintf(out.Stderr, "repaired: %s\n", res.Repaired)
+	}
 	reportReplayFailure(out.Stderr, runErr, res.SessionPath)
 	if !c.FallbackAgent || errors.Is(runErr, context.Canceled) {
 		return phones.failedRun("replay failed")

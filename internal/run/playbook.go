@@ -20,6 +20,7 @@ import (
 	"github.com/openpocket/openpocket/lua"
 	"github.com/openpocket/openpocket/playbooks"
 	"github.com/openpocket/openpocket/stdlib"
+	"github.com/openpocket/openpocket/stdlib/aistep"
 	"github.com/openpocket/openpocket/stdlib/assets"
 	"github.com/openpocket/openpocket/stdlib/visual"
 )
@@ -48,6 +49,9 @@ type PlaybookOptions struct {
 	Around func(sess *engine.Session, logf func(string, ...any)) (after func(PlaybookResult) []string)
 	// Events receives this run's events (nil: subscribers only).
 	Events func(Event)
+	// AIRefresh resolves every AI step again (--ai-refresh); NoAI fails
+	// every AI step that would call a model, without calling (--no-ai).
+	AIRefresh, NoAI bool
 }
 
 // StepReport is one executed playbook step as steps.json records it.
@@ -60,6 +64,8 @@ type StepReport struct {
 	Status     string `json:"status"`
 	DurationMs int64  `json:"durationMs"`
 	Error      string `json:"error,omitempty"`
+	// Note is what a passed step has to say (an AI step "re-resolved").
+	Note       string `json:"note,omitempty"`
 	Screenshot string `json:"screenshot,omitempty"` // the screen after a UI step, relative to the run's directory
 }
 
@@ -164,7 +170,7 @@ func (s *Service) playCompiled(ctx context.Context, lc *lifecycle, name string, 
 	defer logFile.Close()
 	runLog, logf := s.runLoggers(logFile, res.Secrets)
 	rec.logf = logf
-	sess, err := lc.playSession(ctx, name, dir, runLog)
+	sess, err := lc.playSession(ctx, name, dir, runLog, res.UsesAI && !o.NoAI)
 	if err != nil {
 		return fail(err)
 	}
@@ -175,7 +181,7 @@ func (s *Service) playCompiled(ctx context.Context, lc *lifecycle, name string, 
 	if o.Around != nil {
 		after = o.Around(sess, logf)
 	}
-	reg, closeRoot, err := s.playRegistry(lc, o.File)
+	reg, closeRoot, err := s.playRegistry(lc, o)
 	if err != nil {
 		return fail(err)
 	}
@@ -243,8 +249,8 @@ func (s *Service) runLoggers(logFile *os.File, secrets map[string]any) (runLog *
 
 // playSession starts the run's engine session (artifacts in dir) and
 // readies its device; a device that stays locked finishes the session.
-func (lc *lifecycle) playSession(ctx context.Context, name, dir string, runLog *slog.Logger) (*engine.Session, error) {
-	eng, err := lc.engine(engineOptions{logger: runLog})
+func (lc *lifecycle) playSession(ctx context.Context, name, dir string, runLog *slog.Logger, model bool) (*engine.Session, error) {
+	eng, err := lc.engine(engineOptions{logger: runLog, modelIfAny: model})
 	if err != nil {
 		return nil, err
 	}
@@ -262,10 +268,15 @@ func (lc *lifecycle) playSession(ctx context.Context, name, dir string, runLog *
 // playRegistry is the run's module set plus the playbook runtime and, when
 // the playbook's directory opens, the visual and assets modules rooted
 // there. closeRoot releases that directory once the run is over.
-func (s *Service) playRegistry(lc *lifecycle, file string) (reg *lua.Registry, closeRoot func(), err error) {
+func (s *Service) playRegistry(lc *lifecycle, o PlaybookOptions) (reg *lua.Registry, closeRoot func(), err error) {
+	file := o.File
 	reg = lc.registry()
 	closeRoot = func() {}
 	if err := reg.RegisterSource(playbooks.RuntimeModule, playbooks.RuntimeSource); err != nil {
+		return nil, closeRoot, err
+	}
+	// AI steps keep their answers in <playbook>.ai.json beside it.
+	if err := reg.Register(aistep.New(aistep.Options{Playbook: file, Refresh: o.AIRefresh, NoAI: o.NoAI})); err != nil {
 		return nil, closeRoot, err
 	}
 	if root, err := os.OpenRoot(filepath.Dir(file)); err == nil {
@@ -333,6 +344,7 @@ func (r *stepRecorder) onEvent(ev Event) {
 		}
 		rep := StepReport{ID: st.ID, Label: st.Label, File: st.File, Line: st.Line, Depth: st.Depth,
 			Status: st.Status, DurationMs: st.DurationMs, Error: st.Error}
+		rep.Note, _ = ev.Fields["note"].(string)
 		if ui, _ := ev.Fields["ui"].(bool); ui && r.shoot != nil && st.Status != "skipped" {
 			rep.Screenshot = r.shoot(len(r.steps) + 1)
 		}

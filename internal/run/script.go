@@ -11,6 +11,7 @@ import (
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/lua"
 	"github.com/openpocket/openpocket/stdlib"
+	"github.com/openpocket/openpocket/stdlib/aistep"
 	"github.com/openpocket/openpocket/stdlib/skillsmod"
 )
 
@@ -116,6 +117,10 @@ type ReplayResult struct {
 	Steps []StepResult
 	// Passed counts the steps that passed.
 	Passed int
+	// Repaired says which steps found nothing by their recorded selectors
+	// and were repaired by one model call each (written back into the
+	// skill); empty when none.
+	Repaired string
 }
 
 // Replay runs a skill's script without a model, after waking and
@@ -134,7 +139,9 @@ func (s *Service) Replay(ctx context.Context, o ReplayOptions) (ReplayResult, er
 }
 
 func (s *Service) replay(ctx context.Context, lc *lifecycle, name, from string, src []byte, o ReplayOptions) (ReplayResult, error) {
-	eng, err := lc.engine(engineOptions{persist: o.Persist})
+	// With a model configured, a step that finds nothing is repaired by
+	// one model call (skill_repair) instead of failing.
+	eng, err := lc.engine(engineOptions{persist: o.Persist, modelIfAny: true})
 	if err != nil {
 		return ReplayResult{}, err
 	}
@@ -146,12 +153,27 @@ func (s *Service) replay(ctx context.Context, lc *lifecycle, name, from string, 
 	if err := lc.ready(sess); err != nil {
 		return ReplayResult{RunResult: sess.Finish(false, err.Error())}, err
 	}
-	r, err := skillsmod.Run(sess.Context(), sess, src, skillsmod.RunOptions{Name: from, Params: o.Params, Registry: lc.registry(),
+	repairer := &aistep.Repairer{}
+	reg := lc.registry()
+	if eng.Model != nil {
+		reg = reg.With(repairer)
+	}
+	r, err := skillsmod.Run(sess.Context(), sess, src, skillsmod.RunOptions{Name: from, Params: o.Params, Registry: reg,
 		Timeout: o.Timeout, Print: o.Print})
 	out := ReplayResult{Steps: r.Steps, Passed: r.Passed}
 	failMsg, okMsg := err, "skill replayed"
+	if reps := repairer.Repairs(); len(reps) > 0 {
+		out.Repaired = aistep.Summary(reps)
+		if werr := s.writeRepairs(name, from, reps); werr != nil {
+			out.Repaired += " (not written back: " + werr.Error() + ")"
+		}
+		okMsg = "skill replayed; " + out.Repaired
+	}
 	if o.Persist {
 		okMsg = fmt.Sprintf("Replayed skill %s: %d step(s) passed, no model calls.", name, r.Passed)
+		if out.Repaired != "" {
+			okMsg = fmt.Sprintf("Replayed skill %s: %d step(s) passed; %s.", name, r.Passed, out.Repaired)
+		}
 		if err != nil {
 			// The final block says why in full (a dialog's name, what the
 			// screen showed).
@@ -159,7 +181,11 @@ func (s *Service) replay(ctx context.Context, lc *lifecycle, name, from string, 
 		}
 	}
 	if err != nil {
-		out.RunResult = sess.Finish(false, failMsg.Error())
+		msg := failMsg.Error()
+		if out.Repaired != "" {
+			msg += " (before that, " + out.Repaired + ")"
+		}
+		out.RunResult = sess.Finish(false, msg)
 		return out, err
 	}
 	out.RunResult = sess.Finish(true, okMsg)

@@ -249,8 +249,11 @@ func (lc *lifecycle) end(success bool, message, sessionPath string) {
 type engineOptions struct {
 	persist bool
 	model   bool
-	profile string
-	logger  *slog.Logger
+	// modelIfAny gives the engine the model when one is configured and
+	// none otherwise (a playbook's AI steps then fail saying so).
+	modelIfAny bool
+	profile    string
+	logger     *slog.Logger
 }
 
 // engine composes the engine of one run.
@@ -271,12 +274,19 @@ func (lc *lifecycle) engine(o engineOptions) (*engine.Engine, error) {
 	if o.persist {
 		e.Workspace = cfg.Store
 	}
-	if o.model {
+	if o.model || o.modelIfAny {
 		if cfg.Model == nil {
+			if !o.model {
+				return e, nil
+			}
 			return nil, engine.ErrNoModel
 		}
 		m, err := cfg.Model(o.profile)
 		if err != nil {
+			if !o.model {
+				e.Logger.Debug("no model for AI steps or skill repair", "err", err)
+				return e, nil
+			}
 			return nil, err
 		}
 		e.Model = m

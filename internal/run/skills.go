@@ -1,7 +1,13 @@
 package run
 
 import (
+	"fmt"
+	"strings"
+
+	"github.com/openpocket/openpocket/engine/hostfs"
+	"github.com/openpocket/openpocket/internal/atomicfile"
 	"github.com/openpocket/openpocket/internal/skills"
+	"github.com/openpocket/openpocket/stdlib/aistep"
 	"github.com/openpocket/openpocket/stdlib/skillsmod"
 )
 
@@ -30,4 +36,39 @@ func (s skillLibrary) Script(name string) (string, []byte, string, error) {
 		return "", nil, "", err
 	}
 	return sk.Name, src, from, nil
+}
+
+// writeRepairs writes the repaired steps back into the skill's script
+// and notes them, dated, in its markdown (when there is one).
+func (s *Service) writeRepairs(name, from string, reps []aistep.Repair) error {
+	if !strings.HasSuffix(from, ".lua") {
+		return fmt.Errorf("the script is not a file (%s)", from)
+	}
+	src, err := hostfs.ReadRegular(from, maxPlaybookBytes)
+	if err != nil {
+		return err
+	}
+	for _, r := range reps {
+		if src, err = skills.RepairScript(src, r.Step, r.Target); err != nil {
+			return err
+		}
+	}
+	if err := atomicfile.WriteFile(from, src, 0o644); err != nil {
+		return err
+	}
+	md := strings.TrimSuffix(from, ".lua") + ".md"
+	if s.cfg.Skills != nil {
+		if sk, err := s.cfg.Skills.Find(name); err == nil && sk.Path != "" {
+			md = sk.Path
+		}
+	}
+	b, err := hostfs.ReadRegular(md, maxPlaybookBytes)
+	if err != nil {
+		return nil // a script without its markdown: the script is repaired
+	}
+	for _, r := range reps {
+		b = skills.NoteRepair(b, fmt.Sprintf("%s: step %d (%s) found nothing by %s; repaired by one model call (%s) to %s.",
+			r.At.Format("2006-01-02"), r.Step, r.Label, r.Old, r.Model, r.Locator.String()))
+	}
+	return atomicfile.WriteFile(md, b, 0o644)
 }

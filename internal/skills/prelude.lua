@@ -327,6 +327,27 @@ local function tap_near(sel, near)
   return nil
 end
 
+-- Skill self-repair: when a run has a model, a step whose recorded
+-- selectors found nothing asks it once for the element (the ai_tap
+-- protocol), taps it and goes on; the run writes the corrected selector
+-- back into the skill afterwards.
+local REPAIR = (function()
+  local ok, m = pcall(require, "skill_repair")
+  if ok then return m end
+  return nil
+end)()
+
+local function repair(t)
+  if not REPAIR or not t.target then return nil end
+  local r, err = REPAIR.tap({id = current.id, label = current.label}, {target = t.target, near = t.near})
+  if not r then
+    log.warn(string.format("step %d: not repaired: %s", current.id, tostring(err)))
+    return nil
+  end
+  log.warn(string.format("step %d: repaired: %s found nothing; tapped %s, chosen by the model", current.id, t.target, r.target))
+  return r
+end
+
 -- tap_target finds the recorded element by its selectors (the recorded one
 -- first, then relaxed ones that must be unique; among same-looking matches
 -- the one beside the recorded label) and taps where it is now; the
@@ -353,6 +374,8 @@ local function tap_target(t)
     end
     wait.ms(200)
   until time.now_ms() >= deadline
+  local fixed = repair(t)
+  if fixed then return fixed end
   if t.near then fail("an element matching " .. t.target .. " beside \"" .. t.near .. "\"") end
   if t.point then
     local x, y = scale(t.point[1], t.point[2])

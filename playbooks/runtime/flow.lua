@@ -21,6 +21,12 @@ flow.SKIPPED = setmetatable({}, {__tostring = function() return "skipped" end})
 local warned_mt = {__tostring = function(w) return w.status .. ": " .. w.msg end}
 function flow.warned(msg) return setmetatable({msg = msg, status = "warned"}, warned_mt) end
 function flow.skipped(msg) return setmetatable({msg = msg, status = "skipped"}, warned_mt) end
+-- flow.note(msg) is a step that passed with something the report should
+-- say (an AI step the model re-resolved); nil or "" is a plain pass.
+function flow.note(msg)
+  if msg == nil or msg == "" then return nil end
+  return setmetatable({msg = msg, status = "passed"}, warned_mt)
+end
 
 local M = {}          -- lazily required modules (nil when not registered)
 local loaded = {}
@@ -227,12 +233,17 @@ function flow.step(info, fn, label_fn)
   end
   local t0 = now()
   st.depth = depth + 1
+  local prev_id, prev_info = st.cur_id, st.cur_info
+  st.cur_id, st.cur_info = id, info
   local ok, res = pcall(fn)
+  st.cur_id, st.cur_info = prev_id, prev_info
   st.depth = depth
-  local status, msg
+  local status, msg, note
   if ok then
     if res == flow.SKIPPED then
       status = "skipped"
+    elseif type(res) == "table" and getmetatable(res) == warned_mt and res.status == "passed" then
+      status, note = "passed", redact(res.msg)
     elseif type(res) == "table" and getmetatable(res) == warned_mt then
       status, msg = res.status, position(info, label, res.msg)
     else
@@ -247,6 +258,7 @@ function flow.step(info, fn, label_fn)
     e.id, e.label, e.file, e.line, e.depth = id, label, info.file, info.line, depth
     e.status, e.duration_ms, e.ui = status, now() - t0, info.ui == true
     if e.error ~= msg then e.error = msg end
+    if e.note ~= note then e.note = note end
     emit("step_end", e)
   end
   if ok then
@@ -263,6 +275,14 @@ function flow.step(info, fn, label_fn)
   end
   state.raised = msg
   error(msg, 0)
+end
+
+-- flow.current() is the step running now: {id, file, line, depth} (an
+-- agent: step reports its own steps one level under it).
+function flow.current()
+  local info = state.cur_info
+  if not info then return nil end
+  return {id = state.cur_id, file = info.file, line = info.line, depth = state.depth - 1}
 end
 
 -- Conditions and helpers ------------------------------------------------------

@@ -241,6 +241,9 @@ func merge(sel *yaml.Node, extra ...pair) *yaml.Node {
 
 func (fc *flowConv) tap(name string, val *yaml.Node) *yaml.Node {
 	kind := map[string]string{"tapOn": "tap", "doubleTapOn": "double_tap", "longPressOn": "long_press"}[name]
+	if ai := fc.aiTap(kind, val); ai != nil {
+		return ai
+	}
 	if val.Kind == yaml.ScalarNode {
 		return step(kind, fc.textSel(val))
 	}

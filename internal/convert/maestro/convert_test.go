@@ -132,7 +132,6 @@ func TestUnsupportedWarningsNameFileAndLine(t *testing.T) {
 	sort.Strings(got)
 	for _, want := range []string{
 		":2: config key jsEngine has no playbook equivalent; dropped",
-		":5: assertWithAI needs a model",
 		":14: runScript scripts/fetch.js not translated to Lua (response: call of http.get() is not translated)",
 		":17: evalScript not translated to Lua",
 		":18: condition \"${items.some(i => i.ok)}\" not translated",
@@ -238,4 +237,43 @@ func TestJSTranslation(t *testing.T) {
 	assert.ErrorContains(t, err, "not an assignment")
 	_, err = JSStatements("window.x = 1", map[string]bool{})
 	assert.ErrorContains(t, err, "cannot assign")
+}
+
+// Maestro's AI commands become AI steps that ask the model once (no TODO):
+// assertWithAI / assertNoDefectsWithAI → ai_assert (optional as in
+// Maestro unless optional: false), extractTextWithAI → ai_extract into its
+// variable, and a tap on an extracted value → ai_tap.
+func TestAICommandsBecomeAISteps(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "ai.yaml")
+	require.NoError(t, os.WriteFile(in, []byte(`appId: com.example.shop
+---
+- launchApp
+- assertWithAI:
+    assertion: The cart shows two items
+    optional: false
+- assertNoDefectsWithAI
+- extractTextWithAI: the order number
+- inputText: ${aiOutput}
+- extractTextWithAI:
+    query: the title of the first product
+    outputVariable: firstTitle
+- tapOn: ${firstTitle}
+`), 0o644))
+	rep, err := Convert(in, filepath.Join(dir, "out"))
+	require.NoError(t, err)
+	require.Len(t, rep.Files, 1)
+	assert.Empty(t, rep.Files[0].Warnings)
+	src, err := os.ReadFile(rep.Files[0].Output)
+	require.NoError(t, err)
+	out := string(src)
+	assert.NotContains(t, out, "TODO")
+	assert.Contains(t, out, "- ai_assert: The cart shows two items\n  - ai_assert:")
+	assert.Contains(t, out, "no visual defects")
+	assert.Contains(t, out, "query: the order number\n      as: aiOutput\n    optional: true")
+	assert.Contains(t, out, "- input: ${aiOutput}")
+	assert.Contains(t, out, "- ai_tap: the element showing the title of the first product")
+	lua, _, err := playbooks.Compile(src, playbooks.Options{File: rep.Files[0].Output})
+	require.NoError(t, err)
+	assert.Contains(t, string(lua), `ai.extract("the order number")`)
 }

@@ -18,6 +18,9 @@ type flowConv struct {
 	vars     map[string]bool // names the translated expressions read
 	locals   map[string]bool // names the playbook assigns itself
 	usesOut  bool            // output.x is assigned or read
+	// aiQueries are the variables extractTextWithAI filled, with their
+	// queries: a tap on one becomes an ai_tap.
+	aiQueries map[string]string
 }
 
 func (fc *flowConv) warn(n *yaml.Node, format string, args ...any) {

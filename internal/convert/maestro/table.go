@@ -53,9 +53,6 @@ func init() {
 			return one(step(kind, sel, common(c.val)...))
 		}
 	}
-	needsModel := func(fc *flowConv, c command) []*yaml.Node {
-		return one(fc.todo(c.item, c.name+" needs a model; write an agent step or an explicit assertion", yamlText(c.val)))
-	}
 	uiMode := func(want string) converter {
 		return func(fc *flowConv, c command) []*yaml.Node {
 			code := str(fmt.Sprintf("local mode = flow.sh(\"cmd uimode night\")\nif not mode:match(\"Night mode: %s\") then flow.fail(\"%s failed: \" .. mode) end\n", want, c.name))
@@ -86,9 +83,9 @@ func init() {
 		"assertVisible":         assertSel("assert_visible"),
 		"assertNotVisible":      assertSel("assert_not_visible"),
 		"assertTrue":            convertAssertTrue,
-		"assertWithAI":          needsModel,
-		"assertNoDefectsWithAI": needsModel,
-		"extractTextWithAI":     needsModel,
+		"assertWithAI":          convertAssertWithAI,
+		"assertNoDefectsWithAI": convertNoDefectsWithAI,
+		"extractTextWithAI":     convertExtractWithAI,
 		"assertScreenshot":      func(fc *flowConv, c command) []*yaml.Node { return one(fc.assertScreenshot(c.val)) },
 		"assertDarkMode":        uiMode("yes"),
 		"assertLightMode":       uiMode("no"),

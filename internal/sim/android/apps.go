@@ -258,7 +258,7 @@ func (p *Phone) buildTreeLocked() *screenTree {
 		base = p.activityBelowLocked()
 	}
 	b.pkg = base.pkg
-	tree.windows = append(tree.windows, &window{title: base.pkg + "/" + expandClass(base.pkg, base.cls), pkg: base.pkg, root: b.activityView(base), act: base})
+	tree.windows = append(tree.windows, &window{title: base.pkg + "/" + expandClass(base.pkg, base.cls), pkg: base.pkg, root: p.relabeledLocked(b.activityView(base)), act: base})
 	if top.isDialog() {
 		b.pkg = top.pkg
 		b.dx, b.dy = 0, 0 // system dialogs are not part of the app's layout

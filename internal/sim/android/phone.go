@@ -104,6 +104,7 @@ type state struct {
 	secure     map[string]bool
 	failMonkey bool
 	settings   map[string]string // "namespace/key" → value, besides wifi_on/bluetooth_on
+	relabel    map[string]string // Relabel: shown label or id name → its new one
 
 	ext   extState   // lock screen, keyboard, shade, build quirks (lock.go)
 	media mediaState // media scanner (media.go)
