@@ -166,6 +166,7 @@ func (ha *HumanAuth) forRunIn(ctx context.Context, ah authHome, hc workspace.Hum
 		b.Terminal = o.Ask
 	case agent.IsTerminal(o.Stdin) && o.Stdout != nil:
 		b.Terminal = agent.TerminalAuth(o.Stdin, o.Stdout)
+		b.Lost = func(id string, d humanauth.Decision) { fmt.Fprint(o.Stdout, lostLine(id, d)) }
 	}
 	return b.Ask, nil
 }
@@ -183,4 +184,17 @@ func (ha *HumanAuth) chatOnly(hc workspace.HumanAuthConfig, ask agent.HumanAuthF
 		d.Link = "" // no relay serves it
 		return d, err
 	}, nil
+}
+
+// lostLine tells the terminal that another answer came first, so the
+// "Approve? [y/N]" above it is closed.
+func lostLine(id string, d humanauth.Decision) string {
+	by := map[string]string{"web": "on the relay page", "cli": "with openpocket auth", "dashboard": "on the dashboard"}[d.By]
+	if d.By == "timeout" {
+		return fmt.Sprintf("\nNobody answered request %s in time; the question above is closed.\n", id)
+	}
+	if by == "" {
+		by = "elsewhere"
+	}
+	return fmt.Sprintf("\nRequest %s was answered %s (%s); the question above is closed.\n", id, by, d.Status)
 }

@@ -46,6 +46,11 @@ type Broker struct {
 	OnLink func(Link)
 	// Terminal, when set, asks at the same time; the first answer wins.
 	Terminal agent.HumanAuthFunc
+	// Lost, when set, is told the decision that came before the
+	// Terminal's answer (the page, `openpocket auth`, the dashboard, the
+	// timeout): the person at the terminal must not keep typing into a
+	// question nobody reads any more.
+	Lost func(id string, d Decision)
 }
 
 var _ agent.HumanAuthFunc = (*Broker)(nil).Ask
@@ -92,6 +97,9 @@ func (b *Broker) Ask(ctx context.Context, req agent.HumanAuthRequest) (agent.Hum
 	d, err := b.wait(wctx, p.ID)
 	if err != nil {
 		return agent.HumanAuthDecision{}, err
+	}
+	if b.Terminal != nil && b.Lost != nil && d.By != "terminal" {
+		b.Lost(p.ID, d)
 	}
 	out := agent.HumanAuthDecision{Status: d.Status, Text: d.Text, Message: d.Message, Link: page}
 	for _, f := range d.Fields {
