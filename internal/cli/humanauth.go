@@ -145,6 +145,7 @@ func (ha *HumanAuth) forRunIn(ctx context.Context, ah authHome, hc workspace.Hum
 	}
 	b := &humanauth.Broker{Store: humanauth.Open(h.State()), AgentID: ah.agentID, BaseURL: base,
 		MaxTimeout: time.Duration(hc.RequestTimeoutSec) * time.Second, Workspace: h.Workspace(),
+		Delegate: hc.Mode == "delegate", Device: func() string { return runSerial(sess) }, Takeover: hc.Takeover,
 		OnLink: func(l humanauth.Link) {
 			// Unattended runs (the gateway's) print the link on stderr.
 			w := o.Stdout
@@ -178,7 +179,7 @@ func (ha *HumanAuth) chatOnly(hc workspace.HumanAuthConfig, ask agent.HumanAuthF
 		return nil, err
 	}
 	b := &humanauth.Broker{Store: humanauth.Open(h.State()), AgentID: "default", Workspace: h.Workspace(),
-		MaxTimeout: time.Duration(hc.RequestTimeoutSec) * time.Second, Terminal: ask}
+		MaxTimeout: time.Duration(hc.RequestTimeoutSec) * time.Second, Terminal: ask, Delegate: hc.Mode == "delegate"}
 	return func(ctx context.Context, req agent.HumanAuthRequest) (agent.HumanAuthDecision, error) {
 		d, err := b.Ask(ctx, req)
 		d.Link = "" // no relay serves it
@@ -197,4 +198,17 @@ func lostLine(id string, d humanauth.Decision) string {
 		by = "elsewhere"
 	}
 	return fmt.Sprintf("\nRequest %s was answered %s (%s); the question above is closed.\n", id, by, d.Status)
+}
+
+// runSerial is the serial of the phone sess drives ("" before it has one:
+// the page then shows no screen).
+func runSerial(sess *engine.Session) string {
+	if sess == nil {
+		return ""
+	}
+	p, err := sess.Phone()
+	if err != nil {
+		return ""
+	}
+	return p.Serial()
 }

@@ -54,6 +54,12 @@ type Pending struct {
 	// TokenHash is the hex SHA-256 of the link's token: the token itself
 	// is only in the link.
 	TokenHash string `json:"tokenHash"`
+	// Device is the serial of the phone the run drives ("" when unknown):
+	// the relay page shows its current screen.
+	Device string `json:"device,omitempty"`
+	// Takeover lets the page's person tap the phone through its screen
+	// (humanAuth.takeover) while the request is pending.
+	Takeover bool `json:"takeover,omitempty"`
 }
 
 // Expired reports whether the request's link no longer works at now.
