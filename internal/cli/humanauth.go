@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/engine/device"
+	"github.com/openpocket/openpocket/internal/adb"
 	"github.com/openpocket/openpocket/internal/humanauth"
 	"github.com/openpocket/openpocket/internal/workspace"
 	"github.com/openpocket/openpocket/stdlib/agent"
@@ -32,6 +34,9 @@ type HumanAuth struct {
 	stderr  io.Writer
 	logger  *slog.Logger
 	onExit  func(func())
+	// adbServer is where the relay page's screen and takeover taps go
+	// (--adb-server; "" is adb's default).
+	adbServer string
 
 	// base is the URL of the relay this process started ("" until one is).
 	base string
@@ -41,7 +46,8 @@ type HumanAuth struct {
 // a test gets one over its own fields on first use).
 func (a *App) humanAuth() *HumanAuth {
 	if a.auth == nil {
-		a.auth = &HumanAuth{start: a.deps.StartRelay, home: a.home, agentID: a.agentID(), stderr: a.Stderr, logger: a.logger(), onExit: a.onExit}
+		a.auth = &HumanAuth{start: a.deps.StartRelay, home: a.home, agentID: a.agentID(), stderr: a.Stderr, logger: a.logger(), onExit: a.onExit,
+			adbServer: a.ADBServer}
 	}
 	return a.auth
 }
@@ -63,7 +69,7 @@ func (ha *HumanAuth) startRelay(ctx context.Context, cfg workspace.HumanAuthConf
 		if err != nil {
 			return "", err
 		}
-		b, stop, err := ha.start(ctx, humanauth.Open(h.State()), addr)
+		b, stop, err := ha.start(ctx, humanauth.Open(h.State()), addr, adbRelayPhone{server: ha.adbServer})
 		switch {
 		case err == nil:
 			ha.base = b
@@ -211,4 +217,37 @@ func runSerial(sess *engine.Session) string {
 		return ""
 	}
 	return p.Serial()
+}
+
+// adbRelayPhone opens a request's phone on the adb server for the relay
+// page: a screenshot reads the screen (no device lease: the run waits for
+// the person meanwhile), a takeover tap is `input tap`.
+type adbRelayPhone struct{ server string }
+
+func (r adbRelayPhone) open(ctx context.Context, serial string) (*device.Phone, error) {
+	d, err := adb.NewClient(r.server).Open(ctx, adb.Target{Serial: serial})
+	if err != nil {
+		return nil, err
+	}
+	return device.NewPhone(d, device.Options{}), nil
+}
+
+func (r adbRelayPhone) Screen(ctx context.Context, serial string) ([]byte, error) {
+	p, err := r.open(ctx, serial)
+	if err != nil {
+		return nil, err
+	}
+	return p.Screencap(ctx)
+}
+
+func (r adbRelayPhone) Tap(ctx context.Context, serial string, x, y int) error {
+	p, err := r.open(ctx, serial)
+	if err != nil {
+		return err
+	}
+	res, err := p.Shell(ctx, fmt.Sprintf("input tap %d %d", x, y))
+	if err == nil && res.ExitCode != 0 {
+		err = fmt.Errorf("input tap: exit status %d", res.ExitCode)
+	}
+	return err
 }
