@@ -317,7 +317,8 @@ func (a *agent) HumanAuth() ([]dashboard.HumanAuthLink, error) {
 	for _, p := range pending {
 		if !p.Expired(now) {
 			out = append(out, dashboard.HumanAuthLink{ID: p.ID, Capability: p.Capability, Instruction: p.Instruction,
-				Task: p.Task, Expires: p.ExpiresAt})
+				Task: p.Task, Expires: p.ExpiresAt, AgentID: p.AgentID, Title: templateText(p, "title"),
+				Summary: templateText(p, "summary"), Fields: humanauth.FormFields(p)})
 		}
 	}
 	return out, nil
@@ -334,6 +335,9 @@ func (a *agent) DecideHumanAuth(id string, approve bool, text string) error {
 	if p.Expired(time.Now()) {
 		return fmt.Errorf("request %s has expired", id)
 	}
+	if f := humanauth.FormFields(p); approve && len(f) > 0 {
+		return fmt.Errorf("request %s asks for %s: answer it on its relay page", id, strings.Join(f, ", "))
+	}
 	d := humanauth.Decision{Status: "rejected", Message: "the user rejected the request (dashboard)", By: "dashboard"}
 	if approve {
 		d = humanauth.Decision{Status: "approved", Message: "the user approved (dashboard)", By: "dashboard", Text: text}
@@ -345,4 +349,10 @@ func (a *agent) DecideHumanAuth(id string, approve bool, text string) error {
 		}
 	}
 	return s.Decide(id, d)
+}
+
+// templateText is a string key of the request's uiTemplate ("" if none).
+func templateText(p humanauth.Pending, key string) string {
+	s, _ := p.UITemplate[key].(string)
+	return strings.TrimSpace(s)
 }

@@ -323,3 +323,40 @@ func (s *Store) pruneClosed() {
 		}
 	}
 }
+
+// FormFields are the labels of a request's template form when answering
+// it takes more than one plain code: several fields, or a secret one
+// (password, card number, expiry, cvc). Such a request is answered on its
+// relay page, which types each value into its own phone field; a single
+// text box elsewhere (the dashboard) would type it into the focused one.
+func FormFields(p Pending) []string {
+	raw, _ := p.UITemplate["fields"].([]any)
+	var labels []string
+	secret := false
+	for _, x := range raw {
+		f, ok := x.(map[string]any)
+		if !ok {
+			continue
+		}
+		id, _ := f["id"].(string)
+		label, _ := f["label"].(string)
+		if strings.TrimSpace(label) == "" {
+			label = id
+		}
+		if strings.TrimSpace(label) == "" {
+			continue
+		}
+		labels = append(labels, label)
+		switch t, _ := f["type"].(string); t {
+		case "password", "card-number", "expiry", "cvc":
+			secret = true
+		}
+		if tgt, _ := f["target"].(string); tgt != "" {
+			secret = true // typed into a named field, not the focused one
+		}
+	}
+	if len(labels) > 1 || secret {
+		return labels
+	}
+	return nil
+}
