@@ -32,13 +32,16 @@ import (
 func serveDashboard(ctx context.Context, env cli.DashboardEnv) error {
 	m := &manager{env: env, open: map[string]*cli.AgentRuntime{}}
 	defer m.close()
-	return dashboard.Serve(ctx, env.Addr, m, dashboard.Options{Token: env.Token, Relay: relayHub{env.Install}}, env.Ready)
+	return dashboard.Serve(ctx, env.Addr, m, dashboard.Options{Token: env.Token, Relay: relayHub{env.Install, env.RelayPhone}}, env.Ready)
 }
 
 // relayHub routes /a/<agentId>/auth/… to the human-auth relay over that
 // agent's own request store, so one address serves every agent (docs/agents.md)
 // and each request's state stays in its agent's state directory.
-type relayHub struct{ in *workspace.Install }
+type relayHub struct {
+	in    *workspace.Install
+	phone relay.Phone
+}
 
 func (h relayHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("agent")
@@ -48,7 +51,7 @@ func (h relayHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	dir, _ := h.in.AgentDir(id)
-	relay.New(humanauth.Open(filepath.Join(dir, "state")), relay.Options{}).Handler().ServeHTTP(w, r)
+	relay.New(humanauth.Open(filepath.Join(dir, "state")), relay.Options{Phone: h.phone}).Handler().ServeHTTP(w, r)
 }
 
 // manager implements dashboard.Manager over the install.
