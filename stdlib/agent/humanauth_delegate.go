@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -137,7 +138,12 @@ func (h *host) typeDelegated(ctx context.Context, a action.Action, o device.ActO
 	out.Device = a
 	if err != nil {
 		// An error may quote the command it ran: the value stays out.
-		return out, fmt.Errorf("typing the person's value failed")
+		for _, v := range used {
+			if strings.Contains(err.Error(), v) {
+				return out, errors.New("typing the value a person sent failed (the error quoted it; not shown)")
+			}
+		}
+		return out, err
 	}
 	out.Result += fmt.Sprintf(" (%d value(s) a person sent, filled in by the runtime)", len(used))
 	return out, nil
