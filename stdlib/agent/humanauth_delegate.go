@@ -12,7 +12,7 @@ import (
 	"github.com/openpocket/openpocket/engine/screen"
 )
 
-// Delegation mode (humanAuth.mode "delegate", seed 002): the runtime
+// Delegation mode (humanAuth.mode "delegate", docs/human-auth.md): the runtime
 // stores and describes what the person sent, and the model decides where
 // and when it goes. The model never reads a value: it writes a
 // placeholder into a type action — {{human_auth:<field>}} for a form's
