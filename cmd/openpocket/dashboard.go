@@ -32,13 +32,16 @@ import (
 func serveDashboard(ctx context.Context, env cli.DashboardEnv) error {
 	m := &manager{env: env, open: map[string]*cli.AgentRuntime{}}
 	defer m.close()
-	return dashboard.Serve(ctx, env.Addr, m, dashboard.Options{Token: env.Token, Relay: relayHub{env.Install}}, env.Ready)
+	return dashboard.Serve(ctx, env.Addr, m, dashboard.Options{Token: env.Token, Relay: relayHub{env.Install, env.RelayPhone}}, env.Ready)
 }
 
 // relayHub routes /a/<agentId>/auth/… to the human-auth relay over that
 // agent's own request store, so one address serves every agent (docs/agents.md)
 // and each request's state stays in its agent's state directory.
-type relayHub struct{ in *workspace.Install }
+type relayHub struct {
+	in    *workspace.Install
+	phone relay.Phone
+}
 
 func (h relayHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("agent")
@@ -48,7 +51,7 @@ func (h relayHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	dir, _ := h.in.AgentDir(id)
-	relay.New(humanauth.Open(filepath.Join(dir, "state")), relay.Options{}).Handler().ServeHTTP(w, r)
+	relay.New(humanauth.Open(filepath.Join(dir, "state")), relay.Options{Phone: h.phone}).Handler().ServeHTTP(w, r)
 }
 
 // manager implements dashboard.Manager over the install.
@@ -317,7 +320,8 @@ func (a *agent) HumanAuth() ([]dashboard.HumanAuthLink, error) {
 	for _, p := range pending {
 		if !p.Expired(now) {
 			out = append(out, dashboard.HumanAuthLink{ID: p.ID, Capability: p.Capability, Instruction: p.Instruction,
-				Task: p.Task, Expires: p.ExpiresAt})
+				Task: p.Task, Expires: p.ExpiresAt, AgentID: p.AgentID, Title: templateText(p, "title"),
+				Summary: templateText(p, "summary"), Fields: humanauth.FormFields(p)})
 		}
 	}
 	return out, nil
@@ -334,6 +338,9 @@ func (a *agent) DecideHumanAuth(id string, approve bool, text string) error {
 	if p.Expired(time.Now()) {
 		return fmt.Errorf("request %s has expired", id)
 	}
+	if f := humanauth.FormFields(p); approve && len(f) > 0 {
+		return fmt.Errorf("request %s asks for %s: answer it on its relay page", id, strings.Join(f, ", "))
+	}
 	d := humanauth.Decision{Status: "rejected", Message: "the user rejected the request (dashboard)", By: "dashboard"}
 	if approve {
 		d = humanauth.Decision{Status: "approved", Message: "the user approved (dashboard)", By: "dashboard", Text: text}
@@ -345,4 +352,10 @@ func (a *agent) DecideHumanAuth(id string, approve bool, text string) error {
 		}
 	}
 	return s.Decide(id, d)
+}
+
+// templateText is a string key of the request's uiTemplate ("" if none).
+func templateText(p humanauth.Pending, key string) string {
+	s, _ := p.UITemplate[key].(string)
+	return strings.TrimSpace(s)
 }

@@ -148,7 +148,13 @@ func TestDashboardRelayHubServesEachAgentsRequests(t *testing.T) {
 	token, hash := humanauth.NewToken()
 	store := humanauth.Open(filepath.Join(home, "agents", "shop", "state"))
 	require.NoError(t, store.Add(humanauth.Pending{ID: "req-1", AgentID: "shop", Capability: "otp", Instruction: "Enter the code from SMS",
-		CreatedAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour), TokenHash: hash}))
+		CreatedAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour), TokenHash: hash, Task: "pay the order"}))
+	_, hash2 := humanauth.NewToken()
+	require.NoError(t, store.Add(humanauth.Pending{ID: "req-2", AgentID: "shop", Capability: "oauth", Instruction: "Sign in to Login",
+		UITemplate: map[string]any{"title": "Sign in", "fields": []any{
+			map[string]any{"id": "username", "label": "User name", "type": "text"},
+			map[string]any{"id": "password", "label": "Password", "type": "password"}}},
+		CreatedAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour), TokenHash: hash2}))
 	base := startDashboard(t, home)
 
 	get := func(path string) (int, string) {
@@ -184,6 +190,24 @@ func TestDashboardRelayHubServesEachAgentsRequests(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, fits, "the pending-auth section fits 390 px")
 	browsertest.Screenshot(t, ctx, "dashboard-pending-auth-390")
+	// The same fields as the relay page: who asks, on what task, the time left.
+	asker := pageText(t, ctx, "#auth-req-1 .asker")
+	assert.Equal(t, "Agent shop asks, working on: pay the order", asker)
+	assert.Contains(t, pageText(t, ctx, "#auth-req-1 .left"), "min")
+	// A form (credentials) is not approved with one text box that would
+	// type the password into the focused field: the page says where to
+	// answer, and offers Reject only.
+	assert.Equal(t, "Sign in", pageText(t, ctx, "#auth-req-2 .title"))
+	assert.Contains(t, pageText(t, ctx, "#auth-req-2 .fields"), "It asks for User name, Password")
+	inputs, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#auth-req-2 input[name=text], #auth-req-2 button[value=approve]").length`))
+	require.NoError(t, err)
+	assert.Zero(t, inputs)
+	resp, err := http.PostForm(base+"/a/shop/humanauth/req-2", url.Values{"decision": {"approve"}, "text": {"hunter2"}})
+	require.NoError(t, err)
+	resp.Body.Close()
+	_, ok, err := store.Decision("req-2")
+	require.NoError(t, err)
+	assert.False(t, ok, "a form request is not approved from the dashboard's text box")
 	require.NoError(t, chromedp.Do(ctx, chromedp.SendKeys(`#auth-req-1 input[name=text]`, "482913"),
 		chromedp.Click(`#auth-req-1 button[value=approve]`), chromedp.WaitVisible("#flash")))
 	d, ok, err := store.Decision("req-1")

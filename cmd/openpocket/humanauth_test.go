@@ -205,7 +205,8 @@ func TestAgentOnATerminalRacesThePage(t *testing.T) {
 			chromedp.SendKeys("#f_code", "123456"), chromedp.Click("#approve"), chromedp.WaitVisible("#message")))
 		assert.Equal(t, 0, exitCode(t, run.cmd, run.stdout), run.errText())
 		assert.Contains(t, sessionText(t, home), "Human auth approved")
-		// A late "n" on the terminal changes nothing: the run is over.
+		// The terminal, which lost, is told its question is closed.
+		assert.Contains(t, run.errText(), "was answered on the relay page (approved); the question above is closed")
 	})
 }
 

@@ -31,8 +31,8 @@ func deps() cli.Deps {
 		ServeGateway: serveGateway, JobRunner: jobRunner, Assembly: wire.New()}
 }
 
-func startRelay(ctx context.Context, store *humanauth.Store, addr string) (string, func(), error) {
-	return relay.Start(ctx, store, relay.Options{Addr: addr})
+func startRelay(ctx context.Context, store *humanauth.Store, addr string, phone cli.RelayPhone) (string, func(), error) {
+	return relay.Start(ctx, store, relay.Options{Addr: addr, Phone: phone})
 }
 
 // serveMCP runs internal/mcp over the CLI's backend, which satisfies

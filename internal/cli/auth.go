@@ -15,7 +15,15 @@ import (
 // RelayStarter starts the human-auth web relay on addr over store and
 // returns its base URL. The composition root binds internal/relay's Start
 // (front ends never import each other).
-type RelayStarter func(ctx context.Context, store *humanauth.Store, addr string) (base string, stop func(), err error)
+type RelayStarter func(ctx context.Context, store *humanauth.Store, addr string, phone RelayPhone) (base string, stop func(), err error)
+
+// RelayPhone is the relay page's way to the phone a request names (by
+// serial): its current screen, and the taps of a person who takes over
+// (internal/relay.Phone has the same methods).
+type RelayPhone interface {
+	Screen(ctx context.Context, serial string) ([]byte, error)
+	Tap(ctx context.Context, serial string, x, y int) error
+}
 
 // Deps are what the composition root hands the CLI.
 type Deps struct {

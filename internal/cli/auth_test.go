@@ -67,8 +67,8 @@ func humanAuthApp(t *testing.T, timeoutSec int) (*App, *android.Phone, func(stri
 	cfg := h.Config()
 	cfg.HumanAuth.Enabled, cfg.HumanAuth.RelayPort, cfg.HumanAuth.RequestTimeoutSec = true, 0, timeoutSec
 	require.NoError(t, h.SaveConfig(cfg))
-	app.deps.StartRelay = func(ctx context.Context, st *humanauth.Store, addr string) (string, func(), error) {
-		return relay.Start(ctx, st, relay.Options{Addr: addr})
+	app.deps.StartRelay = func(ctx context.Context, st *humanauth.Store, addr string, phone RelayPhone) (string, func(), error) {
+		return relay.Start(ctx, st, relay.Options{Addr: addr, Phone: phone})
 	}
 	links := make(chan string, 1)
 	return app, s.Phone(), srv.ReplyTool, links

@@ -29,6 +29,7 @@ import (
 	"github.com/openpocket/openpocket/internal/executor/execset"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/workspace"
+	"github.com/openpocket/openpocket/stdlib/agent"
 )
 
 // Version is set at build time with -ldflags "-X …/internal/cli.Version=…".
@@ -347,17 +348,13 @@ func (a *App) runCleanups() {
 }
 
 // isTTY reports whether w is an interactive terminal; progress lines are
-// only drawn there, so piped output stays clean.
+// only drawn there, so piped output stays clean. The check reads the
+// terminal attributes: a character device is not enough, /dev/null is one.
 func isTTY(w io.Writer) bool {
 	if p, ok := w.(*pipeWriter); ok {
 		w = p.w
 	}
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return agent.IsTerminal(w)
 }
 
 // pipeWriter cancels the command when its reader has gone away and

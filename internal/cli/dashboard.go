@@ -46,6 +46,9 @@ type DashboardEnv struct {
 	// Only, when set, limits the pages to that agent (a gateway serving
 	// its own agent's dashboard).
 	Only string
+	// RelayPhone shows a request's phone on the relay hub's pages and
+	// passes takeover taps to it.
+	RelayPhone RelayPhone
 }
 
 // AgentRuntime is one agent as a long-running front end drives it.
@@ -88,6 +91,7 @@ func (c *DashboardCmd) Run(ctx context.Context, st Streams, f services, auth *Hu
 		}
 	}
 	return deps.ServeDashboard(ctx, DashboardEnv{Addr: c.Addr, Token: token, Install: in, Runtime: newDashboards(f, auth, deps).runtime,
+		RelayPhone: adbRelayPhone{server: f.g.ADBServer},
 		Ready: func(url string) {
 			fmt.Fprintf(st.Stdout, "dashboard: %s\n", url)
 			if token != "" {
@@ -121,7 +125,8 @@ func startAgentDashboard(ctx context.Context, d dashboards, serve DashboardServe
 	failed := make(chan error, 1)
 	go func() {
 		failed <- serve(ctx, DashboardEnv{Addr: addr, Token: token, Install: in, Runtime: d.runtime, Only: g.agentID(),
-			Ready: func(url string) { ready <- url }})
+			RelayPhone: adbRelayPhone{server: g.ADBServer},
+			Ready:      func(url string) { ready <- url }})
 	}()
 	select {
 	case base := <-ready:

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/engine/device"
+	"github.com/openpocket/openpocket/internal/adb"
 	"github.com/openpocket/openpocket/internal/humanauth"
 	"github.com/openpocket/openpocket/internal/workspace"
 	"github.com/openpocket/openpocket/stdlib/agent"
@@ -32,6 +34,9 @@ type HumanAuth struct {
 	stderr  io.Writer
 	logger  *slog.Logger
 	onExit  func(func())
+	// adbServer is where the relay page's screen and takeover taps go
+	// (--adb-server; "" is adb's default).
+	adbServer string
 
 	// base is the URL of the relay this process started ("" until one is).
 	base string
@@ -41,7 +46,8 @@ type HumanAuth struct {
 // a test gets one over its own fields on first use).
 func (a *App) humanAuth() *HumanAuth {
 	if a.auth == nil {
-		a.auth = &HumanAuth{start: a.deps.StartRelay, home: a.home, agentID: a.agentID(), stderr: a.Stderr, logger: a.logger(), onExit: a.onExit}
+		a.auth = &HumanAuth{start: a.deps.StartRelay, home: a.home, agentID: a.agentID(), stderr: a.Stderr, logger: a.logger(), onExit: a.onExit,
+			adbServer: a.ADBServer}
 	}
 	return a.auth
 }
@@ -63,7 +69,7 @@ func (ha *HumanAuth) startRelay(ctx context.Context, cfg workspace.HumanAuthConf
 		if err != nil {
 			return "", err
 		}
-		b, stop, err := ha.start(ctx, humanauth.Open(h.State()), addr)
+		b, stop, err := ha.start(ctx, humanauth.Open(h.State()), addr, adbRelayPhone{server: ha.adbServer})
 		switch {
 		case err == nil:
 			ha.base = b
@@ -145,6 +151,7 @@ func (ha *HumanAuth) forRunIn(ctx context.Context, ah authHome, hc workspace.Hum
 	}
 	b := &humanauth.Broker{Store: humanauth.Open(h.State()), AgentID: ah.agentID, BaseURL: base,
 		MaxTimeout: time.Duration(hc.RequestTimeoutSec) * time.Second, Workspace: h.Workspace(),
+		Delegate: hc.Mode == "delegate", Device: func() string { return runSerial(sess) }, Takeover: hc.Takeover,
 		OnLink: func(l humanauth.Link) {
 			// Unattended runs (the gateway's) print the link on stderr.
 			w := o.Stdout
@@ -166,6 +173,7 @@ func (ha *HumanAuth) forRunIn(ctx context.Context, ah authHome, hc workspace.Hum
 		b.Terminal = o.Ask
 	case agent.IsTerminal(o.Stdin) && o.Stdout != nil:
 		b.Terminal = agent.TerminalAuth(o.Stdin, o.Stdout)
+		b.Lost = func(id string, d humanauth.Decision) { fmt.Fprint(o.Stdout, lostLine(id, d)) }
 	}
 	return b.Ask, nil
 }
@@ -177,10 +185,69 @@ func (ha *HumanAuth) chatOnly(hc workspace.HumanAuthConfig, ask agent.HumanAuthF
 		return nil, err
 	}
 	b := &humanauth.Broker{Store: humanauth.Open(h.State()), AgentID: "default", Workspace: h.Workspace(),
-		MaxTimeout: time.Duration(hc.RequestTimeoutSec) * time.Second, Terminal: ask}
+		MaxTimeout: time.Duration(hc.RequestTimeoutSec) * time.Second, Terminal: ask, Delegate: hc.Mode == "delegate"}
 	return func(ctx context.Context, req agent.HumanAuthRequest) (agent.HumanAuthDecision, error) {
 		d, err := b.Ask(ctx, req)
 		d.Link = "" // no relay serves it
 		return d, err
 	}, nil
+}
+
+// lostLine tells the terminal that another answer came first, so the
+// "Approve? [y/N]" above it is closed.
+func lostLine(id string, d humanauth.Decision) string {
+	by := map[string]string{"web": "on the relay page", "cli": "with openpocket auth", "dashboard": "on the dashboard"}[d.By]
+	if d.By == "timeout" {
+		return fmt.Sprintf("\nNobody answered request %s in time; the question above is closed.\n", id)
+	}
+	if by == "" {
+		by = "elsewhere"
+	}
+	return fmt.Sprintf("\nRequest %s was answered %s (%s); the question above is closed.\n", id, by, d.Status)
+}
+
+// runSerial is the serial of the phone sess drives ("" before it has one:
+// the page then shows no screen).
+func runSerial(sess *engine.Session) string {
+	if sess == nil {
+		return ""
+	}
+	p, err := sess.Phone()
+	if err != nil {
+		return ""
+	}
+	return p.Serial()
+}
+
+// adbRelayPhone opens a request's phone on the adb server for the relay
+// page: a screenshot reads the screen (no device lease: the run waits for
+// the person meanwhile), a takeover tap is `input tap`.
+type adbRelayPhone struct{ server string }
+
+func (r adbRelayPhone) open(ctx context.Context, serial string) (*device.Phone, error) {
+	d, err := adb.NewClient(r.server).Open(ctx, adb.Target{Serial: serial})
+	if err != nil {
+		return nil, err
+	}
+	return device.NewPhone(d, device.Options{}), nil
+}
+
+func (r adbRelayPhone) Screen(ctx context.Context, serial string) ([]byte, error) {
+	p, err := r.open(ctx, serial)
+	if err != nil {
+		return nil, err
+	}
+	return p.Screencap(ctx)
+}
+
+func (r adbRelayPhone) Tap(ctx context.Context, serial string, x, y int) error {
+	p, err := r.open(ctx, serial)
+	if err != nil {
+		return err
+	}
+	res, err := p.Shell(ctx, fmt.Sprintf("input tap %d %d", x, y))
+	if err == nil && res.ExitCode != 0 {
+		err = fmt.Errorf("input tap: exit status %d", res.ExitCode)
+	}
+	return err
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/openpocket/openpocket/internal/atomicfile"
 	"github.com/openpocket/openpocket/internal/llm"
 	"github.com/openpocket/openpocket/internal/workspace"
+	"github.com/openpocket/openpocket/stdlib/agent"
 )
 
 // InitCmd writes a starting config.json and bootstraps the workspace.
@@ -151,10 +152,9 @@ func (c *InitCmd) ask(in *bufio.Reader, out io.Writer) error {
 	return nil
 }
 
-func isTTYReader(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
+// isTTYReader reports whether f is a terminal someone types into; stdin
+// from /dev/null (a character device, but no terminal) gets no questions.
+func isTTYReader(f *os.File) bool { return agent.IsTerminal(f) }
 
 // starterFiles are what a new workspace gets (docs/formats.md and the context
 // files the agent prompt reads). BOOTSTRAP.md is seeded on first run only.

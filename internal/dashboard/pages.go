@@ -113,9 +113,12 @@ pre{background:#f0f0f0;padding:6px;white-space:pre-wrap;max-width:min(720px,100%
 <form method="post" action="/a/{{.ID}}/skills/{{.Name}}/replay"><button>Replay</button></form></section></main></body></html>{{end}}
 
 {{define "pendingauth"}}<section id="pendingauth"><h2>Human auth</h2>
-{{range .Auth}}<div class="auth" id="auth-{{.ID}}"><p><b>{{.Capability}}</b>: {{.Instruction}}</p>
-{{if .Task}}<p><small>task: {{.Task}}</small></p>{{end}}<p><small>request {{.ID}}{{if not .Expires.IsZero}} · expires {{.Expires.Format "15:04:05"}}{{end}}{{if .URL}} · <a href="{{.URL}}">full page</a>{{end}}</small></p>
-<form method="post" action="/a/{{$.ID}}/humanauth/{{.ID}}"><input name="text" placeholder="text to type (a code), optional" autocomplete="off" style="max-width:100%">
-<button name="decision" value="approve" class="approve">Approve</button> <button name="decision" value="reject" class="reject">Reject</button></form></div>
+{{range .Auth}}<div class="auth" id="auth-{{.ID}}">{{if .Title}}<p><b class="title">{{.Title}}</b></p>{{end}}{{if .Summary}}<p>{{.Summary}}</p>{{end}}
+<p><b>{{.Capability}}</b>: <span class="instruction">{{.Instruction}}</span></p>
+<p><small class="asker">Agent <b>{{if .AgentID}}{{.AgentID}}{{else}}{{$.ID}}{{end}}</b> asks{{if .Task}}, working on: {{.Task}}{{end}}</small></p>
+<p><small>request {{.ID}}{{if not .Expires.IsZero}} · answer before {{.Expires.Format "15:04:05"}}{{with .Left $.Now}} <span class="left">({{.}} left)</span>{{end}}{{end}}{{if .URL}} · <a href="{{.URL}}">full page</a>{{end}}</small></p>
+<form method="post" action="/a/{{$.ID}}/humanauth/{{.ID}}">{{if .Fields}}<p class="fields"><small>It asks for {{range $i, $f := .Fields}}{{if $i}}, {{end}}{{$f}}{{end}}: answer on its relay page (the link sent with the request), or reject it here.</small></p>
+<button name="decision" value="reject" class="reject">Reject</button>{{else}}<input name="text" placeholder="text to type (a code), optional" autocomplete="off" style="max-width:100%">
+<button name="decision" value="approve" class="approve">Approve</button> <button name="decision" value="reject" class="reject">Reject</button>{{end}}</form></div>
 {{else}}<p class="off" id="noauth">nothing pending</p>{{end}}</section>{{end}}
 `

@@ -17,6 +17,7 @@ package dashboard
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"time"
 )
@@ -74,6 +75,23 @@ type HumanAuthLink struct {
 	// stops waiting.
 	Task    string
 	Expires time.Time
+	// AgentID is the agent that asks; Title and Summary the request
+	// template's heading and summary line, as its relay page shows them.
+	AgentID, Title, Summary string
+	// Fields are the labels of the template's form fields (credentials,
+	// a card, several values): such a request is answered on its relay
+	// page, never with the dashboard's single text box, which would type
+	// a secret into whatever field is focused.
+	Fields []string
+}
+
+// Left is the time left to answer at now, for the page ("4 min 10 s").
+func (l HumanAuthLink) Left(now time.Time) string {
+	d := l.Expires.Sub(now).Round(time.Second)
+	if l.Expires.IsZero() || d <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d min %d s", int(d.Minutes()), int(d.Seconds())%60)
 }
 
 // Agent is what an agent page shows and does.

@@ -168,7 +168,7 @@ func errText(err error) string {
 
 func (s *Server) agentPage(w http.ResponseWriter, r *http.Request, id string, ag Agent) {
 	flash := r.URL.Query().Get("msg")
-	data := map[string]any{"ID": id, "ScreenWidth": screenWidth, "Flash": flash, "FlashFailed": strings.HasPrefix(flash, "failed: "),
+	data := map[string]any{"ID": id, "ScreenWidth": screenWidth, "Flash": flash, "Now": time.Now(), "FlashFailed": strings.HasPrefix(flash, "failed: "),
 		"Actions": s.actions.list(id)}
 	// Why there is no screen (several phones, none, bound elsewhere) is
 	// said in words rather than a broken image.

@@ -46,6 +46,20 @@ type Broker struct {
 	OnLink func(Link)
 	// Terminal, when set, asks at the same time; the first answer wins.
 	Terminal agent.HumanAuthFunc
+	// Lost, when set, is told the decision that came before the
+	// Terminal's answer (the page, `openpocket auth`, the dashboard, the
+	// timeout): the person at the terminal must not keep typing into a
+	// question nobody reads any more.
+	Lost func(id string, d Decision)
+	// Delegate (humanAuth.mode "delegate") hands approved artifacts to the
+	// model to apply instead of the runtime applying them.
+	Delegate bool
+	// Device returns the serial of the phone the run drives (nil or "":
+	// none): the relay page shows its screen, and with Takeover a tap on
+	// it drives the phone. It is asked when a request is made, by then
+	// the run holds its phone.
+	Device   func() string
+	Takeover bool
 }
 
 var _ agent.HumanAuthFunc = (*Broker)(nil).Ask
@@ -71,7 +85,9 @@ func (b *Broker) Ask(ctx context.Context, req agent.HumanAuthRequest) (agent.Hum
 	token, hash := NewToken()
 	now := time.Now().UTC()
 	p := Pending{ID: req.ID, AgentID: agentID, Task: req.Task, Capability: req.Capability, Instruction: req.Instruction,
-		Reason: req.Reason, UITemplate: tmpl, CreatedAt: now, ExpiresAt: now.Add(timeout), TokenHash: hash}
+		Reason: req.Reason, UITemplate: tmpl, CreatedAt: now, ExpiresAt: now.Add(timeout), TokenHash: hash,
+		Device: b.device()}
+	p.Takeover = b.Takeover && p.Device != ""
 	if err := b.Store.claim(p.ID, now); err != nil {
 		return agent.HumanAuthDecision{}, err
 	}
@@ -93,7 +109,10 @@ func (b *Broker) Ask(ctx context.Context, req agent.HumanAuthRequest) (agent.Hum
 	if err != nil {
 		return agent.HumanAuthDecision{}, err
 	}
-	out := agent.HumanAuthDecision{Status: d.Status, Text: d.Text, Message: d.Message, Link: page}
+	if b.Terminal != nil && b.Lost != nil && d.By != "terminal" {
+		b.Lost(p.ID, d)
+	}
+	out := agent.HumanAuthDecision{Status: d.Status, Text: d.Text, Message: d.Message, Link: page, Delegate: b.Delegate}
 	for _, f := range d.Fields {
 		out.Fields = append(out.Fields, agent.HumanAuthField{Key: f.Key, Label: f.Label, Type: f.Type, Value: f.Value, Secret: f.Secret, Target: f.Target})
 	}
@@ -101,6 +120,13 @@ func (b *Broker) Ask(ctx context.Context, req agent.HumanAuthRequest) (agent.Hum
 		out.Artifact = &agent.HumanAuthArtifact{Path: a.Path, Kind: a.Kind, MIME: a.MIME, Lat: a.Lat, Lon: a.Lon}
 	}
 	return out, nil
+}
+
+func (b *Broker) device() string {
+	if b.Device == nil {
+		return ""
+	}
+	return b.Device()
 }
 
 // wait polls for the decision file; at the deadline it records a timeout

@@ -54,6 +54,12 @@ type Pending struct {
 	// TokenHash is the hex SHA-256 of the link's token: the token itself
 	// is only in the link.
 	TokenHash string `json:"tokenHash"`
+	// Device is the serial of the phone the run drives ("" when unknown):
+	// the relay page shows its current screen.
+	Device string `json:"device,omitempty"`
+	// Takeover lets the page's person tap the phone through its screen
+	// (humanAuth.takeover) while the request is pending.
+	Takeover bool `json:"takeover,omitempty"`
 }
 
 // Expired reports whether the request's link no longer works at now.
@@ -316,4 +322,41 @@ func (s *Store) pruneClosed() {
 			os.Remove(filepath.Join(s.closedDir(), e.Name()))
 		}
 	}
+}
+
+// FormFields are the labels of a request's template form when answering
+// it takes more than one plain code: several fields, or a secret one
+// (password, card number, expiry, cvc). Such a request is answered on its
+// relay page, which types each value into its own phone field; a single
+// text box elsewhere (the dashboard) would type it into the focused one.
+func FormFields(p Pending) []string {
+	raw, _ := p.UITemplate["fields"].([]any)
+	var labels []string
+	secret := false
+	for _, x := range raw {
+		f, ok := x.(map[string]any)
+		if !ok {
+			continue
+		}
+		id, _ := f["id"].(string)
+		label, _ := f["label"].(string)
+		if strings.TrimSpace(label) == "" {
+			label = id
+		}
+		if strings.TrimSpace(label) == "" {
+			continue
+		}
+		labels = append(labels, label)
+		switch t, _ := f["type"].(string); t {
+		case "password", "card-number", "expiry", "cvc":
+			secret = true
+		}
+		if tgt, _ := f["target"].(string); tgt != "" {
+			secret = true // typed into a named field, not the focused one
+		}
+	}
+	if len(labels) > 1 || secret {
+		return labels
+	}
+	return nil
 }

@@ -33,19 +33,23 @@ type Options struct {
 	Addr string
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// Phone, when set, shows the requesting phone's screen on the page
+	// and passes takeover taps to it (nil: no screen).
+	Phone Phone
 }
 
 // Server serves one store's requests.
 type Server struct {
 	store *humanauth.Store
 	now   func() time.Time
+	phone Phone
 	// uploads holds a slot per body being read (maxUploads).
 	uploads chan struct{}
 }
 
 // New returns a relay over store.
 func New(store *humanauth.Store, o Options) *Server {
-	s := &Server{store: store, now: o.Now, uploads: make(chan struct{}, maxUploads)}
+	s := &Server{store: store, now: o.Now, phone: o.Phone, uploads: make(chan struct{}, maxUploads)}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -94,6 +98,8 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /a/{agent}/auth/{id}", s.page)
 	mux.HandleFunc("POST /a/{agent}/auth/{id}", s.decide)
+	mux.HandleFunc("GET /a/{agent}/auth/{id}/screen", s.screen)
+	mux.HandleFunc("POST /a/{agent}/auth/{id}/tap", s.tap)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusNotFound, "Not found", "There is nothing here.")
 	})
@@ -113,7 +119,7 @@ func secure(w http.ResponseWriter) string {
 		"default-src 'none'",
 		"script-src 'nonce-" + nonce + "'",
 		"style-src 'nonce-" + nonce + "'",
-		"img-src data: blob:",
+		"img-src 'self' data: blob:",
 		"media-src data: blob:",
 		"connect-src 'none'",
 		"frame-src 'self'",
@@ -173,6 +179,12 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, code int, p huma
 	nonce := secure(w)
 	v := newView(p, token, nonce)
 	v.Problem = problem
+	if s.phone != nil && p.Device != "" {
+		v.Screen = v.Action + "/screen?t=" + token
+		if p.Takeover {
+			v.Tap = v.Action + "/tap?t=" + token
+		}
+	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(code)
 	pages.ExecuteTemplate(w, "page", v)

@@ -41,6 +41,9 @@ type view struct {
 	Brand, Background, Font                                 string
 	Srcdoc                                                  string
 	HasMiddle, HasApproveScript                             bool
+	// Screen is the phone's live screen image (with its token; "" when
+	// there is none), Tap where takeover taps go ("" when not allowed).
+	Screen, Tap string
 }
 
 type messageView struct{ Title, Message, Nonce, Brand string }

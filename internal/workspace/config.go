@@ -162,6 +162,13 @@ type HumanAuthConfig struct {
 	// Permissions answers runtime permission dialogs by policy; absent,
 	// they stay on screen (docs/human-auth.md).
 	Permissions *PermissionsConfig `json:"permissions,omitempty"`
+	// Mode is "apply" (the runtime applies what a person sends: types
+	// codes and fields, pushes files) or "delegate" (it stores and
+	// describes it, and the model applies it; docs/human-auth.md).
+	Mode string `json:"mode"`
+	// Takeover lets the person on the relay page tap the phone through
+	// its live screen while a request is pending.
+	Takeover bool `json:"takeover"`
 }
 
 // ChannelsConfig configures the chat channels the gateway runs.
@@ -289,6 +296,8 @@ func DefaultConfig() Config {
 			RelayHost:         "127.0.0.1",
 			RelayPort:         8787,
 			RequestTimeoutSec: 300,
+			Mode:              "apply",
+			Takeover:          true,
 		},
 		Device:   DeviceConfig{SettleTimeoutMs: 3000, PostActionDelayMs: 1200, ShellTimeoutSec: 20},
 		Channels: ChannelsConfig{Telegram: TelegramConfig{ProgressEverySteps: 3}},
@@ -518,6 +527,9 @@ func (c Config) validateNumbers() error {
 func (c Config) validateSettings() error {
 	if u := strings.TrimSpace(c.HumanAuth.PublicBaseURL); u != "" && !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "http://") {
 		return badConfig("humanAuth.publicBaseUrl", "expected an http:// or https:// URL, got %q", u)
+	}
+	if m := c.HumanAuth.Mode; m != "" && m != "apply" && m != "delegate" {
+		return badConfig("humanAuth.mode", "expected \"apply\" or \"delegate\", got %q", m)
 	}
 	if c.Screenshots.SaveStepScreenshots && strings.TrimSpace(c.Screenshots.Directory) == "" {
 		return badConfig("screenshots.directory", "expected a directory when saveStepScreenshots is true")

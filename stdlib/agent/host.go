@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"time"
 
@@ -47,6 +48,10 @@ type host struct {
 	offset  int
 	breaker loopBreaker
 	budget  budget
+	// delegated are the values people sent in delegation mode, by
+	// placeholder key ("<requestId>" or "<requestId>.<field>"): typed
+	// where the model's type action names them, never shown to it.
+	delegated map[string]string
 }
 
 func newHost(sess *engine.Session, o Options) *host {
@@ -256,6 +261,8 @@ func (h *host) act(L *lua.LState) int {
 		out, reply, err = h.userInput(lua.Context(L), a)
 	case s.Category == action.CategorySchedule:
 		out, err = h.schedule(lua.Context(L), a)
+	case a.Type == "type" && placeholderRE.MatchString(a.Str("text")):
+		out, err = h.typeDelegated(lua.Context(L), a, device.ActOptions{Snapshot: snap, Scaled: true, Observe: true})
 	default:
 		out, err = h.sess.Act(a, device.ActOptions{Snapshot: snap, Scaled: true, Observe: true})
 	}
@@ -315,7 +322,15 @@ func (h *host) humanAuth(ctx context.Context, a action.Action) (out device.Outco
 		}
 		return unavailable(err), "", nil
 	}
-	out.Result, err = humanAuthResult(ctx, h.sess, id, dec)
+	if dec.Delegate && dec.Status == "approved" {
+		out.Result = delegatedResult(id, dec)
+		if h.delegated == nil {
+			h.delegated = map[string]string{}
+		}
+		maps.Copy(h.delegated, delegatedValues(id, dec))
+	} else {
+		out.Result, err = humanAuthResult(ctx, h.sess, id, dec)
+	}
 	if dec.Status != "approved" {
 		failed = fmt.Sprintf("human auth %s (request %s): %s", dec.Status, id, oneLine(dec.Message))
 	}

@@ -49,6 +49,10 @@ type HumanAuthDecision struct {
 	// Link is the approval page's address without its token, shown in the
 	// session ("" for the terminal).
 	Link string
+	// Delegate (humanAuth.mode "delegate") stores and describes what
+	// arrived instead of applying it: the model applies it, typing values
+	// through {{human_auth:…}} placeholders it never sees filled in.
+	Delegate bool
 }
 
 // HumanAuthField is one filled-in uiTemplate field.

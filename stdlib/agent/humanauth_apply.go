@@ -29,10 +29,7 @@ const downloadDir = "/sdcard/Download/"
 // Secrets (the typed text, credentials) never appear: only their length.
 func humanAuthResult(ctx context.Context, sess *engine.Session, id string, dec HumanAuthDecision) (string, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Human auth %s request_id=%s message=%s", dec.Status, id, oneLine(dec.Message))
-	if dec.Link != "" {
-		fmt.Fprintf(&b, "\nhuman_auth_url=%s", dec.Link)
-	}
+	b.WriteString(humanAuthHeader(id, dec))
 	if dec.Status != "approved" {
 		return b.String(), nil
 	}
