@@ -24,7 +24,7 @@ import (
 // MainWith builds it once and binds it; commands and front ends that run
 // agents share it, so one relay serves them all.
 type HumanAuth struct {
-	start RelayStarter
+	relay Relay
 	// home is the command's home (its request store), opened on first use:
 	// a command that never asks a person needs none.
 	home    func() (*workspace.Home, error)
@@ -41,7 +41,7 @@ type HumanAuth struct {
 // a test gets one over its own fields on first use).
 func (a *App) humanAuth() *HumanAuth {
 	if a.auth == nil {
-		a.auth = &HumanAuth{start: a.deps.StartRelay, home: a.home, agentID: a.agentID(), stderr: a.Stderr, logger: a.logger(), onExit: a.onExit}
+		a.auth = &HumanAuth{relay: a.sys, home: a.home, agentID: a.agentID(), stderr: a.Stderr, logger: a.logger(), onExit: a.onExit}
 	}
 	return a.auth
 }
@@ -58,12 +58,12 @@ func (ha *HumanAuth) startRelay(ctx context.Context, cfg workspace.HumanAuthConf
 	relayMu.Lock()
 	defer relayMu.Unlock()
 	addr := net.JoinHostPort(cfg.RelayHost, strconv.Itoa(cfg.RelayPort))
-	if ha.base == "" && ha.start != nil {
+	if ha.base == "" && ha.relay != nil {
 		h, err := ha.home()
 		if err != nil {
 			return "", err
 		}
-		b, stop, err := ha.start(ctx, humanauth.Open(h.State()), addr)
+		b, stop, err := ha.relay.StartRelay(ctx, humanauth.Open(h.State()), addr)
 		switch {
 		case err == nil:
 			ha.base = b
