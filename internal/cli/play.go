@@ -87,9 +87,9 @@ func (c *PlayCmd) options() playOptions {
 
 // runOnce runs every selected playbook once and writes the reports.
 func (c *PlayCmd) runOnce(ctx context.Context, env playEnv, files []string) error {
-	var html *htmlReport
+	var html *HTML
 	if c.ReportHTML != "" {
-		html = &htmlReport{dir: c.ReportHTML}
+		html = NewHTML(c.ReportHTML)
 	}
 	outRoot := c.Output
 	if outRoot == "" {
@@ -126,7 +126,7 @@ func (c *PlayCmd) runOnce(ctx context.Context, env playEnv, files []string) erro
 		}
 		flows = append(flows, fr)
 		if html != nil {
-			if err := html.add(fr, started); err != nil {
+			if err := html.Add(fr, started); err != nil {
 				fmt.Fprintf(env.out.Stderr, "html report: %v\n", err)
 			}
 		}
@@ -138,7 +138,7 @@ func (c *PlayCmd) runOnce(ctx context.Context, env playEnv, files []string) erro
 		return err
 	}
 	err := playSummary(ctx, env.out.Stdout, env.phones, flows)
-	if html != nil && len(html.runs) > 0 {
+	if html != nil && html.Len() > 0 {
 		fmt.Fprintf(env.out.Stdout, "html report: %s\n", filepath.Join(c.ReportHTML, "index.html"))
 	}
 	return err
@@ -147,12 +147,12 @@ func (c *PlayCmd) runOnce(ctx context.Context, env playEnv, files []string) erro
 // writeReports writes the JUnit and JSON reports asked for.
 func (c *PlayCmd) writeReports(flows []FlowReport) error {
 	if c.Report != "" {
-		if err := writeJUnit(c.Report, flows); err != nil {
+		if err := WriteJUnit(c.Report, flows); err != nil {
 			return err
 		}
 	}
 	if c.ReportJSON != "" {
-		if err := writeReportJSON(c.ReportJSON, flows); err != nil {
+		if err := WriteJSON(c.ReportJSON, flows); err != nil {
 			return err
 		}
 	}

@@ -39,7 +39,7 @@ func TestExamplesPassOnTheVirtualPhone(t *testing.T) {
 	require.NotEmpty(t, files)
 	assert.Contains(t, stdout, "\n"+itoa(len(files))+" passed, 0 failed\n")
 
-	var suites junitSuites
+	var suites JUnitSuites
 	b, err := os.ReadFile(junit)
 	require.NoError(t, err)
 	require.NoError(t, xml.Unmarshal(b, &suites))
