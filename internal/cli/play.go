@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/internal/report"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/workspace"
 	"github.com/openpocket/openpocket/playbooks"
@@ -87,9 +88,9 @@ func (c *PlayCmd) options() playOptions {
 
 // runOnce runs every selected playbook once and writes the reports.
 func (c *PlayCmd) runOnce(ctx context.Context, env playEnv, files []string) error {
-	var html *HTML
+	var html *report.HTML
 	if c.ReportHTML != "" {
-		html = NewHTML(c.ReportHTML)
+		html = report.NewHTML(c.ReportHTML)
 	}
 	outRoot := c.Output
 	if outRoot == "" {
@@ -147,12 +148,12 @@ func (c *PlayCmd) runOnce(ctx context.Context, env playEnv, files []string) erro
 // writeReports writes the JUnit and JSON reports asked for.
 func (c *PlayCmd) writeReports(flows []FlowReport) error {
 	if c.Report != "" {
-		if err := WriteJUnit(c.Report, flows); err != nil {
+		if err := report.WriteJUnit(c.Report, flows); err != nil {
 			return err
 		}
 	}
 	if c.ReportJSON != "" {
-		if err := WriteJSON(c.ReportJSON, flows); err != nil {
+		if err := report.WriteJSON(c.ReportJSON, flows); err != nil {
 			return err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/openpocket/openpocket/internal/report"
 	"github.com/openpocket/openpocket/internal/run"
 )
 
@@ -53,4 +54,4 @@ func (p *stepProgress) event(ev run.Event) {
 
 func fmtMs(ms int64) string { return run.FormatMs(ms) }
 
-func oneLine(s string) string { return OneLine(s) }
+func oneLine(s string) string { return report.OneLine(s) }

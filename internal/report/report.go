@@ -1,4 +1,8 @@
-package cli
+// Package report writes the reports of playbook runs (run.PlaybookResult):
+// JSON (play --report-json), JUnit XML (--report, one suite per device when
+// runs are sharded) and the HTML pages (--report-html). The CLI's play
+// command calls it; it renders results only, never runs anything.
+package report
 
 import (
 	"encoding/json"
