@@ -80,7 +80,6 @@ type VM struct {
 	onClose []func()
 	closed  bool
 	unwatch func()
-	stop    context.CancelCauseFunc
 	// stopCalls ends the running call with a cause (limits); guarded by mu
 	// because the memory watchdog calls it from its own goroutine.
 	mu        sync.Mutex
@@ -134,7 +133,6 @@ func New(ctx context.Context, reg *Registry, opts Options) (*VM, error) {
 		vm.opts.MaxMemoryBytes = opts.MaxMemoryBytes
 	}
 	base, stop := context.WithCancelCause(ctx)
-	vm.stop = stop
 	if opts.Timeout > 0 {
 		var cancel context.CancelFunc
 		vm.ctx, cancel = context.WithTimeoutCause(base, opts.Timeout, &TimeoutError{Timeout: opts.Timeout})

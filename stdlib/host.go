@@ -15,7 +15,6 @@ import (
 // and of stdlib/... read the session typed instead of asserting a value
 // handed through lua.Options.
 type Host struct {
-	vm *lua.VM
 	// sess is nil in a VM created without NewVM (luatest, pure helpers):
 	// device-bound functions raise, the rest work.
 	sess *engine.Session
@@ -25,7 +24,7 @@ type hostKey struct{}
 
 // HostOf is vm's host.
 func HostOf(vm *lua.VM) *Host {
-	return vm.Env(hostKey{}, func() any { return &Host{vm: vm} }).(*Host)
+	return vm.Env(hostKey{}, func() any { return &Host{} }).(*Host)
 }
 
 // Bind binds sess to vm's host: NewVM does it, and VMs a script starts
