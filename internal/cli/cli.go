@@ -242,7 +242,7 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, sys 
 // gets there; the run service factory (services) and the composition
 // root's System (each of its narrow interfaces) serve the long-running
 // front ends (gateway, dashboard, mcp).
-func bindDeps(kctx *kong.Context, ctx context.Context, app *App) error {
+func bindDeps(kctx binder, ctx context.Context, app *App) error {
 	kctx.Bind(app, app.devices(), app.humanAuth(), app.Globals, Streams{Stdout: app.Stdout, Stderr: app.Stderr}, app.logger(),
 		app.onUse(), app.services())
 	bindSystem(func(impl, iface any) { kctx.BindTo(impl, iface) }, app.sys)
@@ -254,6 +254,14 @@ func bindDeps(kctx *kong.Context, ctx context.Context, app *App) error {
 		}
 	}
 	return nil
+}
+
+// binder is what bindDeps uses of *kong.Context (a test records it to
+// check every command's Run against it).
+type binder interface {
+	Bind(args ...any)
+	BindTo(impl, iface any)
+	BindSingletonProvider(provider any) error
 }
 
 // runCommand runs the parsed command. A panic — a bug of ours — becomes

@@ -5,6 +5,12 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"reflect"
+	"testing"
+
+	"github.com/alecthomas/kong"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/openpocket/openpocket/internal/cron"
 	"github.com/openpocket/openpocket/internal/gwenv"
@@ -75,4 +81,54 @@ func (s testSystem) StartChannels(cfg workspace.Config, stateDir string, runner 
 // Main is MainWith over the tests' application.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return MainWith(ctx, args, stdout, stderr, testSystem{})
+}
+
+// bindRecorder records the types bindDeps binds.
+type bindRecorder map[reflect.Type]bool
+
+func (r bindRecorder) Bind(args ...any) {
+	for _, a := range args {
+		r[reflect.TypeOf(a)] = true
+	}
+}
+
+func (r bindRecorder) BindTo(_, iface any) { r[reflect.TypeOf(iface).Elem()] = true }
+
+func (r bindRecorder) BindSingletonProvider(provider any) error {
+	r[reflect.TypeOf(provider).Out(0)] = true
+	return nil
+}
+
+// Every parameter of every command's Run is something MainWith binds: a
+// parameter nothing binds fails only when that command runs (kong
+// resolves Run's parameters then), so this walks the whole grammar.
+func TestEveryRunParameterIsBound(t *testing.T) {
+	bound := bindRecorder{}
+	app := &App{sys: testSystem{}, Stdout: io.Discard, Stderr: io.Discard, Ctx: context.Background()}
+	require.NoError(t, bindDeps(bound, app.Ctx, app))
+	bound[reflect.TypeOf(&kong.Context{})] = true // kong binds its own
+	parser, err := kong.New(&CLI{}, kong.Name("openpocket"))
+	require.NoError(t, err)
+	runs := 0
+	var walk func(n *kong.Node)
+	walk = func(n *kong.Node) {
+		for _, c := range n.Children {
+			walk(c)
+		}
+		if !n.Target.IsValid() || !n.Target.CanAddr() {
+			return
+		}
+		m, ok := n.Target.Addr().Type().MethodByName("Run")
+		if !ok {
+			return
+		}
+		runs++
+		for i := 1; i < m.Type.NumIn(); i++ { // 0 is the receiver
+			if pt := m.Type.In(i); !bound[pt] {
+				t.Errorf("%s: Run's parameter %d (%s) is bound by nothing in MainWith", n.Path(), i, pt)
+			}
+		}
+	}
+	walk(parser.Model.Node)
+	assert.Greater(t, runs, 30, "the walk reached the commands")
 }
