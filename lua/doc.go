@@ -11,7 +11,6 @@
 //		Timeout:   10 * time.Minute,
 //		Print:     func(line string) { log.Info(line) },
 //		SourceMap: compiled.SourceMap,              // Lua line → YAML line
-//		Session:   sess,
 //	})
 //	defer vm.Close()
 //	err = vm.Run("flow.yaml", compiled.Lua)         // *ScriptError on failure

@@ -44,7 +44,6 @@ var _ Module = funcModule{}
 
 // sourceModule is a pure-Lua module compiled once at registration.
 type sourceModule struct {
-	name  string
 	proto *glua.FunctionProto
 }
 
@@ -101,7 +100,7 @@ func (r *Registry) RegisterSource(name, src string) error {
 	if err := r.checkNameLocked(name); err != nil {
 		return err
 	}
-	r.sources[name] = &sourceModule{name: name, proto: proto}
+	r.sources[name] = &sourceModule{proto: proto}
 	return nil
 }
 

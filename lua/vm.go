@@ -60,9 +60,6 @@ type Options struct {
 	AutoRequire bool
 	// Cache holds compiled chunks; nil means DefaultProtoCache.
 	Cache *ProtoCache
-	// Session is the host value bound to this run, typically the
-	// *engine.Session; modules read it with vm.Session().
-	Session any
 }
 
 // VM is one sandboxed Lua state bound to one run. It is not safe for
@@ -83,7 +80,6 @@ type VM struct {
 	onClose []func()
 	closed  bool
 	unwatch func()
-	stop    context.CancelCauseFunc
 	// stopCalls ends the running call with a cause (limits); guarded by mu
 	// because the memory watchdog calls it from its own goroutine.
 	mu        sync.Mutex
@@ -137,7 +133,6 @@ func New(ctx context.Context, reg *Registry, opts Options) (*VM, error) {
 		vm.opts.MaxMemoryBytes = opts.MaxMemoryBytes
 	}
 	base, stop := context.WithCancelCause(ctx)
-	vm.stop = stop
 	if opts.Timeout > 0 {
 		var cancel context.CancelFunc
 		vm.ctx, cancel = context.WithTimeoutCause(base, opts.Timeout, &TimeoutError{Timeout: opts.Timeout})
@@ -168,9 +163,6 @@ func New(ctx context.Context, reg *Registry, opts Options) (*VM, error) {
 
 // Context is the VM's context (including Options.Timeout).
 func (vm *VM) Context() context.Context { return vm.ctx }
-
-// Session returns Options.Session.
-func (vm *VM) Session() any { return vm.opts.Session }
 
 // MaxStringBytes is the cap on strings a binding builds from script input
 // (Options.MaxStringBytes after defaults); bindings that grow strings

@@ -24,13 +24,12 @@ type Playbook struct {
 
 // Param is one declared playbook parameter.
 type Param struct {
-	Name       string
-	Type       string // string, int, number, bool or list
-	Default    *Value // nil when there is none
-	Required   bool
-	Secret     bool // masked in logs, labels and reports
-	Pos        Pos
-	defaultSet bool
+	Name     string
+	Type     string // string, int, number, bool or list
+	Default  *Value // nil when there is none
+	Required bool
+	Secret   bool // masked in logs, labels and reports
+	Pos      Pos
 }
 
 // Defaults are the header's defaults block.

@@ -36,7 +36,6 @@ func (p *parser) params(n *yaml.Node) []*Param {
 					typeNode = vv
 				case "default":
 					prm.Default = p.value(vv, path+".default", false)
-					prm.defaultSet = true
 				case "required":
 					prm.Required = p.boolean(vv, path+".required")
 				case "secret":
@@ -55,7 +54,6 @@ func (p *parser) params(n *yaml.Node) []*Param {
 		} else {
 			if !isNull(v) {
 				prm.Default = p.value(v, path, false)
-				prm.defaultSet = true
 			}
 			prm.Type = inferType(prm.Default)
 		}

@@ -10,7 +10,7 @@ import (
 )
 
 func openApp(vm *lua.VM) (lua.LValue, error) {
-	e := envOf(vm)
+	e := phoneHostOf(vm)
 	return vm.NewModule(map[string]lua.LGFunction{
 		// app.launch(pkg, {clear, stop}) → result or nil, err.
 		"launch": func(L *lua.LState) int {
@@ -18,9 +18,9 @@ func openApp(vm *lua.VM) (lua.LValue, error) {
 			o := lua.CheckOptions(L, 2)
 			clear, stop := o.Bool("clear", false), o.Bool("stop", false)
 			o.Check()
-			p, ok := e.phone(L, "app.launch")
-			if !ok {
-				return 2
+			p, err := e.Phone(L, "app.launch")
+			if err != nil {
+				return lua.ReturnErr(L, err)
 			}
 			if stop {
 				if err := p.StopApp(lua.Context(L), pkg); err != nil {
@@ -48,9 +48,9 @@ func openApp(vm *lua.VM) (lua.LValue, error) {
 		},
 		// app.current() → package or nil, err.
 		"current": func(L *lua.LState) int {
-			p, ok := e.phone(L, "app.current")
-			if !ok {
-				return 2
+			p, err := e.Phone(L, "app.current")
+			if err != nil {
+				return lua.ReturnErr(L, err)
 			}
 			pkg, err := p.CurrentApp(lua.Context(L))
 			if err != nil {
@@ -61,9 +61,9 @@ func openApp(vm *lua.VM) (lua.LValue, error) {
 		// app.installed(pkg) → boolean (pm path).
 		"installed": func(L *lua.LState) int {
 			pkg := checkPackage(L, 1, "app.installed")
-			p, ok := e.phone(L, "app.installed")
-			if !ok {
-				return 2
+			p, err := e.Phone(L, "app.installed")
+			if err != nil {
+				return lua.ReturnErr(L, err)
 			}
 			ok, err := p.AppInstalled(lua.Context(L), pkg)
 			if err != nil {
@@ -84,11 +84,11 @@ func checkPackage(L *lua.LState, idx int, fn string) string {
 }
 
 // appCmd is app.stop and app.clear: check → call → convert.
-func (e *env) appCmd(L *lua.LState, fn string, call func(*device.Phone, context.Context, string) error) int {
+func (e *phoneHost) appCmd(L *lua.LState, fn string, call func(*device.Phone, context.Context, string) error) int {
 	pkg := checkPackage(L, 1, fn)
-	p, ok := e.phone(L, fn)
-	if !ok {
-		return 2
+	p, err := e.Phone(L, fn)
+	if err != nil {
+		return lua.ReturnErr(L, err)
 	}
 	if err := call(p, lua.Context(L), pkg); err != nil {
 		return fail(L, fn, err)

@@ -8,7 +8,6 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/action"
 	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/engine/screen"
@@ -50,7 +49,7 @@ func snake(s string) string {
 // deviceBinding builds the generated binding of one spec: required
 // parameters positional in spec order, optional ones in a trailing options
 // table under snake_case names.
-func deviceBinding(e *env, spec action.Spec) lua.LGFunction {
+func deviceBinding(e *phoneHost, spec action.Spec) lua.LGFunction {
 	var req, opt []action.Param
 	for _, p := range spec.Params {
 		if p.Required {
@@ -104,8 +103,8 @@ func kindName(p action.Param) string {
 	return p.Kind.String()
 }
 
-func (e *env) defaults() action.Defaults {
-	if s, ok := e.vm.Session().(*engine.Session); ok && s != nil && s.Engine() != nil {
+func (e *phoneHost) defaults() action.Defaults {
+	if s := e.Session(); s != nil && s.Engine() != nil {
 		return s.Engine().Defaults
 	}
 	return nil
@@ -115,8 +114,8 @@ func (e *env) defaults() action.Defaults {
 // interrupts it): device actions on the phone, others through the
 // session's executors. tap_element resolves ids against the VM's last
 // screen.capture (capturing one if there is none).
-func (e *env) act(L *lua.LState, a action.Action, o device.ActOptions) (device.Outcome, error) {
-	sess := e.session(L, "device."+a.Type)
+func (e *phoneHost) act(L *lua.LState, a action.Action, o device.ActOptions) (device.Outcome, error) {
+	sess := e.MustSession(L, "device."+a.Type)
 	if !device.IsDeviceAction(a) {
 		return sess.ActContext(lua.Context(L), a, o)
 	}
@@ -139,7 +138,7 @@ func (e *env) act(L *lua.LState, a action.Action, o device.ActOptions) (device.O
 }
 
 func openDevice(vm *lua.VM) (lua.LValue, error) {
-	e := envOf(vm)
+	e := phoneHostOf(vm)
 	api := map[string]lua.LGFunction{}
 	for _, s := range DeviceSpecs() {
 		api[s.Name] = deviceBinding(e, s)
@@ -157,7 +156,7 @@ func openDevice(vm *lua.VM) (lua.LValue, error) {
 	return vm.NewModule(api), nil
 }
 
-func (e *env) keyAlias(L *lua.LState, fn, code string) int {
+func (e *phoneHost) keyAlias(L *lua.LState, fn, code string) int {
 	out, err := e.act(L, action.Action{Type: "keyevent", Params: map[string]any{"keycode": code}}, device.ActOptions{})
 	if err != nil {
 		return fail(L, fn, err)
@@ -166,7 +165,7 @@ func (e *env) keyAlias(L *lua.LState, fn, code string) int {
 }
 
 // device.long_press(x, y, {duration_ms=600}): a swipe in place.
-func (e *env) longPress(L *lua.LState) int {
+func (e *phoneHost) longPress(L *lua.LState) int {
 	x, y := L.CheckNumber(1), L.CheckNumber(2)
 	o := lua.CheckOptions(L, 3)
 	d := o.Duration("duration", 600*time.Millisecond)
@@ -174,7 +173,7 @@ func (e *env) longPress(L *lua.LState) int {
 	return e.pressAt(L, "device.long_press", int(x), int(y), d)
 }
 
-func (e *env) pressAt(L *lua.LState, fn string, x, y int, d time.Duration) int {
+func (e *phoneHost) pressAt(L *lua.LState, fn string, x, y int, d time.Duration) int {
 	a, err := action.New("swipe", map[string]any{"x1": x, "y1": y, "x2": x, "y2": y, "durationMs": int(d.Milliseconds())})
 	if err != nil {
 		return lua.Raisef(L, "%s: %v", fn, err)
@@ -188,11 +187,11 @@ func (e *env) pressAt(L *lua.LState, fn string, x, y int, d time.Duration) int {
 
 // device.shell(command) → output (stdout then stderr), exit_code. The
 // command runs exactly as given, output is not truncated.
-func (e *env) shell(L *lua.LState) int {
+func (e *phoneHost) shell(L *lua.LState) int {
 	cmd := L.CheckString(1)
-	p, ok := e.phone(L, "device.shell")
-	if !ok {
-		return 2
+	p, err := e.Phone(L, "device.shell")
+	if err != nil {
+		return lua.ReturnErr(L, err)
 	}
 	res, err := p.Shell(lua.Context(L), cmd)
 	if err != nil {
@@ -204,7 +203,7 @@ func (e *env) shell(L *lua.LState) int {
 }
 
 // device.act(action_table, {observe}) → result, outcome.
-func (e *env) actTable(L *lua.LState) int {
+func (e *phoneHost) actTable(L *lua.LState) int {
 	tbl := L.CheckTable(1)
 	o := lua.CheckOptions(L, 2)
 	observe := o.Bool("observe", false)
@@ -287,10 +286,10 @@ func actionTable(L *lua.LState, a action.Action) *lua.LTable {
 }
 
 // device.size() → w, h.
-func (e *env) size(L *lua.LState) int {
-	p, ok := e.phone(L, "device.size")
-	if !ok {
-		return 2
+func (e *phoneHost) size(L *lua.LState) int {
+	p, err := e.Phone(L, "device.size")
+	if err != nil {
+		return lua.ReturnErr(L, err)
 	}
 	w, h, err := p.Size(lua.Context(L))
 	if err != nil {
@@ -302,10 +301,10 @@ func (e *env) size(L *lua.LState) int {
 }
 
 // device.info() → {serial, model, sdk, release, width, height}.
-func (e *env) info(L *lua.LState) int {
-	p, ok := e.phone(L, "device.info")
-	if !ok {
-		return 2
+func (e *phoneHost) info(L *lua.LState) int {
+	p, err := e.Phone(L, "device.info")
+	if err != nil {
+		return lua.ReturnErr(L, err)
 	}
 	ctx := lua.Context(L)
 	t := L.CreateTable(0, 6)

@@ -19,9 +19,12 @@
 //
 // # Conventions
 //
-// Modules fetch their session with vm.Session().(*engine.Session); a VM
-// without a session (luatest, pure helpers) can still use log, json, time,
-// re and assert.eq/truthy, and device-bound functions raise a clear error.
+// Each module runs against its VM's typed [Host] ([HostOf]: the VM and the
+// *engine.Session NewVM bound, one per VM, as k6 gives its modules a VU);
+// a VM without a session (luatest, pure helpers) can still use log, json,
+// time, re and assert.eq/truthy, and device-bound functions raise a clear
+// error. Bindings get what they need as (T, error) from their host
+// (Host.Phone) and return nil, err themselves.
 // Every blocking call passes the running call's context ([lua.Context]) to
 // the device, so Ctrl-C, run timeouts and a REPL line's cancellation
 // interrupt waits, polls and shell commands; NewVM additionally ends the

@@ -9,11 +9,11 @@ import (
 )
 
 func openLog(vm *lua.VM) (lua.LValue, error) {
-	e := envOf(vm)
+	e := HostOf(vm)
 	level := func(lv slog.Level) lua.LGFunction {
 		return func(L *lua.LState) int {
 			msg, attrs := logArgs(L)
-			e.logger().LogAttrs(context.Background(), lv, msg, attrs...)
+			e.Logger().LogAttrs(context.Background(), lv, msg, attrs...)
 			return 0
 		}
 	}

@@ -21,8 +21,13 @@ const MaxPatternBytes = 32 << 10
 // a slice on the Go side, out of the Lua heap limit's sight).
 const maxMatches = 1 << 20
 
+// reHost is the re module's state in one VM: its compiled patterns.
+type reHost struct {
+	res map[string]*regexp.Regexp
+}
+
 func openRe(vm *lua.VM) (lua.LValue, error) {
-	e := envOf(vm)
+	e := &reHost{res: map[string]*regexp.Regexp{}}
 	return vm.NewModule(map[string]lua.LGFunction{
 		// re.match(pattern, s) → boolean.
 		"match": func(L *lua.LState) int {
@@ -59,7 +64,7 @@ func openRe(vm *lua.VM) (lua.LValue, error) {
 
 // gsub is re.gsub(pattern, s, repl) → result, count, its result bounded
 // by limit bytes and its matches by maxMatches.
-func (e *env) gsub(L *lua.LState, limit int) int {
+func (e *reHost) gsub(L *lua.LState, limit int) int {
 	re := e.checkRe(L, "re.gsub")
 	s := L.CheckString(2)
 	repl := L.Get(3)
@@ -135,7 +140,7 @@ func appendReplacement(L *lua.LState, out []byte, fn *lua.LFunction, s string, m
 
 // checkRe compiles argument 1 (cached per VM); a bad pattern raises naming
 // it.
-func (e *env) checkRe(L *lua.LState, fn string) *regexp.Regexp {
+func (e *reHost) checkRe(L *lua.LState, fn string) *regexp.Regexp {
 	pat := L.CheckString(1)
 	if re, ok := e.res[pat]; ok {
 		return re

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/engine/screen"
 	"github.com/openpocket/openpocket/lua"
@@ -18,7 +17,7 @@ import (
 type Snap struct {
 	S      *screen.Snapshot
 	fields map[string]lua.LValue
-	env    *env
+	host   *phoneHost
 }
 
 // String describes the snapshot ("snapshot com.app 1080x2400, 12 elements").
@@ -138,7 +137,7 @@ func metricsTable(L *lua.LState, m *screen.CaptureMetrics) lua.LValue {
 }
 
 func openScreen(vm *lua.VM) (lua.LValue, error) {
-	e := envOf(vm)
+	e := phoneHostOf(vm)
 	return vm.NewModule(map[string]lua.LGFunction{
 		// screen.capture({som, scaled, fresh}) → snapshot or nil, err.
 		"capture": func(L *lua.LState) int {
@@ -149,16 +148,16 @@ func openScreen(vm *lua.VM) (lua.LValue, error) {
 				NoCache: o.Bool("fresh", false),
 			}
 			o.Check()
-			p, ok := e.phone(L, "screen.capture")
-			if !ok {
-				return 2
+			p, err := e.Phone(L, "screen.capture")
+			if err != nil {
+				return lua.ReturnErr(L, err)
 			}
 			snap, err := p.Capture(lua.Context(L), co)
 			if err != nil {
 				return fail(L, "screen.capture", err)
 			}
 			e.lastSnap = snap
-			return snapType.Push(L, &Snap{S: snap, env: e})
+			return snapType.Push(L, &Snap{S: snap, host: e})
 		},
 	}), nil
 }
@@ -176,7 +175,7 @@ func snapSave(L *lua.LState, s *Snap) int {
 	if err != nil {
 		return fail(L, "snap:save", err)
 	}
-	dst, err := writeArtifact(s.env.workspaceRoot(), name, png)
+	dst, err := writeArtifact(s.host.workspaceRoot(), name, png)
 	if errors.Is(err, errLeavesRoot) {
 		return lua.Raisef(L, "snap:save: %v", err)
 	}
@@ -186,11 +185,11 @@ func snapSave(L *lua.LState, s *Snap) int {
 	return pushStr(L, dst)
 }
 
-func (e *env) workspaceRoot() string {
+func (e *phoneHost) workspaceRoot() string {
 	if e == nil {
 		return ""
 	}
-	if s, ok := e.vm.Session().(*engine.Session); ok && s != nil {
+	if s := e.Session(); s != nil {
 		return s.ArtifactsDir()
 	}
 	return ""

@@ -9,17 +9,17 @@ import (
 )
 
 func openSession(vm *lua.VM) (lua.LValue, error) {
-	e := envOf(vm)
+	e := phoneHostOf(vm)
 	return vm.NewModule(map[string]lua.LGFunction{
-		"task": func(L *lua.LState) int { return pushStr(L, e.session(L, "session.task").Task()) },
-		"id":   func(L *lua.LState) int { return pushStr(L, e.session(L, "session.id").SessionID()) },
+		"task": func(L *lua.LState) int { return pushStr(L, e.MustSession(L, "session.task").Task()) },
+		"id":   func(L *lua.LState) int { return pushStr(L, e.MustSession(L, "session.id").SessionID()) },
 		// session.record(step) → step number or nil, err. step: {action =
 		// {type=…, …}, device_action, thought, result, app_before,
 		// app_after, hash_before, hash_after, changed, screenshot,
 		// model_ms, target = {text, resource_id, content_desc, class_name,
 		// bounds, index}}.
 		"record": func(L *lua.LState) int {
-			sess := e.session(L, "session.record")
+			sess := e.MustSession(L, "session.record")
 			st := checkStep(L, 1)
 			if err := sess.Record(st); err != nil {
 				return fail(L, "session.record", err)
@@ -30,7 +30,7 @@ func openSession(vm *lua.VM) (lua.LValue, error) {
 		},
 		// session.finish(ok, message) → {success, message, steps, session_path}.
 		"finish": func(L *lua.LState) int {
-			sess := e.session(L, "session.finish")
+			sess := e.MustSession(L, "session.finish")
 			ok := L.ToBool(1)
 			msg := L.OptString(2, "")
 			r := sess.Finish(ok, msg)
@@ -54,7 +54,7 @@ func EventsModule(observe func(kind string, fields map[string]any)) lua.Module {
 }
 
 func openEventsObserved(vm *lua.VM, observe func(kind string, fields map[string]any)) (lua.LValue, error) {
-	e := envOf(vm)
+	e := phoneHostOf(vm)
 	return vm.NewModule(map[string]lua.LGFunction{
 		// events.emit(kind, fields) forwards a structured event to the host.
 		"emit": func(L *lua.LState) int {
@@ -73,7 +73,7 @@ func openEventsObserved(vm *lua.VM, observe func(kind string, fields map[string]
 				}
 				fields = map[string]any{}
 			}
-			e.session(L, "events.emit").Emit(kind, fields)
+			e.MustSession(L, "events.emit").Emit(kind, fields)
 			if observe != nil {
 				observe(kind, fields)
 			}

@@ -6,15 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"log/slog"
 	"path"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/openpocket/openpocket/engine"
-	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/engine/screen"
 	"github.com/openpocket/openpocket/lua"
 )
@@ -101,7 +98,6 @@ func NewVMWith(ctx context.Context, reg *lua.Registry, sess *engine.Session, o l
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	o.Session = sess
 	if o.Logger == nil {
 		o.Logger = sess.Logger()
 	}
@@ -118,6 +114,7 @@ func NewVMWith(ctx context.Context, reg *lua.Registry, sess *engine.Session, o l
 		return nil, err
 	}
 	vm.OnClose(func() { stop(); cancel(nil) })
+	Bind(vm, sess)
 	if o.AutoRequire {
 		if err := UseAssertModule(vm); err != nil {
 			vm.Close()
@@ -148,53 +145,20 @@ const PollInterval = 150 * time.Millisecond
 // DefaultTimeout is ui's default find timeout.
 const DefaultTimeout = 5 * time.Second
 
-// env is the per-VM state shared by the modules of one VM.
-type env struct {
-	vm *lua.VM
-
-	lastSnap  *screen.Snapshot // last screen.capture, for tap_element
-	uiTimeout time.Duration
-	onPoll    *lua.LFunction
-	inHook    bool
-	res       map[string]*regexp.Regexp
+// phoneHost is the host of the modules that drive the phone (device,
+// screen, ui, app, wait, session, events): the VM's [Host] and the last
+// snapshot screen.capture took, which device.tap_element resolves element
+// ids against. One per VM.
+type phoneHost struct {
+	*Host
+	lastSnap *screen.Snapshot
 }
 
-type envKey struct{}
+type phoneHostKey struct{}
 
-// envOf is the VM's one environment, handed to every module of the VM (it
-// lives in the VM itself: lua.VM.Env).
-func envOf(vm *lua.VM) *env {
-	return vm.Env(envKey{}, func() any {
-		return &env{vm: vm, uiTimeout: DefaultTimeout, res: map[string]*regexp.Regexp{}}
-	}).(*env)
-}
-
-// session returns the VM's engine session or raises naming fn.
-func (e *env) session(L *lua.LState, fn string) *engine.Session {
-	s, ok := e.vm.Session().(*engine.Session)
-	if !ok || s == nil {
-		lua.Raisef(L, "%s: no engine session is bound to this VM (create it with stdlib.NewVM)", fn)
-	}
-	return s
-}
-
-// phone returns the session's phone; ok=false means an operational error
-// was already pushed (nil, err) and the binding must return 2.
-func (e *env) phone(L *lua.LState, fn string) (*device.Phone, bool) {
-	p, err := e.session(L, fn).Phone()
-	if err != nil {
-		lua.ReturnErr(L, fmt.Errorf("%s: %w", fn, err))
-		return nil, false
-	}
-	return p, true
-}
-
-// logger is the session logger, or the default one without a session.
-func (e *env) logger() *slog.Logger {
-	if s, ok := e.vm.Session().(*engine.Session); ok && s != nil {
-		return s.Logger()
-	}
-	return slog.Default()
+// phoneHostOf is vm's phone host.
+func phoneHostOf(vm *lua.VM) *phoneHost {
+	return vm.Env(phoneHostKey{}, func() any { return &phoneHost{Host: HostOf(vm)} }).(*phoneHost)
 }
 
 // fail returns nil, "fn: err" (or raises on cancellation).

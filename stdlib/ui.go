@@ -14,8 +14,18 @@ import (
 	"github.com/openpocket/openpocket/lua"
 )
 
+// uiHost is the ui module's host in one VM: the phone host, the implicit
+// wait of finds (ui.set_default_timeout) and the ui.on_poll hook.
+type uiHost struct {
+	*phoneHost
+	timeout time.Duration
+	onPoll  *lua.LFunction
+	// inHook keeps the hook from re-entering itself through ui calls.
+	inHook bool
+}
+
 func openUI(vm *lua.VM) (lua.LValue, error) {
-	e := envOf(vm)
+	e := &uiHost{phoneHost: phoneHostOf(vm), timeout: DefaultTimeout}
 	return vm.NewModule(map[string]lua.LGFunction{
 		"sel": func(L *lua.LState) int {
 			s := checkSel(L, 1, "ui.sel")
@@ -49,10 +59,9 @@ type waited struct {
 // waitArgs is what the find-and-act bindings share: the selector (arg 1),
 // the options table at optIdx with timeout_ms (default def; extra reads a
 // binding's other keys before the unknown-key check), the phone, and the
-// wait for the element. pushed > 0 means the phone is unavailable and that
-// many results are already pushed; otherwise w.n is the element, or err
-// says why there is none.
-func (e *env) waitArgs(L *lua.LState, fn string, optIdx int, def time.Duration, extra func(o *lua.OptionsTable)) (w waited, pushed int, err error) {
+// wait for the element: w.n is the element, or err says why there is none
+// (w.p is nil when the phone itself is unavailable).
+func (e *uiHost) waitArgs(L *lua.LState, fn string, optIdx int, def time.Duration, extra func(o *lua.OptionsTable)) (w waited, err error) {
 	w.sel = checkSel(L, 1, fn)
 	o := lua.CheckOptions(L, optIdx)
 	timeout := o.Duration("timeout", def)
@@ -60,13 +69,11 @@ func (e *env) waitArgs(L *lua.LState, fn string, optIdx int, def time.Duration, 
 		extra(o)
 	}
 	o.Check()
-	p, ok := e.phone(L, fn)
-	if !ok {
-		return w, 2, nil
+	if w.p, err = e.Phone(L, fn); err != nil {
+		return w, err
 	}
-	w.p = p
-	w.n, _, err = e.waitFor(L, p, w.sel, timeout)
-	return w, 0, err
+	w.n, _, err = e.waitFor(L, w.p, w.sel, timeout)
+	return w, err
 }
 
 // errNotFound is wrapped by "not found" results.
@@ -74,7 +81,7 @@ var errNotFound = device.ErrNotFound
 
 // ui is the UI service of p for this VM: polls with PollInterval, runs the
 // ui.on_poll hook between polls and taps through the session.
-func (e *env) ui(L *lua.LState, p *device.Phone) *device.UI {
+func (e *uiHost) ui(L *lua.LState, p *device.Phone) *device.UI {
 	return &device.UI{
 		Phone:    p,
 		Interval: PollInterval,
@@ -96,7 +103,7 @@ func raiseIfCancelled(L *lua.LState) {
 
 // runHook calls the ui.on_poll hook under pcall; an error is logged. The
 // hook does not re-enter itself when it calls ui functions.
-func (e *env) runHook(L *lua.LState) {
+func (e *uiHost) runHook(L *lua.LState) {
 	if e.onPoll == nil || e.inHook {
 		return
 	}
@@ -107,24 +114,21 @@ func (e *env) runHook(L *lua.LState) {
 		if lua.Context(L).Err() != nil {
 			return // the wait sees the cancellation and raises it
 		}
-		e.logger().Warn("ui.on_poll hook failed", "source", "lua", "err", err.Error())
+		e.Logger().Warn("ui.on_poll hook failed", "source", "lua", "err", err.Error())
 	}
 }
 
 // waitFor finds sel within timeout (raising on cancellation).
-func (e *env) waitFor(L *lua.LState, p *device.Phone, sel *Sel, timeout time.Duration) (*screen.Node, *screen.Node, error) {
+func (e *uiHost) waitFor(L *lua.LState, p *device.Phone, sel *Sel, timeout time.Duration) (*screen.Node, *screen.Node, error) {
 	n, root, err := e.ui(L, p).Wait(lua.Context(L), sel, timeout)
 	raiseIfCancelled(L)
 	return n, root, err
 }
 
 // ui.find(sel, {timeout_ms}) / ui.wait(sel, {timeout_ms}) → element or nil, err.
-func (e *env) uiFind(fn string) lua.LGFunction {
+func (e *uiHost) uiFind(fn string) lua.LGFunction {
 	return func(L *lua.LState) int {
-		w, pushed, err := e.waitArgs(L, fn, 2, e.uiTimeout, nil)
-		if pushed > 0 {
-			return pushed
-		}
+		w, err := e.waitArgs(L, fn, 2, e.timeout, nil)
 		if err != nil {
 			return lua.ReturnErr(L, err)
 		}
@@ -134,7 +138,7 @@ func (e *env) uiFind(fn string) lua.LGFunction {
 }
 
 // dumpOnce takes one UI tree (no wait).
-func (e *env) dumpOnce(L *lua.LState, p *device.Phone) (*screen.Node, error) {
+func (e *uiHost) dumpOnce(L *lua.LState, p *device.Phone) (*screen.Node, error) {
 	root, _, err := p.Hierarchy(lua.Context(L))
 	if err != nil {
 		raiseIfCancelled(L)
@@ -144,11 +148,11 @@ func (e *env) dumpOnce(L *lua.LState, p *device.Phone) (*screen.Node, error) {
 }
 
 // ui.find_all(sel) → array of elements (no wait).
-func (e *env) uiFindAll(L *lua.LState) int {
+func (e *uiHost) uiFindAll(L *lua.LState) int {
 	sel := checkSel(L, 1, "ui.find_all")
-	p, ok := e.phone(L, "ui.find_all")
-	if !ok {
-		return 2
+	p, err := e.Phone(L, "ui.find_all")
+	if err != nil {
+		return lua.ReturnErr(L, err)
 	}
 	root, err := e.dumpOnce(L, p)
 	if err != nil {
@@ -159,11 +163,11 @@ func (e *env) uiFindAll(L *lua.LState) int {
 }
 
 // ui.exists(sel) → boolean (no wait).
-func (e *env) uiExists(L *lua.LState) int {
+func (e *uiHost) uiExists(L *lua.LState) int {
 	sel := checkSel(L, 1, "ui.exists")
-	p, ok := e.phone(L, "ui.exists")
-	if !ok {
-		return 2
+	p, err := e.Phone(L, "ui.exists")
+	if err != nil {
+		return lua.ReturnErr(L, err)
 	}
 	root, err := e.dumpOnce(L, p)
 	if err != nil {
@@ -174,16 +178,16 @@ func (e *env) uiExists(L *lua.LState) int {
 }
 
 // ui.wait_gone(sel, {timeout_ms}) → true or nil, err.
-func (e *env) uiWaitGone(L *lua.LState) int {
+func (e *uiHost) uiWaitGone(L *lua.LState) int {
 	sel := checkSel(L, 1, "ui.wait_gone")
 	o := lua.CheckOptions(L, 2)
-	timeout := o.Duration("timeout", e.uiTimeout)
+	timeout := o.Duration("timeout", e.timeout)
 	o.Check()
-	p, ok := e.phone(L, "ui.wait_gone")
-	if !ok {
-		return 2
+	p, err := e.Phone(L, "ui.wait_gone")
+	if err != nil {
+		return lua.ReturnErr(L, err)
 	}
-	err := e.ui(L, p).WaitGone(lua.Context(L), sel, timeout)
+	err = e.ui(L, p).WaitGone(lua.Context(L), sel, timeout)
 	raiseIfCancelled(L)
 	if err != nil {
 		if !errors.Is(err, device.ErrStillVisible) {
@@ -203,19 +207,16 @@ func simpleClass(c string) string {
 }
 
 // tapNode taps the centre of n's action target count times.
-func (e *env) tapNode(L *lua.LState, n *screen.Node, count int) error {
+func (e *uiHost) tapNode(L *lua.LState, n *screen.Node, count int) error {
 	err := e.ui(L, nil).Tap(lua.Context(L), n, count)
 	raiseIfCancelled(L)
 	return err
 }
 
 // ui.tap / ui.double_tap (sel, {timeout_ms}) → element or nil, err.
-func (e *env) uiTapN(fn string, count int) lua.LGFunction {
+func (e *uiHost) uiTapN(fn string, count int) lua.LGFunction {
 	return func(L *lua.LState) int {
-		w, pushed, err := e.waitArgs(L, fn, 2, e.uiTimeout, nil)
-		if pushed > 0 {
-			return pushed
-		}
+		w, err := e.waitArgs(L, fn, 2, e.timeout, nil)
 		if err != nil {
 			return lua.ReturnErr(L, err)
 		}
@@ -229,14 +230,11 @@ func (e *env) uiTapN(fn string, count int) lua.LGFunction {
 }
 
 // ui.long_press(sel, {timeout_ms, duration_ms=600}) → element or nil, err.
-func (e *env) uiLongPress(L *lua.LState) int {
+func (e *uiHost) uiLongPress(L *lua.LState) int {
 	var d time.Duration
-	w, pushed, err := e.waitArgs(L, "ui.long_press", 2, e.uiTimeout, func(o *lua.OptionsTable) {
+	w, err := e.waitArgs(L, "ui.long_press", 2, e.timeout, func(o *lua.OptionsTable) {
 		d = o.Duration("duration", 600*time.Millisecond)
 	})
-	if pushed > 0 {
-		return pushed
-	}
 	if err != nil {
 		return lua.ReturnErr(L, err)
 	}
@@ -254,10 +252,10 @@ func (e *env) uiLongPress(L *lua.LState) int {
 }
 
 // ui.tap_if_exists(sel, {timeout_ms=0}) → boolean.
-func (e *env) uiTapIfExists(L *lua.LState) int {
-	w, pushed, err := e.waitArgs(L, "ui.tap_if_exists", 2, 0, nil)
-	if pushed > 0 {
-		return pushed
+func (e *uiHost) uiTapIfExists(L *lua.LState) int {
+	w, err := e.waitArgs(L, "ui.tap_if_exists", 2, 0, nil)
+	if w.p == nil {
+		return lua.ReturnErr(L, err) // no phone: nil, err, not "absent"
 	}
 	if err != nil {
 		L.Push(lua.LFalse)
@@ -271,11 +269,8 @@ func (e *env) uiTapIfExists(L *lua.LState) int {
 }
 
 // ui.text(sel, {timeout_ms}) → string or nil, err.
-func (e *env) uiText(L *lua.LState) int {
-	w, pushed, err := e.waitArgs(L, "ui.text", 2, e.uiTimeout, nil)
-	if pushed > 0 {
-		return pushed
-	}
+func (e *uiHost) uiText(L *lua.LState) int {
+	w, err := e.waitArgs(L, "ui.text", 2, e.timeout, nil)
 	if err != nil {
 		return lua.ReturnErr(L, err)
 	}
@@ -303,13 +298,10 @@ func isEditable(n *screen.Node) bool {
 // ui.set_text(sel, text, {timeout_ms}) → true or nil, err: tap the field,
 // clear it, type, read it back from the tree and compare (not for
 // password fields).
-func (e *env) uiSetText(L *lua.LState) int {
+func (e *uiHost) uiSetText(L *lua.LState) int {
 	const fn = "ui.set_text"
 	text := L.CheckString(2)
-	w, pushed, err := e.waitArgs(L, fn, 3, e.uiTimeout, nil)
-	if pushed > 0 {
-		return pushed
-	}
+	w, err := e.waitArgs(L, fn, 3, e.timeout, nil)
 	if err != nil {
 		return lua.ReturnErr(L, err)
 	}
@@ -326,7 +318,7 @@ func (e *env) uiSetText(L *lua.LState) int {
 // → element or nil, err. Swipes the largest scrollable area (or the
 // screen) from 70 % to 30 % of its extent, re-checks after each swipe and
 // stops early when the tree stops changing (end of the list).
-func (e *env) uiScrollIntoView(L *lua.LState) int {
+func (e *uiHost) uiScrollIntoView(L *lua.LState) int {
 	const fn = "ui.scroll_into_view"
 	sel := checkSel(L, 1, fn)
 	o := lua.CheckOptions(L, 2)
@@ -342,9 +334,9 @@ func (e *env) uiScrollIntoView(L *lua.LState) int {
 	if maxSwipes < 0 {
 		L.ArgError(2, fmt.Sprintf("%s: option \"max_swipes\": must be >= 0, got %d", fn, maxSwipes))
 	}
-	p, ok := e.phone(L, fn)
-	if !ok {
-		return 2
+	p, err := e.Phone(L, fn)
+	if err != nil {
+		return lua.ReturnErr(L, err)
 	}
 	n, err := e.ui(L, p).ScrollIntoView(lua.Context(L), sel, device.ScrollOptions{Direction: dir, MaxSwipes: maxSwipes, Timeout: timeout})
 	raiseIfCancelled(L)
@@ -359,25 +351,25 @@ func (e *env) uiScrollIntoView(L *lua.LState) int {
 }
 
 // ui.set_default_timeout(ms) → previous ms.
-func (e *env) uiSetDefaultTimeout(L *lua.LState) int {
+func (e *uiHost) uiSetDefaultTimeout(L *lua.LState) int {
 	ms := L.CheckInt(1)
 	if ms < 0 {
 		L.ArgError(1, "ui.set_default_timeout: milliseconds must be >= 0, got "+strconv.Itoa(ms))
 	}
-	prev := e.uiTimeout
-	e.uiTimeout = time.Duration(ms) * time.Millisecond
+	prev := e.timeout
+	e.timeout = time.Duration(ms) * time.Millisecond
 	L.Push(lua.LNumber(prev.Milliseconds()))
 	return 1
 }
 
 // ui.default_timeout() → the implicit wait of finds, in ms.
-func (e *env) uiDefaultTimeout(L *lua.LState) int {
-	L.Push(lua.LNumber(e.uiTimeout.Milliseconds()))
+func (e *uiHost) uiDefaultTimeout(L *lua.LState) int {
+	L.Push(lua.LNumber(e.timeout.Milliseconds()))
 	return 1
 }
 
 // ui.on_poll(fn | nil) registers the polling hook.
-func (e *env) uiOnPoll(L *lua.LState) int {
+func (e *uiHost) uiOnPoll(L *lua.LState) int {
 	switch v := L.Get(1).(type) {
 	case *lua.LFunction:
 		e.onPoll = v

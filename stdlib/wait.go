@@ -8,7 +8,7 @@ import (
 )
 
 func openWait(vm *lua.VM) (lua.LValue, error) {
-	e := envOf(vm)
+	e := phoneHostOf(vm)
 	mod := vm.NewModule(map[string]lua.LGFunction{
 		// wait.ms(n): sleep, interrupted by cancellation.
 		"ms": func(L *lua.LState) int {
@@ -27,9 +27,9 @@ func openWait(vm *lua.VM) (lua.LValue, error) {
 			o := lua.CheckOptions(L, 1)
 			timeout := o.Duration("timeout", 0)
 			o.Check()
-			p, ok := e.phone(L, "wait.idle")
-			if !ok {
-				return 2
+			p, err := e.Phone(L, "wait.idle")
+			if err != nil {
+				return lua.ReturnErr(L, err)
 			}
 			look, err := p.Settle(lua.Context(L), timeout)
 			if err != nil {

@@ -7,18 +7,19 @@ import (
 	"github.com/openpocket/openpocket/internal/channel"
 	"github.com/openpocket/openpocket/internal/channel/telegram"
 	"github.com/openpocket/openpocket/internal/cli"
+	"github.com/openpocket/openpocket/internal/gwenv"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
 
-// The CLI's runner is the channels' Runner; the bots are its ChatChannels.
+// The CLI's runner is the channels' Runner; the bots are the gateway's Channels (gwenv).
 var (
-	_ channel.Runner  = (*cli.ChannelRunner)(nil)
-	_ cli.ChatChannel = (channel.Channel)(nil)
+	_ channel.Runner = (*cli.ChannelRunner)(nil)
+	_ gwenv.Channel  = (channel.Channel)(nil)
 )
 
-// startChannels builds the chat channels config.json enables.
-func startChannels(cfg workspace.Config, stateDir string, runner *cli.ChannelRunner, logger *slog.Logger) ([]cli.ChatChannel, error) {
-	var out []cli.ChatChannel
+// StartChannels builds the chat channels config.json enables.
+func (*application) StartChannels(cfg workspace.Config, stateDir string, runner *cli.ChannelRunner, logger *slog.Logger) ([]gwenv.Channel, error) {
+	var out []gwenv.Channel
 	if tg := cfg.Channels.Telegram; tg.Enabled {
 		if tg.Token() == "" && tg.BotTokenEnv != "" {
 			return nil, fmt.Errorf("channels.telegram: the variable %s (botTokenEnv) is not set", tg.BotTokenEnv)

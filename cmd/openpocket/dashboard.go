@@ -27,9 +27,9 @@ import (
 	"github.com/openpocket/openpocket/internal/workspace"
 )
 
-// serveDashboard wires the dashboard's ports to the install and the run
+// ServeDashboard wires the dashboard's ports to the install and the run
 // service (the dashboard itself never touches files, adb or the engine).
-func serveDashboard(ctx context.Context, env cli.DashboardEnv) error {
+func (*application) ServeDashboard(ctx context.Context, env cli.DashboardEnv) error {
 	m := &manager{env: env, open: map[string]*cli.AgentRuntime{}}
 	defer m.close()
 	return dashboard.Serve(ctx, env.Addr, m, dashboard.Options{Token: env.Token, Relay: relayHub{env.Install, env.RelayPhone}}, env.Ready)

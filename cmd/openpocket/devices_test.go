@@ -194,7 +194,7 @@ func mcpOn(t *testing.T, args []string, scenario func(ctx context.Context, cs *s
 	}
 	t.Setenv("ANDROID_SERIAL", "")
 	var stdout, stderr strings.Builder
-	code := cli.MainWith(ctx, args, &stdout, &stderr, cli.Deps{ServeMCP: serve, Assembly: wire.New()})
+	code := cli.MainWith(ctx, args, &stdout, &stderr, mcpInProcess{Assembly: wire.New(), serve: serve})
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 }
 

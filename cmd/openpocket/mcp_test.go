@@ -17,9 +17,11 @@ import (
 
 	"github.com/openpocket/openpocket/engine/screen"
 	"github.com/openpocket/openpocket/internal/cli"
+	"github.com/openpocket/openpocket/internal/humanauth"
 	"github.com/openpocket/openpocket/internal/lease"
 	"github.com/openpocket/openpocket/internal/llm/llmtest"
 	"github.com/openpocket/openpocket/internal/mcp"
+	"github.com/openpocket/openpocket/internal/relay"
 	"github.com/openpocket/openpocket/internal/sim"
 	"github.com/openpocket/openpocket/internal/sim/simtest"
 	"github.com/openpocket/openpocket/internal/wire"
@@ -56,7 +58,7 @@ func withMCPBackend(t testing.TB, home, serial string, copts *sdk.ClientOptions,
 		return nil
 	}
 	var stdout, stderr strings.Builder
-	code := cli.MainWith(ctx, []string{"--home", home, "-s", serial, "mcp"}, &stdout, &stderr, cli.Deps{ServeMCP: serve, Assembly: wire.New()})
+	code := cli.MainWith(ctx, []string{"--home", home, "-s", serial, "mcp"}, &stdout, &stderr, mcpInProcess{Assembly: wire.New(), serve: serve})
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 }
 
@@ -448,4 +450,25 @@ func TestMCPPlayProgress(t *testing.T) {
 		assert.Empty(t, got, "no token, no notifications")
 		mu.Unlock()
 	})
+}
+
+// mcpInProcess is the application of the in-process MCP tests: the real
+// adapters and relay, and serve in place of the MCP server's transports.
+// `openpocket mcp` reaches no other front end, so those stay unbound
+// (a call would fail the test with a nil interface).
+type mcpInProcess struct {
+	wire.Assembly
+	cli.GatewayServer
+	cli.JobRunners
+	cli.DashboardServer
+	cli.ChannelStarter
+	serve func(ctx context.Context, b *cli.MCPBackend, o cli.MCPServeOptions) error
+}
+
+func (mcpInProcess) StartRelay(ctx context.Context, store *humanauth.Store, addr string, _ cli.RelayPhone) (string, func(), error) {
+	return relay.Start(ctx, store, relay.Options{Addr: addr})
+}
+
+func (a mcpInProcess) ServeMCP(ctx context.Context, b *cli.MCPBackend, o cli.MCPServeOptions) error {
+	return a.serve(ctx, b, o)
 }

@@ -33,8 +33,21 @@ const phoneCount = 8
 func runCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := cli.MainWith(context.Background(), args, &out, &errb, cli.Deps{Assembly: wire.New()})
+	code := cli.MainWith(context.Background(), args, &out, &errb, cliApp{Assembly: wire.New()})
 	return code, out.String(), errb.String()
+}
+
+// cliApp is the application of these in-process runs: the real adapters.
+// The commands run here (devices, act, run) reach no other front end, so
+// those stay unbound (a call would fail the test on a nil interface).
+type cliApp struct {
+	wire.Assembly
+	cli.Relay
+	cli.GatewayServer
+	cli.JobRunners
+	cli.MCPServer
+	cli.DashboardServer
+	cli.ChannelStarter
 }
 
 // TestEightPhonesDrivenBySerial: eight virtual phones on the shared adb

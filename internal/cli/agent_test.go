@@ -46,7 +46,7 @@ func agentAppWithSim(t *testing.T) (*App, *llmtest.Server, *bytes.Buffer, *sim.S
 	cfg.Agent.ReturnHomeOnTaskEnd = false
 	require.NoError(t, h.SaveConfig(cfg))
 	var out, errOut bytes.Buffer
-	app := &App{Globals: Globals{Home: home, Device: s.Serial(), ADBServer: "127.0.0.1:5037"}, Stdout: &out, Stderr: &errOut, Ctx: context.Background()}
+	app := &App{sys: testSystem{}, Globals: Globals{Home: home, Device: s.Serial(), ADBServer: "127.0.0.1:5037"}, Stdout: &out, Stderr: &errOut, Ctx: context.Background()}
 	t.Cleanup(app.runCleanups)
 	return app, srv, &out, s
 }

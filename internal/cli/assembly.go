@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"log/slog"
 
 	"github.com/openpocket/openpocket/engine/device"
@@ -12,7 +11,7 @@ import (
 )
 
 // Assembly builds the adapters the CLI's runs and commands use: the
-// composition root binds it (Deps.Assembly; internal/wire), so the CLI
+// composition root's System implements it (internal/wire), so the CLI
 // declares what it needs and never assembles a model client, an executor
 // set or a run service's adapters itself. A profile the user must fix
 // comes back as an error whose BadInput method reports true (exit 2).
@@ -31,43 +30,4 @@ type Assembly interface {
 	// NewService builds the run service of h and cfg over the CLI's ports
 	// (device opener, leases, logging, shared executors).
 	NewService(h *workspace.Home, cfg workspace.Config, ports run.Config) *run.Service
-}
-
-// testAssembly is the assembly of MainWith calls without Deps.Assembly:
-// nil, except in this package's tests, which set it to the real one
-// (internal/wire) since only test code may import the composition root's
-// package.
-var testAssembly Assembly
-
-// assembly is the command's Assembly (Deps.Assembly, else testAssembly).
-func (a *App) assembly() Assembly {
-	if a.deps.Assembly != nil {
-		return a.deps.Assembly
-	}
-	if testAssembly != nil {
-		return testAssembly
-	}
-	return missingAssembly{}
-}
-
-// missingAssembly fails every build: a binary whose composition root bound
-// no Assembly is a bug of ours (exit 70), not the user's input.
-type missingAssembly struct{}
-
-var errNoAssembly = internalError{errors.New("this build has no adapter assembly (cmd/openpocket binds Deps.Assembly; a bug in openpocket)")}
-
-func (missingAssembly) Model(*slog.Logger, *workspace.Home, workspace.Config, string) (*llm.Client, error) {
-	return nil, errNoAssembly
-}
-
-func (missingAssembly) ProfileModel(*slog.Logger, string, workspace.ModelProfile, llm.ModeStore) (*llm.Client, error) {
-	return nil, errNoAssembly
-}
-
-func (missingAssembly) Executors(string, workspace.Config) *execset.Set { panic(errNoAssembly) }
-
-func (missingAssembly) PhoneOptions(workspace.Config) device.Options { panic(errNoAssembly) }
-
-func (missingAssembly) NewService(*workspace.Home, workspace.Config, run.Config) *run.Service {
-	panic(errNoAssembly)
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,38 +10,6 @@ import (
 	"github.com/openpocket/openpocket/internal/humanauth"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
-
-// RelayStarter starts the human-auth web relay on addr over store and
-// returns its base URL. The composition root binds internal/relay's Start
-// (front ends never import each other).
-type RelayStarter func(ctx context.Context, store *humanauth.Store, addr string, phone RelayPhone) (base string, stop func(), err error)
-
-// RelayPhone is the relay page's way to the phone a request names (by
-// serial): its current screen, and the taps of a person who takes over
-// (internal/relay.Phone has the same methods).
-type RelayPhone interface {
-	Screen(ctx context.Context, serial string) ([]byte, error)
-	Tap(ctx context.Context, serial string, x, y int) error
-}
-
-// Deps are what the composition root hands the CLI.
-type Deps struct {
-	StartRelay RelayStarter
-	// StartChannels builds the chat channels the gateway runs.
-	StartChannels ChannelStarter
-	// ServeMCP serves the MCP server (openpocket mcp).
-	ServeMCP MCPServer
-	// ServeDashboard serves the dashboards (openpocket dashboard,
-	// gateway --dashboard).
-	ServeDashboard DashboardServe
-	// ServeGateway runs the gateway (openpocket gateway).
-	ServeGateway GatewayServe
-	// JobRunner builds the gateway's job runner for `cron run`.
-	JobRunner JobRunnerFactory
-	// Assembly builds the adapters: model clients, executor sets, run
-	// services (internal/wire).
-	Assembly Assembly
-}
 
 // AuthCmd answers human-auth requests from the machine:
 // `openpocket auth list | approve ID [--text …] | reject ID`. Requests are

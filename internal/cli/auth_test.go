@@ -67,9 +67,9 @@ func humanAuthApp(t *testing.T, timeoutSec int) (*App, *android.Phone, func(stri
 	cfg := h.Config()
 	cfg.HumanAuth.Enabled, cfg.HumanAuth.RelayPort, cfg.HumanAuth.RequestTimeoutSec = true, 0, timeoutSec
 	require.NoError(t, h.SaveConfig(cfg))
-	app.deps.StartRelay = func(ctx context.Context, st *humanauth.Store, addr string, phone RelayPhone) (string, func(), error) {
+	app.sys = testSystem{relay: func(ctx context.Context, st *humanauth.Store, addr string, phone RelayPhone) (string, func(), error) {
 		return relay.Start(ctx, st, relay.Options{Addr: addr, Phone: phone})
-	}
+	}}
 	links := make(chan string, 1)
 	return app, s.Phone(), srv.ReplyTool, links
 }
@@ -238,7 +238,7 @@ func TestAuthCommandAnswersFromTheMachine(t *testing.T) {
 
 	cmd := func(args ...string) (string, error) {
 		var out bytes.Buffer
-		a := &App{Globals: app.Globals, Stdout: &out, Stderr: &out, Ctx: context.Background()}
+		a := &App{sys: testSystem{}, Globals: app.Globals, Stdout: &out, Stderr: &out, Ctx: context.Background()}
 		var err error
 		switch args[0] {
 		case "list":

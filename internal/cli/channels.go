@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,25 +15,12 @@ import (
 	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/engine/hostfs"
 	"github.com/openpocket/openpocket/engine/prompt"
+	"github.com/openpocket/openpocket/internal/gwenv"
 	"github.com/openpocket/openpocket/internal/lease"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/workspace"
 	"github.com/openpocket/openpocket/stdlib/agent"
 )
-
-// ChatChannel is a chat front end the gateway runs (internal/channel's
-// Channel; the composition root builds them, since front ends never
-// import each other).
-type ChatChannel interface {
-	Name() string
-	Run(ctx context.Context) error
-	Deliver(ctx context.Context, to string, text string) error
-}
-
-// ChannelStarter builds the chat channels cfg enables over runner; none
-// enabled is an empty list.
-// stateDir is OPENPOCKET_HOME/state (chat histories live there).
-type ChannelStarter func(cfg workspace.Config, stateDir string, runner *ChannelRunner, logger *slog.Logger) ([]ChatChannel, error)
 
 // ChannelRunner runs chat channels' work on the gateway's run service;
 // its method set is internal/channel's Runner.
@@ -47,7 +33,7 @@ type ChannelRunner struct {
 	auth *HumanAuth
 	// current holds the gateway's current run service (and the config it
 	// was built from) for one piece of work.
-	current GatewayCurrent
+	current gwenv.Current
 
 	links sync.Map // human-auth request id → relay link
 }

@@ -5,8 +5,11 @@
 // (Phones: the devices; HumanAuth: the relay and brokers; home, config,
 // the run service and Agents: singleton providers). Every
 // run service comes from one factory (newService) over the adapters the
-// composition root assembles (Deps.Assembly, internal/wire); errors are
-// mapped to exit codes in one place (exit.go).
+// composition root assembles (System's Assembly, internal/wire); errors are
+// mapped to exit codes in one place (exit.go). What the CLI reaches
+// outside itself — the adapters and the other front ends — is the System
+// the composition root hands MainWith (system.go), bound as narrow
+// interfaces.
 package cli
 
 import (
@@ -112,7 +115,7 @@ func (c *CLI) Help() string { return exitCodeHelp }
 
 // App is what MainWith builds for one command: the global flags and
 // streams, the values it binds (Phones, HumanAuth, the run service
-// factory, the composition root's Deps, the providers of the home and
+// factory, the composition root's System, the providers of the home and
 // config, executors and run service) and the cleanups it runs when the
 // command ends. Commands declare what they use; none takes the App.
 type App struct {
@@ -122,10 +125,11 @@ type App struct {
 	Ctx    context.Context
 	Logger *slog.Logger
 
-	// deps are the composition root's front ends (the relay, chat
-	// channels, the MCP server, dashboards, the gateway, its job runner).
-	deps Deps
-	// auth, built from deps.StartRelay once, starts the relay when a run
+	// sys is the composition root's application: the adapters and the
+	// front ends (the relay, chat channels, the MCP server, dashboards,
+	// the gateway, its job runner).
+	sys System
+	// auth, built over sys's relay once, starts the relay when a run
 	// first asks.
 	auth *HumanAuth
 
@@ -143,17 +147,14 @@ type App struct {
 	command string
 }
 
-// Main parses args, runs the command and returns the process exit code,
-// without the composition root's dependencies: commands that need an
-// adapter (a model, executors, a run service) fail with exit 70 unless
-// this package's tests bound one. Binaries call MainWith.
-func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return MainWith(ctx, args, stdout, stderr, Deps{})
-}
-
-// MainWith is Main with the composition root's dependencies (the front
-// ends the CLI starts).
-func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps Deps) int {
+// MainWith parses args, runs the command over sys (the composition root's
+// application: adapters and the front ends the CLI starts) and returns
+// the process exit code.
+func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, sys System) int {
+	if sys == nil {
+		fmt.Fprintln(stderr, "openpocket: internal error: no application assembled (cmd/openpocket passes one; a bug in openpocket)")
+		return ExitInternal
+	}
 	var cli CLI
 	exit := -1
 	parser, err := kong.New(&cli,
@@ -203,7 +204,7 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 	}
 	cli.Globals.envSerial = os.Getenv("ANDROID_SERIAL")
 	app := &App{Globals: cli.Globals, Stdout: stdout, Stderr: stderr, Ctx: ctx, command: "openpocket " + commandName(kctx.Command()),
-		deps: deps}
+		sys: sys}
 	// Info and above reach the terminal (log.info from Lua included);
 	// --verbose adds debug. Runs with a log.txt get every level there.
 	level := slog.LevelInfo
@@ -240,11 +241,12 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, deps
 // (workspace.Config), the run service and the agent runner (*Agents);
 // OnUse opens the same home, service and executors only when a command
 // gets there; the run service factory (services) and the composition
-// root's Deps serve the long-running front ends (gateway, dashboard, mcp).
-func bindDeps(kctx *kong.Context, ctx context.Context, app *App) error {
+// root's System (each of its narrow interfaces) serve the long-running
+// front ends (gateway, dashboard, mcp).
+func bindDeps(kctx binder, ctx context.Context, app *App) error {
 	kctx.Bind(app, app.devices(), app.humanAuth(), app.Globals, Streams{Stdout: app.Stdout, Stderr: app.Stderr}, app.logger(),
-		app.onUse(), app.services(), app.deps, app.deps.JobRunner)
-	kctx.BindTo(app.assembly(), (*Assembly)(nil))
+		app.onUse(), app.services())
+	bindSystem(func(impl, iface any) { kctx.BindTo(impl, iface) }, app.sys)
 	kctx.BindTo(ctx, (*context.Context)(nil))
 	agents := func(auth *HumanAuth, h *workspace.Home, cfg workspace.Config) *Agents { return newAgents(auth, h, cfg) }
 	for _, provider := range []any{app.home, app.config, app.runService, agents} {
@@ -253,6 +255,14 @@ func bindDeps(kctx *kong.Context, ctx context.Context, app *App) error {
 		}
 	}
 	return nil
+}
+
+// binder is what bindDeps uses of *kong.Context (a test records it to
+// check every command's Run against it).
+type binder interface {
+	Bind(args ...any)
+	BindTo(impl, iface any)
+	BindSingletonProvider(provider any) error
 }
 
 // runCommand runs the parsed command. A panic — a bug of ours — becomes
@@ -308,7 +318,7 @@ type OnUse struct {
 // onUse is the command's OnUse over its providers.
 func (a *App) onUse() OnUse {
 	later := OnUse{Home: a.home, Config: a.config, Service: a.runService, Executors: a.executorSet}
-	later.NewExecutors = func() (*execset.Set, error) { return openExecutors(a.assembly(), later) }
+	later.NewExecutors = func() (*execset.Set, error) { return openExecutors(a.sys, later) }
 	return later
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/openpocket/openpocket/internal/report"
 	"github.com/openpocket/openpocket/internal/sim/simtest"
 )
 
@@ -104,7 +105,7 @@ func TestPlayReportJSON(t *testing.T) {
 	code, stdout, stderr := mainIn(t, t.TempDir(), "--device", s.Serial(), "play", dir, "--include-tags", "smoke", "-e", "user=alice",
 		"--output", t.TempDir(), "--report-json", rep)
 	require.Equal(t, ExitFailed, code, "login asserts user == bob: stdout:\n%s\nstderr:\n%s", stdout, stderr)
-	var r jsonReport
+	var r report.JSON
 	b, err := os.ReadFile(rep)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, &r))

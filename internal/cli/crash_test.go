@@ -97,7 +97,7 @@ func TestPanicBecomesAnInternalError(t *testing.T) {
 	kctx, err := parser.Parse([]string{"boom"})
 	require.NoError(t, err)
 	var errb bytes.Buffer
-	app := &App{Stderr: &errb}
+	app := &App{sys: testSystem{}, Stderr: &errb}
 	kctx.Bind(app)
 	err = runCommand(kctx, app)
 	require.Error(t, err)

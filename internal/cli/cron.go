@@ -16,6 +16,7 @@ import (
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/internal/cron"
+	"github.com/openpocket/openpocket/internal/gwenv"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
@@ -340,8 +341,6 @@ func setCronEnabled(out Streams, h *workspace.Home, cfg workspace.Config, id str
 // CronRunCmd runs one job now.
 type CronRunCmd struct {
 	ID string `arg:"" help:"Job id (disabled jobs run too)." placeholder:"ID"`
-
-	runner JobRunnerFactory // tests: a fake job runner
 }
 
 // Run runs the job now. While the agent's gateway runs, the gateway runs
@@ -349,7 +348,7 @@ type CronRunCmd struct {
 // and reports the outcome; otherwise it runs in the foreground with the
 // same runner and state recording as the gateway.
 func (c *CronRunCmd) Run(ctx context.Context, out Streams, phones *Phones, h *workspace.Home, cfg workspace.Config, later OnUse, auth *HumanAuth,
-	jobs JobRunnerFactory) error {
+	jobs JobRunners) error {
 	jobsPath, _ := cronFiles(h, cfg)
 	f, _, err := cron.LoadJobs(jobsPath)
 	if err != nil {
@@ -373,10 +372,7 @@ func (c *CronRunCmd) Run(ctx context.Context, out Streams, phones *Phones, h *wo
 	if err := gatewayNotRunning(h, c.ID); err != nil {
 		return err
 	}
-	runner, err := jobRunnerWith(jobs, c.runner, func() (JobRunnerEnv, error) { return foregroundJobEnv(out, h, cfg, later, auth) })
-	if err != nil {
-		return err
-	}
+	runner := jobRunnerWith(jobs, func() (gwenv.JobRunner, error) { return foregroundJobEnv(out, h, cfg, later, auth) })
 	st, took, err := runJobNow(ctx, h, cfg, c.ID, defaultDeviceName(phones, phones.flags, cfg), runner)
 	return reportJob(out.Stderr, c.ID, st, took, err)
 }
@@ -422,20 +418,14 @@ func reportJob(w io.Writer, id string, st cron.JobState, took time.Duration, run
 	return nil
 }
 
-// jobRunnerWith is the gateway's job runner (factory: Deps.JobRunner;
-// override, for tests, wins) over the environment env builds.
-func jobRunnerWith(factory, override JobRunnerFactory, env func() (JobRunnerEnv, error)) (cron.Runner, error) {
-	if override != nil {
-		factory = override
-	}
-	if factory == nil {
-		return nil, internalError{errors.New("cron run: this build has no job runner (cmd/openpocket binds Deps.JobRunner)")}
-	}
+// jobRunnerWith is the gateway's job runner (jobs) over the environment
+// env builds; an environment that cannot be built fails the job.
+func jobRunnerWith(jobs JobRunners, env func() (gwenv.JobRunner, error)) cron.Runner {
 	e, err := env()
 	if err != nil {
-		return failedRunner{err}, nil // the job fails with it, recorded in its state
+		return failedRunner{err} // the job fails with it, recorded in its state
 	}
-	return factory(e), nil
+	return jobs.NewJobRunner(e)
 }
 
 // foregroundJobEnv runs a job on this command's run service (later's:
@@ -443,14 +433,14 @@ func jobRunnerWith(factory, override JobRunnerFactory, env func() (JobRunnerEnv,
 // In the foreground an agent job shows its progress and can ask for human
 // auth on the terminal, like `openpocket agent`; bad input (a playbook
 // that does not compile, a missing script) exits 2.
-func foregroundJobEnv(out Streams, h *workspace.Home, cfg workspace.Config, later OnUse, auth *HumanAuth) (JobRunnerEnv, error) {
+func foregroundJobEnv(out Streams, h *workspace.Home, cfg workspace.Config, later OnUse, auth *HumanAuth) (gwenv.JobRunner, error) {
 	svc, err := later.Service()
 	if err != nil {
-		return JobRunnerEnv{}, err
+		return gwenv.JobRunner{}, err
 	}
 	o := agentRunOptions{Stdin: os.Stdin, Stdout: out.Stdout}
 	progress := newAgentProgress(out.Stdout, isTTY(out.Stdout))
-	return JobRunnerEnv{Service: svc, Base: h.Workspace(), Warn: out.Stderr,
+	return gwenv.JobRunner{Service: svc, Base: h.Workspace(), Warn: out.Stderr,
 		HumanAuth: func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error) {
 			return auth.forRun(ctx, cfg.HumanAuth, sess, o)
 		},

@@ -49,10 +49,11 @@ func runCronCLI(t *testing.T, home string, runs *fakeRuns, args ...string) cronR
 	if err != nil {
 		return cronResult{ExitUsage, out.String(), err.Error()}
 	}
+	sys := testSystem{}
 	if runs != nil {
-		cli.Cron.Run.runner = runs.runner
+		sys.jobs = runs.runner
 	}
-	app := &App{Globals: cli.Globals, Stdout: &out, Stderr: &errOut, Ctx: context.Background()}
+	app := &App{sys: sys, Globals: cli.Globals, Stdout: &out, Stderr: &errOut, Ctx: context.Background()}
 	require.NoError(t, bindDeps(kctx, app.Ctx, app))
 	err = kctx.Run(app)
 	if err != nil && !isReported(err) {

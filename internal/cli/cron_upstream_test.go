@@ -118,7 +118,7 @@ func TestGatewayStartIsAccepted(t *testing.T) {
 	assert.Equal(t, "", cli.Gateway.Verb)
 
 	c := GatewayCmd{Verb: "stop"}
-	err = c.Run(context.Background(), services{}, nil, Deps{}, nil, workspace.Config{})
+	err = c.Run(context.Background(), services{}, nil, testSystem{}, testSystem{}, testSystem{}, testSystem{}, nil, workspace.Config{})
 	var ue UsageError
 	require.ErrorAs(t, err, &ue)
 	assert.Contains(t, err.Error(), "`openpocket gateway start`")

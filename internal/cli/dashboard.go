@@ -15,6 +15,7 @@ import (
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/internal/atomicfile"
+	"github.com/openpocket/openpocket/internal/gwenv"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
@@ -28,12 +29,8 @@ func (c *DashboardCmd) Help() string {
 	return exampleBlock("openpocket dashboard", "openpocket dashboard --addr 0.0.0.0:8790   (prints the URL with the token)")
 }
 
-// DashboardServe serves the dashboards until ctx ends. The composition
-// root binds it (Deps.ServeDashboard): front ends never import each other,
-// so the CLI only hands over what the dashboard's ports are built from.
-type DashboardServe func(ctx context.Context, env DashboardEnv) error
-
-// DashboardEnv is what the dashboard is built from.
+// DashboardEnv is what the dashboard is built from: the composition root
+// serves it (DashboardServer), since front ends never import each other.
 type DashboardEnv struct {
 	Addr string
 	// Token is the install's access token ("" on loopback).
@@ -73,10 +70,7 @@ type AgentRuntime struct {
 }
 
 // Run serves the manager dashboard until Ctrl-C.
-func (c *DashboardCmd) Run(ctx context.Context, st Streams, f services, auth *HumanAuth, deps Deps) error {
-	if deps.ServeDashboard == nil {
-		return errors.New("this build has no dashboard (cmd/openpocket binds Deps.ServeDashboard)")
-	}
+func (c *DashboardCmd) Run(ctx context.Context, st Streams, f services, auth *HumanAuth, srv DashboardServer, jobs JobRunners) error {
 	in, err := f.g.install()
 	if err != nil {
 		return err
@@ -90,7 +84,7 @@ func (c *DashboardCmd) Run(ctx context.Context, st Streams, f services, auth *Hu
 			return err
 		}
 	}
-	return deps.ServeDashboard(ctx, DashboardEnv{Addr: c.Addr, Token: token, Install: in, Runtime: newDashboards(f, auth, deps).runtime,
+	return srv.ServeDashboard(ctx, DashboardEnv{Addr: c.Addr, Token: token, Install: in, Runtime: newDashboards(f, auth, jobs).runtime,
 		RelayPhone: adbRelayPhone{server: f.g.ADBServer},
 		Ready: func(url string) {
 			fmt.Fprintf(st.Stdout, "dashboard: %s\n", url)
@@ -103,12 +97,9 @@ func (c *DashboardCmd) Run(ctx context.Context, st Streams, f services, auth *Hu
 // startAgentDashboard serves the selected agent's dashboard (d) from its
 // gateway with serve, in the background until the command ends ("" =
 // none).
-func startAgentDashboard(ctx context.Context, d dashboards, serve DashboardServe, addr string) error {
+func startAgentDashboard(ctx context.Context, d dashboards, srv DashboardServer, addr string) error {
 	if addr == "" {
 		return nil
-	}
-	if serve == nil {
-		return errors.New("this build has no dashboard (cmd/openpocket binds Deps.ServeDashboard)")
 	}
 	g := d.f.g
 	in, err := g.install()
@@ -124,7 +115,7 @@ func startAgentDashboard(ctx context.Context, d dashboards, serve DashboardServe
 	ready := make(chan string, 1)
 	failed := make(chan error, 1)
 	go func() {
-		failed <- serve(ctx, DashboardEnv{Addr: addr, Token: token, Install: in, Runtime: d.runtime, Only: g.agentID(),
+		failed <- srv.ServeDashboard(ctx, DashboardEnv{Addr: addr, Token: token, Install: in, Runtime: d.runtime, Only: g.agentID(),
 			RelayPhone: adbRelayPhone{server: g.ADBServer},
 			Ready:      func(url string) { ready <- url }})
 	}()
@@ -176,13 +167,13 @@ func installToken(in *workspace.Install) (string, error) {
 // factory (global flags, devices, logger, stderr), its human-auth helper
 // and the job runner of "run now".
 type dashboards struct {
-	f         services
-	auth      *HumanAuth
-	jobRunner JobRunnerFactory
+	f    services
+	auth *HumanAuth
+	jobs JobRunners
 }
 
-func newDashboards(f services, auth *HumanAuth, deps Deps) dashboards {
-	return dashboards{f: f, auth: auth, jobRunner: deps.JobRunner}
+func newDashboards(f services, auth *HumanAuth, jobs JobRunners) dashboards {
+	return dashboards{f: f, auth: auth, jobs: jobs}
 }
 
 // runtime opens agent id for a long-running front end: its home and
@@ -208,10 +199,7 @@ func (d dashboards) runtime(id string) (*AgentRuntime, error) {
 		if res, ran, err := runInGateway(ctx, h, job); ran || err != nil {
 			return gatewayOutcome(res, err)
 		}
-		runner, err := jobRunnerWith(d.jobRunner, nil, func() (JobRunnerEnv, error) { return d.jobEnv(h, cfg, id, drive), nil })
-		if err != nil {
-			return "", err
-		}
+		runner := jobRunnerWith(d.jobs, func() (gwenv.JobRunner, error) { return d.jobEnv(h, cfg, id, drive), nil })
 		if err := gatewayNotRunning(h, job); err != nil {
 			return "", err
 		}
@@ -259,9 +247,9 @@ func (d dashboards) homeOf(id string) (*workspace.Home, workspace.Config, error)
 // jobEnv is the job runner environment of a dashboard's "run
 // now": the agent's driver service, no terminal (progress dropped),
 // human-auth links for the agent without starting a relay here.
-func (d dashboards) jobEnv(h *workspace.Home, cfg workspace.Config, id string, svc *run.Service) JobRunnerEnv {
+func (d dashboards) jobEnv(h *workspace.Home, cfg workspace.Config, id string, svc *run.Service) gwenv.JobRunner {
 	o := agentRunOptions{Stdin: os.Stdin, Stdout: io.Discard}
-	return JobRunnerEnv{Service: svc, Base: h.Workspace(), Warn: d.f.stderr,
+	return gwenv.JobRunner{Service: svc, Base: h.Workspace(), Warn: d.f.stderr,
 		HumanAuth: func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error) {
 			return d.auth.forRunIn(ctx, authHome{home: h, agentID: id}, cfg.HumanAuth, sess, o)
 		},

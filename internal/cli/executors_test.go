@@ -22,7 +22,7 @@ func execTestApp(t *testing.T) (*App, *bytes.Buffer, *bytes.Buffer) {
 	t.Helper()
 	t.Setenv(workspace.EnvHome, "")
 	var out, errOut bytes.Buffer
-	app := &App{Globals: Globals{Home: filepath.Join(t.TempDir(), "home")}, Stdout: &out, Stderr: &errOut, Ctx: context.Background()}
+	app := &App{sys: testSystem{}, Globals: Globals{Home: filepath.Join(t.TempDir(), "home")}, Stdout: &out, Stderr: &errOut, Ctx: context.Background()}
 	return app, &out, &errOut
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/openpocket/openpocket/internal/cron"
+	"github.com/openpocket/openpocket/internal/gwenv"
 )
 
 // TestGatewaySecondOneRefused: the command refuses to start while another
@@ -26,12 +27,12 @@ func TestGatewaySecondOneRefused(t *testing.T) {
 	var errOut bytes.Buffer
 	served := false
 	app := &App{Globals: Globals{Home: home}, Stdout: &bytes.Buffer{}, Stderr: &errOut, Ctx: context.Background(),
-		deps: Deps{ServeGateway: func(context.Context, GatewayEnv) error { served = true; return nil }}}
+		sys: testSystem{gateway: func(context.Context, gwenv.Gateway) error { served = true; return nil }}}
 	h, err := app.home()
 	require.NoError(t, err)
 	cfg, err := app.config()
 	require.NoError(t, err)
-	err = (&GatewayCmd{}).Run(app.Ctx, app.services(), app.humanAuth(), app.deps, h, cfg)
+	err = (&GatewayCmd{}).Run(app.Ctx, app.services(), app.humanAuth(), app.sys, app.sys, app.sys, app.sys, h, cfg)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), fmt.Sprintf("gateway already running (pid %d, started ", os.Getpid()))
 	assert.Equal(t, ExitFailed, ExitCode(err))

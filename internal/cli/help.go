@@ -110,8 +110,8 @@ type HelpCmd struct {
 }
 
 // Run prints the help of the named command, like COMMAND --help.
-func (c *HelpCmd) Run(ctx context.Context, out Streams) error {
-	code := Main(ctx, append(append([]string{}, c.Command...), "--help"), out.Stdout, out.Stderr)
+func (c *HelpCmd) Run(ctx context.Context, out Streams, sys System) error {
+	code := MainWith(ctx, append(append([]string{}, c.Command...), "--help"), out.Stdout, out.Stderr, sys)
 	if code != ExitOK {
 		return UsageError{fmt.Errorf("help: no command %q (see openpocket --help)", strings.Join(c.Command, " "))}
 	}

@@ -26,7 +26,7 @@ import (
 // MainWith builds it once and binds it; commands and front ends that run
 // agents share it, so one relay serves them all.
 type HumanAuth struct {
-	start RelayStarter
+	relay Relay
 	// home is the command's home (its request store), opened on first use:
 	// a command that never asks a person needs none.
 	home    func() (*workspace.Home, error)
@@ -46,7 +46,7 @@ type HumanAuth struct {
 // a test gets one over its own fields on first use).
 func (a *App) humanAuth() *HumanAuth {
 	if a.auth == nil {
-		a.auth = &HumanAuth{start: a.deps.StartRelay, home: a.home, agentID: a.agentID(), stderr: a.Stderr, logger: a.logger(), onExit: a.onExit,
+		a.auth = &HumanAuth{relay: a.sys, home: a.home, agentID: a.agentID(), stderr: a.Stderr, logger: a.logger(), onExit: a.onExit,
 			adbServer: a.ADBServer}
 	}
 	return a.auth
@@ -64,12 +64,12 @@ func (ha *HumanAuth) startRelay(ctx context.Context, cfg workspace.HumanAuthConf
 	relayMu.Lock()
 	defer relayMu.Unlock()
 	addr := net.JoinHostPort(cfg.RelayHost, strconv.Itoa(cfg.RelayPort))
-	if ha.base == "" && ha.start != nil {
+	if ha.base == "" && ha.relay != nil {
 		h, err := ha.home()
 		if err != nil {
 			return "", err
 		}
-		b, stop, err := ha.start(ctx, humanauth.Open(h.State()), addr, adbRelayPhone{server: ha.adbServer})
+		b, stop, err := ha.relay.StartRelay(ctx, humanauth.Open(h.State()), addr, adbRelayPhone{server: ha.adbServer})
 		switch {
 		case err == nil:
 			ha.base = b

@@ -7,6 +7,7 @@ import (
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/internal/cron"
+	"github.com/openpocket/openpocket/internal/gwenv"
 )
 
 // The job runner's own tests (payload dispatch, results, the job's device
@@ -33,13 +34,13 @@ type fakeRuns struct {
 	mu     sync.Mutex
 	calls  []fakeCall
 	result func(c fakeCall) (engine.RunResult, error)
-	env    JobRunnerEnv
+	env    gwenv.JobRunner
 }
 
 func newFakeRuns() *fakeRuns { return &fakeRuns{} }
 
-// runner is a JobRunnerFactory.
-func (f *fakeRuns) runner(env JobRunnerEnv) cron.Runner {
+// runner is a JobRunners.NewJobRunner.
+func (f *fakeRuns) runner(env gwenv.JobRunner) cron.Runner {
 	f.mu.Lock()
 	f.env = env
 	f.mu.Unlock()

@@ -150,7 +150,7 @@ func TestJobOnADeviceInUseIsBusyNotFailed(t *testing.T) {
 	script := appendScript(t, "J", 1)
 	svc, err := app.runService()
 	require.NoError(t, err)
-	// The job runner cmd/openpocket binds (Deps.JobRunner) over this
+	// The job runner cmd/openpocket assembles (JobRunners) over this
 	// command's service, as `cron run` builds it.
 	runner := gateway.NewJobRunner(gateway.JobRunnerOptions{Service: svc})
 	_, _, err = runner.Run(t.Context(), cron.Job{ID: "j1", Device: s.Serial(), Payload: cron.Payload{Kind: cron.PayloadLua, Path: script}})

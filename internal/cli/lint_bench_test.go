@@ -52,7 +52,7 @@ func BenchmarkLintWithLuaCheck(b *testing.B) {
 		floor += time.Since(t0)
 	}
 	floor /= floorRuns
-	app := &App{Stdout: io.Discard, Stderr: &bytes.Buffer{}, Ctx: context.Background()}
+	app := &App{sys: testSystem{}, Stdout: io.Discard, Stderr: &bytes.Buffer{}, Ctx: context.Background()}
 	b.ResetTimer()
 	var total time.Duration
 	for i := range b.N {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -26,7 +25,7 @@ import (
 
 // MCPCmd serves the phone to coding agents over the Model Context
 // Protocol. The server itself lives in internal/mcp; the composition root
-// binds it (Deps.ServeMCP) because front ends never import each other.
+// serves it (MCPServer) because front ends never import each other.
 type MCPCmd struct {
 	HTTP  string `name:"http" help:"Serve streamable HTTP on ADDR (e.g. 127.0.0.1:8765) instead of stdio; beyond loopback --token is required." placeholder:"ADDR"`
 	Token string `help:"Bearer token HTTP clients must send (Authorization: Bearer TOKEN)." env:"OPENPOCKET_MCP_TOKEN" placeholder:"TOKEN"`
@@ -44,15 +43,9 @@ type MCPServeOptions struct {
 	Version string
 }
 
-// MCPServer serves b until ctx ends or the client disconnects.
-type MCPServer func(ctx context.Context, b *MCPBackend, o MCPServeOptions) error
-
 // Run prepares what every call shares (home, executors, the virtual phone
 // with --sim) and serves until the client goes away or Ctrl-C.
-func (c *MCPCmd) Run(ctx context.Context, st Streams, use OnUse, f services, auth *HumanAuth, deps Deps) error {
-	if deps.ServeMCP == nil {
-		return internalError{errors.New("mcp: this build has no MCP server wired in (a bug in openpocket)")}
-	}
+func (c *MCPCmd) Run(ctx context.Context, st Streams, use OnUse, f services, auth *HumanAuth, srv MCPServer) error {
 	if _, err := use.Home(); err != nil {
 		return err
 	}
@@ -66,7 +59,7 @@ func (c *MCPCmd) Run(ctx context.Context, st Streams, use OnUse, f services, aut
 	}
 	b := NewMCPBackend(use, f, auth)
 	defer b.Close()
-	return deps.ServeMCP(ctx, b, MCPServeOptions{HTTP: c.HTTP, Token: c.Token,
+	return srv.ServeMCP(ctx, b, MCPServeOptions{HTTP: c.HTTP, Token: c.Token,
 		Stdin: os.Stdin, Stdout: st.Stdout, Logger: f.logger, Version: Version})
 }
 

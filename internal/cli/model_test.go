@@ -34,7 +34,7 @@ func modelApp(t *testing.T) (*App, *strings.Builder) {
 	require.NoError(t, err)
 	require.NoError(t, modes.Set("fake", "responses"))
 	var out strings.Builder
-	return &App{Globals: Globals{Home: home}, Stdout: &out, Stderr: &out}, &out
+	return &App{sys: testSystem{}, Globals: Globals{Home: home}, Stdout: &out, Stderr: &out}, &out
 }
 
 func TestModelList(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/internal/report"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/workspace"
 	"github.com/openpocket/openpocket/playbooks"
@@ -92,9 +93,9 @@ func (c *PlayCmd) options() playOptions {
 
 // runOnce runs every selected playbook once and writes the reports.
 func (c *PlayCmd) runOnce(ctx context.Context, env playEnv, files []string) error {
-	var html *htmlReport
+	var html *report.HTML
 	if c.ReportHTML != "" {
-		html = &htmlReport{dir: c.ReportHTML}
+		html = report.NewHTML(c.ReportHTML)
 	}
 	outRoot := c.Output
 	if outRoot == "" {
@@ -131,7 +132,7 @@ func (c *PlayCmd) runOnce(ctx context.Context, env playEnv, files []string) erro
 		}
 		flows = append(flows, fr)
 		if html != nil {
-			if err := html.add(fr, started); err != nil {
+			if err := html.Add(fr, started); err != nil {
 				fmt.Fprintf(env.out.Stderr, "html report: %v\n", err)
 			}
 		}
@@ -143,7 +144,7 @@ func (c *PlayCmd) runOnce(ctx context.Context, env playEnv, files []string) erro
 		return err
 	}
 	err := playSummary(ctx, env.out.Stdout, env.phones, flows)
-	if html != nil && len(html.runs) > 0 {
+	if html != nil && html.Len() > 0 {
 		fmt.Fprintf(env.out.Stdout, "html report: %s\n", filepath.Join(c.ReportHTML, "index.html"))
 	}
 	return err
@@ -152,12 +153,12 @@ func (c *PlayCmd) runOnce(ctx context.Context, env playEnv, files []string) erro
 // writeReports writes the JUnit and JSON reports asked for.
 func (c *PlayCmd) writeReports(flows []FlowReport) error {
 	if c.Report != "" {
-		if err := writeJUnit(c.Report, flows); err != nil {
+		if err := report.WriteJUnit(c.Report, flows); err != nil {
 			return err
 		}
 	}
 	if c.ReportJSON != "" {
-		if err := writeReportJSON(c.ReportJSON, flows); err != nil {
+		if err := report.WriteJSON(c.ReportJSON, flows); err != nil {
 			return err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/openpocket/openpocket/internal/report"
 	"github.com/openpocket/openpocket/internal/run"
 )
 
@@ -63,18 +64,18 @@ func (c *PlayCmd) runSharded(ctx context.Context, env playEnv, files []string, o
 	}
 	wg.Wait()
 	var all []FlowReport
-	suites := make([]junitSuite, 0, len(shards))
+	suites := make([]report.JUnitSuite, 0, len(shards))
 	for _, s := range shards {
 		all = append(all, s.flows...)
-		suites = append(suites, junitSuiteFor("openpocket playbooks on "+s.device, s.flows))
+		suites = append(suites, report.JUnitSuiteFor("openpocket playbooks on "+s.device, s.flows))
 	}
 	if c.Report != "" {
-		if err := writeJUnitSuites(c.Report, suites); err != nil {
+		if err := report.WriteJUnitSuites(c.Report, suites); err != nil {
 			return err
 		}
 	}
 	if c.ReportJSON != "" {
-		if err := writeReportJSON(c.ReportJSON, all); err != nil {
+		if err := report.WriteJSON(c.ReportJSON, all); err != nil {
 			return err
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/openpocket/openpocket/internal/report"
 	"github.com/openpocket/openpocket/internal/sim/simtest"
 )
 
@@ -39,7 +40,7 @@ func TestExamplesPassOnTheVirtualPhone(t *testing.T) {
 	require.NotEmpty(t, files)
 	assert.Contains(t, stdout, "\n"+itoa(len(files))+" passed, 0 failed\n")
 
-	var suites junitSuites
+	var suites report.JUnitSuites
 	b, err := os.ReadFile(junit)
 	require.NoError(t, err)
 	require.NoError(t, xml.Unmarshal(b, &suites))

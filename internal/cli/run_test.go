@@ -22,7 +22,7 @@ import (
 func luaApp(t *testing.T, ctx context.Context, serial string) (*App, *bytes.Buffer, *bytes.Buffer) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	app := &App{
+	app := &App{sys: testSystem{},
 		Globals: Globals{Home: t.TempDir(), Device: serial, ADBServer: "127.0.0.1:5037"},
 		Stdout:  &stdout, Stderr: &stderr, Ctx: ctx,
 		Logger: slog.New(slog.NewTextHandler(&stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),

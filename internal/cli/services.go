@@ -53,13 +53,13 @@ type services struct {
 	phones *Phones
 	logger *slog.Logger
 	stderr io.Writer
-	// asm builds the adapters (the composition root's Assembly).
+	// asm builds the adapters (the composition root's System).
 	asm Assembly
 }
 
 // services is the command's run service factory.
 func (a *App) services() services {
-	return services{g: a.Globals, phones: a.devices(), logger: a.logger(), stderr: a.Stderr, asm: a.assembly()}
+	return services{g: a.Globals, phones: a.devices(), logger: a.logger(), stderr: a.Stderr, asm: a.sys}
 }
 
 // commandSpec is the spec of this command's own services: the global

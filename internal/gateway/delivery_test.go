@@ -15,6 +15,7 @@ import (
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/internal/cron"
+	"github.com/openpocket/openpocket/internal/gwenv"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
 
@@ -83,8 +84,9 @@ func TestModelWrittenJobsDeliverOnlyToAllowedChats(t *testing.T) {
 	runs.result = func(c fakeCall) (engine.RunResult, error) {
 		return engine.RunResult{Success: true, Message: "done"}, nil
 	}
-	o := Options{Home: ws, Config: ws.Config(), runsFor: runs.runsFor,
-		StartChannels: func(workspace.Config, string, Current, *slog.Logger) ([]Channel, error) { return []Channel{ch}, nil }}
+	o := Options{Gateway: gwenv.Gateway{Home: ws, Config: ws.Config(),
+		StartChannels: func(workspace.Config, string, Current, *slog.Logger) ([]Channel, error) { return []Channel{ch}, nil }},
+		runsFor: runs.runsFor}
 	h := startGatewayWith(t, home, o, runs)
 	for _, task := range []string{"signed task", "tampered task", "stranger task", "allowed task"} {
 		h.waitCall(task, 0)

@@ -9,7 +9,6 @@ package gateway
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -21,45 +20,16 @@ import (
 
 	"github.com/jonboulle/clockwork"
 
-	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/internal/cron"
-	"github.com/openpocket/openpocket/internal/run"
+	"github.com/openpocket/openpocket/internal/gwenv"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
 
-// Options are what a gateway is built from; the composition root binds the
-// ports.
+// Options are what a gateway is built from: the environment the CLI
+// fills in (gwenv.Gateway; the composition root hands it over unchanged)
+// and the tests' hooks.
 type Options struct {
-	Home *workspace.Home
-	// ConfigPath is reread on reload; Config is the effective config now.
-	ConfigPath string
-	Config     workspace.Config
-	// Stderr receives one line per event; TTY draws them compact.
-	Stderr  io.Writer
-	TTY     bool
-	Verbose bool
-	Logger  *slog.Logger
-	// StopTimeout bounds the wait for cancelled jobs after Ctrl-C.
-	StopTimeout time.Duration
-	// DefaultDevice names the device of jobs without one (per-device
-	// exclusion and messages).
-	DefaultDevice string
-
-	// NewService builds a run service from a config: each run holding its
-	// device's lease for exactly the run. close ends it (executors) once
-	// no run uses it any more.
-	NewService func(cfg workspace.Config) (svc *run.Service, close func())
-	// HumanAuth is the request_human_auth answerer of agent jobs on a
-	// service of cfg (nil: none).
-	HumanAuth func(cfg workspace.Config) HumanAuthFor
-	// KeepAwake wakes a device running a long task (heartbeat).
-	KeepAwake func(ctx context.Context, serial string) error
-	// CountDevices counts the adb server's devices and those online for
-	// the heartbeat line (nil: 0 and 0).
-	CountDevices func(ctx context.Context) (all, online int, err error)
-	// StartChannels builds the chat channels cfg enables; current gives
-	// their work the gateway's current run service (nil: no channels).
-	StartChannels func(cfg workspace.Config, stateDir string, current Current, logger *slog.Logger) ([]Channel, error)
+	gwenv.Gateway
 
 	// Tests: a fake clock, fake run functions and a hook that gets the
 	// running gateway.
@@ -70,18 +40,14 @@ type Options struct {
 
 // HumanAuthFor builds an agent run's human-auth answerer once its session
 // exists (run.AgentOptions.HumanAuthFor).
-type HumanAuthFor = func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error)
+type HumanAuthFor = gwenv.HumanAuthFor
 
 // Current holds the gateway's current run service and the config it was
 // built from for one piece of work; done ends the hold.
-type Current func() (svc *run.Service, cfg workspace.Config, done func())
+type Current = gwenv.Current
 
 // Channel is a chat front end the gateway runs (internal/channel's).
-type Channel interface {
-	Name() string
-	Run(ctx context.Context) error
-	Deliver(ctx context.Context, to string, text string) error
-}
+type Channel = gwenv.Channel
 
 // Gateway is one running gateway.
 type Gateway struct {

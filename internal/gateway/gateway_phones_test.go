@@ -17,6 +17,7 @@ import (
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/internal/adb"
 	"github.com/openpocket/openpocket/internal/cron"
+	"github.com/openpocket/openpocket/internal/gwenv"
 	"github.com/openpocket/openpocket/internal/lease"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/sim"
@@ -104,7 +105,7 @@ func startPhoneGateway(t *testing.T, home string, svcs *services) *gwHarness {
 	t.Helper()
 	ws, err := workspace.Open(home)
 	require.NoError(t, err)
-	return startGatewayWith(t, home, Options{Home: ws, Config: ws.Config(), NewService: svcs.factory(ws.State())}, newFakeRuns())
+	return startGatewayWith(t, home, Options{Gateway: gwenv.Gateway{Home: ws, Config: ws.Config(), NewService: svcs.factory(ws.State())}}, newFakeRuns())
 }
 
 // waitForGo is a job's Lua payload: it marks its phone, then holds it

@@ -20,6 +20,7 @@ import (
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/internal/cron"
+	"github.com/openpocket/openpocket/internal/gwenv"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
 
@@ -88,7 +89,7 @@ func startGateway(t *testing.T, home string, runs *fakeRuns) *gwHarness {
 	t.Helper()
 	ws, err := workspace.Open(home)
 	require.NoError(t, err)
-	return startGatewayWith(t, home, Options{Home: ws, Config: ws.Config(), runsFor: runs.runsFor}, runs)
+	return startGatewayWith(t, home, Options{Gateway: gwenv.Gateway{Home: ws, Config: ws.Config()}, runsFor: runs.runsFor}, runs)
 }
 
 // startGatewayWith runs the gateway with o (home, streams and clock set

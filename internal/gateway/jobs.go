@@ -14,6 +14,7 @@ import (
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/hostfs"
 	"github.com/openpocket/openpocket/internal/cron"
+	"github.com/openpocket/openpocket/internal/gwenv"
 	"github.com/openpocket/openpocket/internal/lease"
 	"github.com/openpocket/openpocket/internal/run"
 )
@@ -54,28 +55,8 @@ func newJobRunner(runsFor runsFor, base string, warn io.Writer) *jobRunner {
 }
 
 // JobRunnerOptions build a job runner for one job run outside the
-// gateway's scheduler (`openpocket cron run`): the gateway's own payload →
-// run mapping, on the service given.
-type JobRunnerOptions struct {
-	Service *run.Service
-	// Base resolves relative payload paths of hand-written jobs (the
-	// workspace); "" leaves them to the process's working directory.
-	Base string
-	// Warn receives playbook compile warnings.
-	Warn io.Writer
-	// HumanAuth builds an agent run's human-auth answerer (nil: the run's
-	// defaults).
-	HumanAuth HumanAuthFor
-	// Agent is the template of agent runs' options: a foreground run's
-	// terminal (Stdin, Stdout) and progress (Events). Target, Task and
-	// Model come from the job.
-	Agent run.AgentOptions
-	// BadInput wraps the errors of bad input (a playbook that does not
-	// compile, a script that cannot be read, an unknown skill or a
-	// malformed skill parameter), so a command can map them to its exit
-	// code; nil leaves them as they are.
-	BadInput func(error) error
-}
+// gateway's scheduler (gwenv.JobRunner, which the CLI fills in).
+type JobRunnerOptions = gwenv.JobRunner
 
 // NewJobRunner is the cron.Runner of o: each job runs on o.Service with
 // its device, claimed for exactly the run, as the gateway runs it.

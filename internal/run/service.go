@@ -264,12 +264,7 @@ func (lc *lifecycle) engine(o engineOptions) (*engine.Engine, error) {
 		e.Logger = o.logger
 	}
 	if lc.exec != nil {
-		e.Executors = lc.exec.Actions(executors.VMRunner(lc.registry(), func(ctx context.Context) any {
-			if s := engine.SessionFrom(ctx); s != nil {
-				return s
-			}
-			return nil
-		}))
+		e.Executors = lc.exec.Actions(executors.VMRunner(lc.registry(), engine.SessionFrom))
 	}
 	if o.persist {
 		e.Workspace = cfg.Store

@@ -1,9 +1,10 @@
 // Package wire is the composition root's assembly of the adapters behind
 // the run service: model clients from config.json's profiles, the
 // workspace's executor set, the device layer's tuning and the run.Config →
-// *run.Service of a home and config. Only cmd/openpocket imports it; it
-// hands an Assembly to the CLI (cli.Deps.Assembly, an interface the CLI
-// declares), so front ends never build adapters themselves.
+// *run.Service of a home and config. Only cmd/openpocket imports it; its
+// application embeds an Assembly, which the CLI sees as the Assembly part
+// of cli.System (an interface the CLI declares), so front ends never build
+// adapters themselves.
 package wire
 
 import (

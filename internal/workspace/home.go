@@ -120,13 +120,6 @@ func IsUnedited(path string) bool {
 	return err == nil && len(warnings) == 0 && reflect.DeepEqual(cfg, DefaultConfig())
 }
 
-// writeNew writes a file only if it does not exist yet (no overwrite even
-// if another process created it meanwhile).
-func writeNew(path string, data []byte, perm os.FileMode) error {
-	_, err := atomicfile.WriteNew(path, data, perm)
-	return err
-}
-
 // Dir is OPENPOCKET_HOME.
 func (h *Home) Dir() string { return h.dir }
 

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/openpocket/openpocket/stdlib"
 	"path/filepath"
 	"strings"
 	"time"
@@ -89,8 +90,8 @@ type call struct {
 
 func (m *Module) bind(vm *lua.VM, f func(c call) (lua.LValue, error)) lua.LGFunction {
 	return func(L *lua.LState) int {
-		sess, ok := vm.Session().(*engine.Session)
-		if !ok || sess == nil {
+		sess := stdlib.HostOf(vm).Session()
+		if sess == nil {
 			return lua.Raisef(L, "ai: no session (the module needs a device run)")
 		}
 		v, err := f(call{L: L, ctx: lua.Context(L), sess: sess})

@@ -2,6 +2,7 @@ package aistep
 
 import (
 	"fmt"
+	"github.com/openpocket/openpocket/stdlib"
 	"strings"
 	"sync"
 	"time"
@@ -59,8 +60,8 @@ func (r *Repairer) Repairs() []Repair {
 func (r *Repairer) Open(vm *lua.VM) (lua.LValue, error) {
 	return vm.NewModule(map[string]lua.LGFunction{
 		"tap": func(L *lua.LState) int {
-			sess, ok := vm.Session().(*engine.Session)
-			if !ok || sess == nil {
+			sess := stdlib.HostOf(vm).Session()
+			if sess == nil {
 				return lua.Raisef(L, "skill_repair: no session")
 			}
 			step, tt := L.CheckTable(1), L.CheckTable(2)

@@ -18,8 +18,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/lua"
+	"github.com/openpocket/openpocket/stdlib"
 )
 
 // MaxBytes bounds a pushed file (APKs of real apps run to a few hundred MB).
@@ -63,8 +63,8 @@ func (m *Module) push(vm *lua.VM, local, remote string) error {
 	if m.root == nil {
 		return errors.New("assets.push: no playbook directory (run the playbook with openpocket play)")
 	}
-	sess, ok := vm.Session().(*engine.Session)
-	if !ok || sess == nil {
+	sess := stdlib.HostOf(vm).Session()
+	if sess == nil {
 		return errors.New("assets.push: no device session")
 	}
 	clean := filepath.Clean(local)

@@ -112,19 +112,14 @@ func (b binding) openExec(vm *lua.VM) (lua.LValue, error) {
 // A session table has id, command, workdir, pid, running, timed_out,
 // started_at_ms, duration_ms, status and, once ended, exit_code.
 func (b binding) openProcess(vm *lua.VM) (lua.LValue, error) {
-	do := func(L *lua.LState, req tools.ProcessRequest) (tools.ProcessResult, bool) {
-		r, err := b.Commands.Process(lua.Context(L), req)
-		if err != nil {
-			lua.ReturnErr(L, err)
-			return r, false
-		}
-		return r, true
+	do := func(L *lua.LState, req tools.ProcessRequest) (tools.ProcessResult, error) {
+		return b.Commands.Process(lua.Context(L), req)
 	}
 	return vm.NewModule(map[string]lua.LGFunction{
 		"list": func(L *lua.LState) int {
-			r, ok := do(L, tools.ProcessRequest{Action: "list"})
-			if !ok {
-				return 2
+			r, err := do(L, tools.ProcessRequest{Action: "list"})
+			if err != nil {
+				return lua.ReturnErr(L, err)
 			}
 			list := make([]any, 0, len(r.Sessions))
 			for _, i := range r.Sessions {
@@ -138,9 +133,9 @@ func (b binding) openProcess(vm *lua.VM) (lua.LValue, error) {
 			o := lua.CheckOptions(L, 2)
 			timeout := o.Duration("timeout", 0)
 			o.Check()
-			r, ok := do(L, tools.ProcessRequest{Action: "poll", SessionID: id, TimeoutMs: int(timeout / time.Millisecond)})
-			if !ok {
-				return 2
+			r, err := do(L, tools.ProcessRequest{Action: "poll", SessionID: id, TimeoutMs: int(timeout / time.Millisecond)})
+			if err != nil {
+				return lua.ReturnErr(L, err)
 			}
 			m := sessionTable(r.Session)
 			m["output"] = r.Output
@@ -153,9 +148,9 @@ func (b binding) openProcess(vm *lua.VM) (lua.LValue, error) {
 			offset := o.Int("offset", 0)
 			limit := o.Int("limit", 0)
 			o.Check()
-			r, ok := do(L, tools.ProcessRequest{Action: "log", SessionID: id, Offset: offset, Limit: limit})
-			if !ok {
-				return 2
+			r, err := do(L, tools.ProcessRequest{Action: "log", SessionID: id, Offset: offset, Limit: limit})
+			if err != nil {
+				return lua.ReturnErr(L, err)
 			}
 			L.Push(lua.LString(r.Output))
 			L.Push(lua.ToLua(L, map[string]any{"from_line": r.FromLine, "to_line": r.ToLine, "total_lines": r.TotalLines, "running": r.Session.Running}))
@@ -164,18 +159,18 @@ func (b binding) openProcess(vm *lua.VM) (lua.LValue, error) {
 		"write": func(L *lua.LState) int {
 			id := L.CheckString(1)
 			input := L.CheckString(2)
-			r, ok := do(L, tools.ProcessRequest{Action: "write", SessionID: id, Input: input})
-			if !ok {
-				return 2
+			r, err := do(L, tools.ProcessRequest{Action: "write", SessionID: id, Input: input})
+			if err != nil {
+				return lua.ReturnErr(L, err)
 			}
 			L.Push(lua.LNumber(r.Written))
 			return 1
 		},
 		"kill": func(L *lua.LState) int {
 			id := L.CheckString(1)
-			r, ok := do(L, tools.ProcessRequest{Action: "kill", SessionID: id})
-			if !ok {
-				return 2
+			r, err := do(L, tools.ProcessRequest{Action: "kill", SessionID: id})
+			if err != nil {
+				return lua.ReturnErr(L, err)
 			}
 			m := sessionTable(r.Session)
 			m["was_running"] = r.WasRunning

@@ -37,8 +37,9 @@ const MaxLuaDepth = 4
 
 type depthKey struct{}
 
-// runLua runs src in a fresh VM built from reg, bound to session.
-func runLua(ctx context.Context, reg *lua.Registry, session any, src string, timeout time.Duration) (string, error) {
+// runLua runs src in a fresh VM built from reg, bound to session (nil: a
+// VM without one, whose device modules fail with their own error).
+func runLua(ctx context.Context, reg *lua.Registry, session *engine.Session, src string, timeout time.Duration) (string, error) {
 	depth, _ := ctx.Value(depthKey{}).(int)
 	if depth >= MaxLuaDepth {
 		return "", fmt.Errorf("Lua scripts nest too deeply (more than %d levels of script.run)", MaxLuaDepth)
@@ -47,7 +48,6 @@ func runLua(ctx context.Context, reg *lua.Registry, session any, src string, tim
 	out := tools.NewCapWriter(maxLuaPrintChars)
 	vm, err := lua.New(ctx, reg, lua.Options{
 		Timeout:     timeout,
-		Session:     session,
 		AutoRequire: true,
 		Print:       func(line string) { _, _ = out.Write([]byte(line + "\n")) },
 	})
@@ -55,6 +55,7 @@ func runLua(ctx context.Context, reg *lua.Registry, session any, src string, tim
 		return "", err
 	}
 	defer vm.Close()
+	stdlib.Bind(vm, session)
 	if err := stdlib.UseAssertModule(vm); err != nil {
 		return "", err
 	}
@@ -64,12 +65,12 @@ func runLua(ctx context.Context, reg *lua.Registry, session any, src string, tim
 
 // VMRunner returns a LuaRunner that runs each script in a new sandboxed VM
 // built from reg. sessionOf returns the session the VM is bound to
-// (lua.Options.Session, typically the *engine.Session whose Act called the
-// executor); it may be nil, and it may return nil for a VM without a
-// session (device modules then fail with their own "no session" error).
-func VMRunner(reg *lua.Registry, sessionOf func(ctx context.Context) any) LuaRunner {
+// (stdlib.Bind; typically the session whose Act called the executor); it
+// may be nil, and it may return nil for a VM without a session (device
+// modules then fail with their own "no session" error).
+func VMRunner(reg *lua.Registry, sessionOf func(ctx context.Context) *engine.Session) LuaRunner {
 	return func(ctx context.Context, src string, timeout time.Duration) (string, error) {
-		var sess any
+		var sess *engine.Session
 		if sessionOf != nil {
 			sess = sessionOf(ctx)
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/openpocket/openpocket/engine/tools"
 	"github.com/openpocket/openpocket/lua"
+	"github.com/openpocket/openpocket/stdlib"
 )
 
 // scriptResult is the Lua view of a script run.
@@ -54,7 +55,7 @@ func (b binding) openScript(vm *lua.VM) (lua.LValue, error) {
 				err error
 			)
 			if language == "lua" {
-				reg, sess := vm.Registry(), vm.Session()
+				reg, sess := vm.Registry(), stdlib.HostOf(vm).Session()
 				res, err = b.Scripts.RunLua(ctx, src, timeout, func(ctx context.Context, src string, timeout time.Duration) (string, error) {
 					return runLua(ctx, reg, sess, src, timeout)
 				})

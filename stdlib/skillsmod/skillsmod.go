@@ -14,8 +14,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/lua"
+	"github.com/openpocket/openpocket/stdlib"
 )
 
 // MaxDepth bounds skills calling skills.
@@ -86,10 +86,7 @@ func (m *Module) Open(vm *lua.VM) (lua.LValue, error) {
 					L.ArgError(2, "skills.run: params table expected, got "+v.Type().String())
 				}
 			}
-			sess, ok := vm.Session().(*engine.Session)
-			if !ok || sess == nil {
-				return lua.Raisef(L, "skills.run: no engine session is bound to this VM")
-			}
+			sess := stdlib.HostOf(vm).MustSession(L, "skills.run")
 			ctx := lua.Context(L)
 			depth, _ := ctx.Value(depthKey{}).(int)
 			if depth >= MaxDepth {

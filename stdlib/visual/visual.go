@@ -27,8 +27,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/lua"
+	"github.com/openpocket/openpocket/stdlib"
 )
 
 // Module is the root of the `visual` module.
@@ -82,8 +82,8 @@ type result struct {
 }
 
 func (m *Module) compare(vm *lua.VM, ref string, tol float64) (result, error) {
-	sess, ok := vm.Session().(*engine.Session)
-	if !ok || sess == nil {
+	sess := stdlib.HostOf(vm).Session()
+	if sess == nil {
 		return result{}, errors.New("visual.compare: no device session")
 	}
 	if m.refs == nil {

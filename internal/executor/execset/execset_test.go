@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/action"
 	"github.com/openpocket/openpocket/internal/executor/coding"
 	"github.com/openpocket/openpocket/internal/executor/execset"
@@ -70,7 +71,12 @@ func fixture(ws string) lua.Module {
 				return 1
 			},
 			"session": func(L *lua.LState) int {
-				L.Push(lua.ToLua(L, vm.Session()))
+				// The task of the session bound to this VM ("" without one).
+				task := ""
+				if s := stdlib.HostOf(vm).Session(); s != nil {
+					task = s.Task()
+				}
+				L.Push(lua.LString(task))
 				return 1
 			},
 		})
@@ -97,9 +103,10 @@ func TestScriptLuaInheritsSession(t *testing.T) {
 	ws := newWorkspace(t)
 	set := execset.New(ws, testConfig())
 	reg := lua.NewRegistry(append(modules(set), fixture(ws))...)
-	vm, err := lua.New(context.Background(), reg, lua.Options{Session: "session-42"})
+	vm, err := lua.New(context.Background(), reg, lua.Options{})
 	require.NoError(t, err)
 	defer vm.Close()
+	stdlib.Bind(vm, newSession(t, "session-42"))
 	got, err := vm.Eval(`require("script").run("-- lua\nprint(require('fixture').session())").stdout`)
 	require.NoError(t, err)
 	assert.Equal(t, []any{"session-42\n"}, got)
@@ -125,8 +132,11 @@ func TestVMRunner(t *testing.T) {
 	ws := newWorkspace(t)
 	reg := lua.NewRegistry(append(modules(execset.New(ws, testConfig())), fixture(ws))...)
 	type key struct{}
-	run := executors.VMRunner(reg, func(ctx context.Context) any { return ctx.Value(key{}) })
-	ctx := context.WithValue(context.Background(), key{}, "from-ctx")
+	run := executors.VMRunner(reg, func(ctx context.Context) *engine.Session {
+		s, _ := ctx.Value(key{}).(*engine.Session)
+		return s
+	})
+	ctx := context.WithValue(context.Background(), key{}, newSession(t, "from-ctx"))
 	out, err := run(ctx, "print(fixture.session())", time.Second)
 	require.NoError(t, err)
 	assert.Equal(t, "from-ctx\n", out)
@@ -223,4 +233,12 @@ func keys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// newSession is an engine session (no device) whose task names it.
+func newSession(t *testing.T, task string) *engine.Session {
+	t.Helper()
+	sess, err := (&engine.Engine{}).NewSession(t.Context(), engine.SessionOptions{Task: task})
+	require.NoError(t, err)
+	return sess
 }

@@ -43,13 +43,10 @@ const drainGrace = 2 * time.Second
 // background children closing their copies: when the main process exits, the
 // rest of its group is killed and output is drained.
 type Proc struct {
-	cmd      *exec.Cmd
 	pgid     int
 	stdin    io.WriteCloser
 	done     chan struct{}
 	exitCode int
-	signaled bool
-	waitErr  error
 	cgroup   *sandbox.Cgroup
 	mu       sync.Mutex
 }
@@ -117,7 +114,7 @@ func Spawn(o SpawnOptions) (*Proc, error) {
 		}
 		cmd.Stderr = errW
 	}
-	p := &Proc{cmd: cmd, done: make(chan struct{}), cgroup: cg}
+	p := &Proc{done: make(chan struct{}), cgroup: cg}
 	if o.Stdin {
 		if p.stdin, err = cmd.StdinPipe(); err != nil {
 			closeAll()
@@ -145,7 +142,7 @@ func Spawn(o SpawnOptions) (*Proc, error) {
 		}(r, dsts[i])
 	}
 	go func() {
-		err := cmd.Wait()
+		_ = cmd.Wait() // the status is read from cmd.ProcessState below
 		// Stray members of the group would keep running (and keep the
 		// pipes open): the run is over, so they go too.
 		syscall.Kill(-p.pgid, syscall.SIGKILL)
@@ -164,11 +161,9 @@ func Spawn(o SpawnOptions) (*Proc, error) {
 			r.Close()
 		}
 		p.mu.Lock()
-		p.waitErr = err
 		p.exitCode = -1
 		if st := cmd.ProcessState; st != nil {
 			if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-				p.signaled = true
 				p.exitCode = 128 + int(ws.Signal())
 			} else {
 				p.exitCode = st.ExitCode()

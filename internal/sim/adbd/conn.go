@@ -25,7 +25,6 @@ type outPacket struct {
 
 // conn is one transport connection from an adb server.
 type conn struct {
-	srv     *Server
 	nc      net.Conn
 	handler Handler
 	log     *slog.Logger
@@ -63,7 +62,6 @@ var maxOpenHold = 2 * time.Second
 func newConn(srv *Server, ctx context.Context, nc net.Conn) *conn {
 	ctx, cancel := context.WithCancelCause(ctx)
 	return &conn{
-		srv:     srv,
 		nc:      nc,
 		handler: srv.handler,
 		log:     srv.logger().With("remote", nc.RemoteAddr().String()),

@@ -15,7 +15,6 @@ import (
 type glyphBitmap struct {
 	w, h int
 	on   []bool
-	ok   bool // false: the font lacks the rune and a box is drawn instead
 }
 
 var (
@@ -35,7 +34,6 @@ func glyphFor(r rune) *glyphBitmap {
 	g := &glyphBitmap{w: glyphW, h: glyphH, on: make([]bool, glyphW*glyphH)}
 	dr, mask, maskp, _, ok := face.Glyph(fixed.P(0, face.Ascent), r)
 	if ok && mask != nil {
-		g.ok = true
 		for y := 0; y < dr.Dy() && y < glyphH; y++ {
 			for x := 0; x < dr.Dx() && x < glyphW; x++ {
 				_, _, _, a := mask.At(maskp.X+x, maskp.Y+y).RGBA()

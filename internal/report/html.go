@@ -1,4 +1,4 @@
-package cli
+package report
 
 import (
 	_ "embed"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/openpocket/openpocket/internal/atomicfile"
+	"github.com/openpocket/openpocket/internal/run"
 )
 
 // The HTML run report (play --report-html DIR): one self-contained page per
@@ -56,14 +57,20 @@ type indexEntry struct {
 	Steps                        int
 }
 
-// htmlReport collects the runs of one play invocation.
-type htmlReport struct {
+// HTML collects the runs of one play invocation.
+type HTML struct {
 	dir  string
 	runs []indexEntry
 }
 
-// add writes the run's page and copies its images and videos next to it.
-func (h *htmlReport) add(fr FlowReport, started time.Time) error {
+// NewHTML is the HTML report under dir.
+func NewHTML(dir string) *HTML { return &HTML{dir: dir} }
+
+// Len is the number of runs written so far.
+func (h *HTML) Len() int { return len(h.runs) }
+
+// Add writes the run's page and copies its images and videos next to it.
+func (h *HTML) Add(fr run.PlaybookResult, started time.Time) error {
 	name := filepath.Base(fr.OutputDir)
 	if fr.OutputDir == "" {
 		name = started.Format("20060102-150405") + "-compile-error"
@@ -72,12 +79,12 @@ func (h *htmlReport) add(fr FlowReport, started time.Time) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	run := htmlRun{Name: fr.Name, File: fr.File, Status: fr.Status, Duration: fmtMs(fr.DurationMs),
+	page := htmlRun{Name: fr.Name, File: fr.File, Status: fr.Status, Duration: run.FormatMs(fr.DurationMs),
 		Started: started.Format(time.RFC3339), Error: fr.Error}
 	src := sourceLines(fr.File)
 	for i, s := range fr.Steps {
 		st := htmlStep{ID: fmt.Sprint(i + 1), Status: s.Status, Label: s.Label, Error: s.Error, File: filepath.Base(s.File),
-			Line: s.Line, Indent: 16 * s.Depth, Duration: fmtMs(s.DurationMs)}
+			Line: s.Line, Indent: 16 * s.Depth, Duration: run.FormatMs(s.DurationMs)}
 		if s.File == fr.File && s.Line > 0 && s.Line <= len(src) {
 			st.Source = strings.TrimSpace(src[s.Line-1])
 		}
@@ -87,7 +94,7 @@ func (h *htmlReport) add(fr FlowReport, started time.Time) error {
 				st.Screenshot = rel
 			}
 		}
-		run.Steps = append(run.Steps, st)
+		page.Steps = append(page.Steps, st)
 	}
 	for _, a := range fr.Artifacts {
 		base := filepath.Base(a)
@@ -96,27 +103,27 @@ func (h *htmlReport) add(fr FlowReport, started time.Time) error {
 		}
 		switch {
 		case base == "failure.png":
-			run.FailureImage = base
+			page.FailureImage = base
 		case base == "failure.xml":
 			if b, err := os.ReadFile(a); err == nil {
-				run.FailureDump = string(b)
+				page.FailureDump = string(b)
 			}
 		case strings.HasSuffix(base, ".mp4"):
-			run.Videos = append(run.Videos, base)
+			page.Videos = append(page.Videos, base)
 		}
 	}
 	var b strings.Builder
-	if err := reportHTMLTemplate.Execute(&b, run); err != nil {
+	if err := reportHTMLTemplate.Execute(&b, page); err != nil {
 		return err
 	}
 	if err := atomicfile.WriteFile(filepath.Join(dir, "index.html"), []byte(b.String()), 0o644); err != nil {
 		return err
 	}
-	h.runs = append(h.runs, indexEntry{Name: fr.Name, Status: fr.Status, Duration: run.Duration, Link: name + "/index.html", Steps: len(fr.Steps)})
+	h.runs = append(h.runs, indexEntry{Name: fr.Name, Status: fr.Status, Duration: page.Duration, Link: name + "/index.html", Steps: len(fr.Steps)})
 	return h.writeIndex()
 }
 
-func (h *htmlReport) writeIndex() error {
+func (h *HTML) writeIndex() error {
 	data := struct {
 		Runs           []indexEntry
 		Passed, Failed int
