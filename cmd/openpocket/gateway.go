@@ -17,7 +17,7 @@ import (
 func serveGateway(ctx context.Context, env cli.GatewayEnv) error {
 	o := gateway.Options{Home: env.Home, ConfigPath: env.ConfigPath, Config: env.Config, Stderr: env.Stderr, TTY: env.TTY,
 		Verbose: env.Verbose, Logger: env.Logger, StopTimeout: env.StopTimeout, DefaultDevice: env.DefaultDevice,
-		NewService: env.NewService, KeepAwake: env.KeepAwake, CountDevices: env.CountDevices}
+		NewService: env.NewService, KeepAwake: env.KeepAwake, CountDevices: env.CountDevices, Phones: env.Phones}
 	if env.HumanAuth != nil {
 		o.HumanAuth = func(cfg workspace.Config) gateway.HumanAuthFor { return env.HumanAuth(cfg) }
 	}

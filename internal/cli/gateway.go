@@ -10,6 +10,7 @@ import (
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/internal/cron"
+	"github.com/openpocket/openpocket/internal/fleet"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
@@ -54,6 +55,8 @@ type GatewayEnv struct {
 	// CountDevices counts the adb server's devices and those online
 	// (the heartbeat line's devices and bootedDevices).
 	CountDevices func(ctx context.Context) (all, online int, err error)
+	// Phones lists the adb server's phones for a fleet (fleet.go).
+	Phones func(ctx context.Context) ([]fleet.Phone, error)
 	// StartChannels builds the enabled chat channels over the gateway's
 	// current run service (nil: none).
 	StartChannels func(cfg workspace.Config, stateDir string, current GatewayCurrent, logger *slog.Logger) ([]ChatChannel, error)
@@ -110,6 +113,7 @@ func gatewayEnv(f services, auth *HumanAuth, deps Deps, h *workspace.Home, cfg w
 			}
 		},
 		KeepAwake: f.phones.keepAwake,
+		Phones:    fleetPhones(f.phones, cfg),
 		CountDevices: func(ctx context.Context) (int, int, error) {
 			devs, err := f.phones.adbClient().Devices(ctx)
 			online := 0

@@ -23,6 +23,7 @@ import (
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/internal/cron"
+	"github.com/openpocket/openpocket/internal/fleet"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
@@ -57,6 +58,9 @@ type Options struct {
 	// CountDevices counts the adb server's devices and those online for
 	// the heartbeat line (nil: 0 and 0).
 	CountDevices func(ctx context.Context) (all, online int, err error)
+	// Phones lists this host's phones for a fleet's placement (fleet.go;
+	// nil: none known).
+	Phones FleetPhones
 	// StartChannels builds the chat channels cfg enables; current gives
 	// their work the gateway's current run service (nil: no channels).
 	StartChannels func(cfg workspace.Config, stateDir string, current Current, logger *slog.Logger) ([]Channel, error)
@@ -89,6 +93,7 @@ type Gateway struct {
 	home      *workspace.Home
 	clock     clockwork.Clock
 	sched     *cron.Scheduler
+	fleet     *fleet.Fleet // nil outside a fleet
 	print     *printer
 	jobsPath  string
 	statePath string
@@ -127,8 +132,10 @@ func Serve(ctx context.Context, o Options) error {
 	signal.Notify(usr1, syscall.SIGUSR1)
 	defer signal.Stop(usr1)
 
+	g.startFleet() // before the first tick: the fleet knows this host's phones
 	// Not ctx: stop cancels the running jobs itself, after saying so.
 	if err := g.sched.Start(context.Background()); err != nil {
+		g.closeFleet()
 		return err
 	}
 	g.startHeartbeat()
@@ -188,7 +195,16 @@ func newGateway(o Options) (*Gateway, error) {
 		schedLog = o.Logger
 	}
 	var err error
+	if g.fleet, err = g.openFleet(); err != nil {
+		g.closeService()
+		return nil, err
+	}
+	var coord cron.Coordinator
+	if g.fleet != nil {
+		coord = g.fleet
+	}
 	g.sched, err = cron.New(g.jobsPath, g.statePath, runner, cron.Options{
+		Fleet:         coord,
 		Clock:         clock,
 		Logger:        schedLog,
 		OnEvent:       func(e cron.Event) { g.print.event(e); g.deliver(e) },
@@ -196,6 +212,7 @@ func newGateway(o Options) (*Gateway, error) {
 		DefaultDevice: o.DefaultDevice,
 	})
 	if err != nil {
+		g.closeFleet()
 		g.closeService()
 		return nil, err
 	}
@@ -218,7 +235,7 @@ func (g *Gateway) startHeartbeat() {
 	if g.opts.Verbose {
 		level = slog.LevelDebug
 	}
-	h := cron.NewHeartbeat(g.heartbeatPath(), g.sched.StatusFunc(), cron.HeartbeatOptions{
+	h := cron.NewHeartbeat(g.heartbeatPath(), g.heartbeatStatus(), cron.HeartbeatOptions{
 		Every:     time.Duration(hb.EverySec) * time.Second,
 		StuckWarn: stuck,
 		Clock:     g.clock,
@@ -305,6 +322,9 @@ func (g *Gateway) Reload() error {
 		if cfg.Heartbeat != old.Heartbeat {
 			g.startHeartbeat()
 		}
+		if !slicesEqualFleet(cfg.Fleet, old.Fleet) {
+			g.print.line("!", "fleet changes take effect when the gateway restarts")
+		}
 		if cfg.Cron != old.Cron {
 			g.print.line("!", "cron.tickSec and cron.jobsFile changes take effect when the gateway restarts")
 		}
@@ -339,6 +359,7 @@ func (g *Gateway) stop(timeout time.Duration) error {
 	g.mu.Lock()
 	g.stopHeartbeatLocked()
 	g.mu.Unlock()
+	g.closeFleet() // after the last run: its record is written
 	if err != nil {
 		return fmt.Errorf("gateway: %w", err)
 	}
