@@ -123,6 +123,7 @@ type Scheduler struct {
 	entries  map[string]*entry
 	running  map[string]*RunInfo // job id → run
 	busy     map[string]string   // device → job id
+	reserved map[string]string   // device → job id claimed in a fleet, not yet started
 	problems []Problem
 	fileSig  fileSig
 	started  bool
@@ -198,7 +199,7 @@ func New(jobsPath, statePath string, runner Runner, opts Options) (*Scheduler, e
 	return &Scheduler{
 		jobsPath: jobsPath, statePath: statePath, runner: runner, opts: opts,
 		clock: opts.Clock, log: opts.Logger, gs: gs,
-		entries: map[string]*entry{}, running: map[string]*RunInfo{}, busy: map[string]string{},
+		entries: map[string]*entry{}, running: map[string]*RunInfo{}, busy: map[string]string{}, reserved: map[string]string{},
 		runCtx: ctx, cancelRuns: cancel, state: st, fleet: fleetState{pending: map[string]fleetTick{}},
 		quit: make(chan struct{}), watchDone: make(chan struct{}),
 	}, nil

@@ -150,12 +150,24 @@ func (l fleetLocker) Lock(ctx context.Context, _ string) (gocron.Lock, error) {
 		s.setFleetDown(false, nil)
 		return nil, errElsewhere
 	}
+	dev := s.deviceKey(job)
+	if pl.Device != "" {
+		dev = pl.Device
+	}
+	movable := job.Device == "" // another host may take it
+	if !s.reserve(job.ID, dev) && movable {
+		// Busy here: leave the tick to a host whose phone is free. A
+		// pinned job claims it anyway, so its skip is recorded.
+		s.setFleetDown(false, nil)
+		return nil, errBusyHere
+	}
 	key := job.ID + "@" + strconv.FormatInt(tick.UnixMilli(), 10)
 	if l.retry {
 		key += "/retry"
 	}
 	lock, err := s.opts.Fleet.Lock(ctx, key, hold)
 	if err != nil {
+		s.unreserve(job.ID, dev)
 		if !errors.Is(err, ErrTaken) {
 			s.setFleetDown(true, err)
 		} else {
@@ -165,6 +177,7 @@ func (l fleetLocker) Lock(ctx context.Context, _ string) (gocron.Lock, error) {
 	}
 	s.setFleetDown(false, nil)
 	if pl.Where == Nowhere { // reported once, by the host that won the claim
+		s.unreserve(job.ID, dev)
 		_ = lock.Unlock(ctx)
 		s.fleetNowhere(job, tick, now, pl.Reason)
 		return nil, errNowhere
@@ -172,7 +185,56 @@ func (l fleetLocker) Lock(ctx context.Context, _ string) (gocron.Lock, error) {
 	s.fleet.mu.Lock()
 	s.fleet.pending[job.ID] = fleetTick{tick: tick, device: pl.Device}
 	s.fleet.mu.Unlock()
-	return lock, nil
+	return reservedLock{Lock: lock, s: s, id: job.ID, dev: dev}, nil
+}
+
+// errBusyHere: this host's phone for the run is busy; another host takes
+// the tick.
+var errBusyHere = errors.New("fleet: the phone here is busy; another host takes this tick")
+
+// reserve marks dev busy with job id from the claim until the run starts
+// (execute takes the reservation over), so two jobs firing on the same
+// tick here do not both claim one phone. false when dev or the job is
+// busy already.
+func (s *Scheduler) reserve(id, dev string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, running := s.running[id]; running {
+		return false
+	}
+	if other, busy := s.busy[dev]; busy && other != id {
+		return false
+	}
+	s.busy[dev] = id
+	s.reserved[dev] = id
+	return true
+}
+
+// unreserve drops a reservation no run took over.
+func (s *Scheduler) unreserve(id, dev string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.reserved[dev] == id {
+		delete(s.reserved, dev)
+		if s.busy[dev] == id {
+			if _, running := s.running[id]; !running {
+				delete(s.busy, dev)
+			}
+		}
+	}
+}
+
+// reservedLock drops the run's reservation with the claim (a no-op once
+// the run took it over).
+type reservedLock struct {
+	gocron.Lock
+	s       *Scheduler
+	id, dev string
+}
+
+func (l reservedLock) Unlock(ctx context.Context) error {
+	l.s.unreserve(l.id, l.dev)
+	return l.Lock.Unlock(ctx)
 }
 
 // ErrTaken is wrapped by a Coordinator's Lock when another host holds the

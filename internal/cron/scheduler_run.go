@@ -28,7 +28,7 @@ func (s *Scheduler) executeRun(parent context.Context, job Job, trigger string, 
 	deviceBusy := false
 	if _, running := s.running[job.ID]; running {
 		skip = fmt.Sprintf("job %s already running", job.ID)
-	} else if other, busy := s.busy[dev]; busy {
+	} else if other, busy := s.busy[dev]; busy && !(other == job.ID && s.reserved[dev] == job.ID) {
 		skip = fmt.Sprintf("device %s busy with job %s", dev, other)
 		deviceBusy = true
 	}
@@ -40,6 +40,7 @@ func (s *Scheduler) executeRun(parent context.Context, job Job, trigger string, 
 	}
 	ctx, cancel := context.WithCancel(parent)
 	stopOnShutdown := context.AfterFunc(s.runCtx, cancel)
+	delete(s.reserved, dev) // the run takes its reservation over
 	s.running[job.ID] = &RunInfo{JobID: job.ID, Name: job.Name, Device: dev, Task: describe(job), Trigger: trigger, StartedAt: now}
 	s.busy[dev] = job.ID
 	s.wg.Add(1)

@@ -71,6 +71,7 @@ type Fleet struct {
 // an error here, the scheduler pauses fleet jobs until it is reachable).
 // A URL that does not parse is an error that never shows its password.
 func Open(o Options) (*Fleet, error) {
+	quietOnce.Do(func() { redis.SetLogger(quiet{}) })
 	opt, err := redis.ParseURL(o.URL)
 	if err != nil {
 		return nil, fmt.Errorf("fleet.redisUrl %s: %s", workspace.RedactRedisURL(o.URL), redactErr(err, o.URL))
@@ -135,3 +136,11 @@ func (f *Fleet) Close() error {
 
 func (f *Fleet) key(s string) string { return f.o.Prefix + s }
 
+
+// quiet drops go-redis's own log lines (a dial failure per attempt while
+// Redis is away): the fleet reports reachability once per change.
+type quiet struct{}
+
+func (quiet) Printf(context.Context, string, ...any) {}
+
+var quietOnce sync.Once
