@@ -52,7 +52,8 @@ func (f *Fleet) Lock(ctx context.Context, key string, hold time.Duration) (gocro
 		return nil, f.wrap(err)
 	}
 	if !ok {
-		return nil, fmt.Errorf("tick %s: %w", key, cron.ErrTaken)
+		holder, _ := f.rdb.Get(ctx, f.key("tick:"+key)).Result()
+		return nil, fmt.Errorf("tick %s taken by %s: %w", key, hostOf(holder), cron.ErrTaken)
 	}
 	job := key
 	for i := len(key) - 1; i >= 0; i-- {
