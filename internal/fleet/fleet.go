@@ -136,7 +136,6 @@ func (f *Fleet) Close() error {
 
 func (f *Fleet) key(s string) string { return f.o.Prefix + s }
 
-
 // quiet drops go-redis's own log lines (a dial failure per attempt while
 // Redis is away): the fleet reports reachability once per change.
 type quiet struct{}

@@ -161,4 +161,3 @@ func (f *Fleet) liveHosts(ctx context.Context) ([]HostInfo, error) {
 	}
 	return live, nil
 }
-
