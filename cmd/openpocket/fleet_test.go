@@ -2,7 +2,8 @@ package main_test
 
 import (
 	"bufio"
-	"context"
+	"io"
+	"net/http"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -106,7 +107,8 @@ func fleetHome(t *testing.T, env []string, redisURL string, i int, phone *sim.Si
 	cfg.Heartbeat.EverySec = 1
 	cfg.Fleet = workspace.FleetConfig{RedisURL: redisURL, HostName: fmt.Sprintf("host%d", i), Phones: []string{phone.Serial()}}
 	require.NoError(t, h.SaveConfig(cfg))
-	up := writeFile(t, h.Workspace(), "tick.lua", `require("device").key("KEYCODE_VOLUME_UP")`+"\n")
+	// Each run lasts two seconds: the SIGKILL below lands mid-run.
+	up := writeFile(t, h.Workspace(), "tick.lua", `require("device").key("KEYCODE_VOLUME_UP")`+"\n"+`require("wait").ms(2000)`+"\n")
 	down := writeFile(t, h.Workspace(), "pinned.lua", `require("device").key("KEYCODE_VOLUME_DOWN")`+"\n")
 	r := runBinary(t, env, "--home", home, "cron", "add", "--id", "tick", "--every", "5s", "--lua", up)
 	require.Equal(t, 0, r.code, r.stderr)
@@ -130,7 +132,7 @@ func keyCount(p *sim.Sim, code int) int {
 // and three gateways (three homes, three virtual phones) share two
 // "every 5s" jobs: "tick" (any host) and "pinned" (the first phone).
 // Each tick of "tick" runs exactly once across the fleet; SIGKILL of the
-// host that ran the last tick moves the next tick elsewhere; with Redis
+// host running the last tick (mid-run) moves the next tick elsewhere; with Redis
 // stopped for 15 s nothing runs, and nothing runs twice after; "pinned"
 // only ever runs on the first host. The phones' key logs confirm the
 // gateways' own lines.
@@ -176,6 +178,17 @@ func TestFleetRunsEachTickOnce(t *testing.T) {
 	upAt := time.Now()
 	rs.Restart()
 	f.waitRuns(t, "tick", 3)
+	other := (victim + 1) % 3
+
+	// The manager dashboard's fleet view lists the live hosts.
+	resp, err := http.Get(startDashboard(t, f.homes[other]) + "/")
+	require.NoError(t, err)
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Contains(t, string(page), `<section class="fleet"`)
+	assert.Regexp(t, fmt.Sprintf(`host%d: alive, heartbeat \d+s ago; 127\.0\.0\.1:\d+ device`, other), string(page))
+	assert.NotContains(t, string(page), "fleet jobs paused")
+
 	for i, cmd := range f.cmds {
 		if i != victim {
 			_ = cmd.Process.Signal(os.Interrupt)
@@ -240,7 +253,6 @@ func TestFleetRunsEachTickOnce(t *testing.T) {
 
 	// fleet status and cron list --json read the fleet's record (runs since
 	// Redis came back: it keeps nothing across a restart here).
-	other := (victim + 1) % 3
 	r := runBinary(t, env, "--home", f.homes[other], "fleet", "status", "--json")
 	require.Equal(t, 0, r.code, r.stderr)
 	var st struct {
@@ -259,5 +271,4 @@ func TestFleetRunsEachTickOnce(t *testing.T) {
 	r = runBinary(t, env, "--home", f.homes[other], "cron", "list", "--json")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, `"fleetLastRun"`)
-	_ = context.Background
 }

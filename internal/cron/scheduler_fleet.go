@@ -168,6 +168,9 @@ func (l fleetLocker) Lock(ctx context.Context, _ string) (gocron.Lock, error) {
 	lock, err := s.opts.Fleet.Lock(ctx, key, hold)
 	if err != nil {
 		s.unreserve(job.ID, dev)
+		if errors.Is(err, ErrOverlap) {
+			s.fleetSkipped(job, tick, now, err.Error())
+		}
 		if !errors.Is(err, ErrTaken) {
 			s.setFleetDown(true, err)
 		} else {
@@ -179,7 +182,7 @@ func (l fleetLocker) Lock(ctx context.Context, _ string) (gocron.Lock, error) {
 	if pl.Where == Nowhere { // reported once, by the host that won the claim
 		s.unreserve(job.ID, dev)
 		_ = lock.Unlock(ctx)
-		s.fleetNowhere(job, tick, now, pl.Reason)
+		s.fleetSkipped(job, tick, now, "no host of the fleet can run it: "+pl.Reason)
 		return nil, errNowhere
 	}
 	s.fleet.mu.Lock()
@@ -241,10 +244,15 @@ func (l reservedLock) Unlock(ctx context.Context) error {
 // claim: the normal case of a fleet, not an outage.
 var ErrTaken = errors.New("claimed by another host")
 
-// fleetNowhere reports a run whose phone is on no live host, once across
-// the fleet (this host won the tick's claim).
-func (s *Scheduler) fleetNowhere(job Job, tick, now time.Time, reason string) {
-	msg := "no host of the fleet can run it: " + reason
+// ErrOverlap wraps ErrTaken when this host won the tick but the job's
+// previous run still runs (here or elsewhere): the tick is skipped and
+// reported by this host.
+var ErrOverlap = fmt.Errorf("previous run still running: %w", ErrTaken)
+
+// fleetSkipped reports a tick no host runs (its phone is on no live
+// host, or the previous run still runs), once across the fleet: by the
+// host that won the tick's claim.
+func (s *Scheduler) fleetSkipped(job Job, tick, now time.Time, msg string) {
 	s.updateState(job.ID, func(st *JobState) {
 		st.LastAttemptAtMs = now.UnixMilli()
 		st.LastStatus = StatusSkipped

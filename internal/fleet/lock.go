@@ -25,8 +25,9 @@ import (
 //     A host that dies mid-run stops renewing it: it expires in runTTL.
 
 // runTTL is how long a run claim survives its host; it is renewed every
-// third of it.
-const runTTL = 15 * time.Second
+// third of it. Shorter than the shortest interval (cron.MinEvery), so a
+// host killed mid-run never blocks the next tick.
+const runTTL = 3 * time.Second
 
 // releaseScript deletes a key only while it still holds our token: a
 // claim that expired and was taken by another host is not ours to free.
@@ -64,7 +65,8 @@ func (f *Fleet) Lock(ctx context.Context, key string, hold time.Duration) (gocro
 	}
 	run, err := f.claim(ctx, "run:"+job, tok)
 	if err != nil {
-		// The tick stays claimed: it is the run before that still runs.
+		// The tick stays claimed (skipped, reported by this host): the
+		// run before it still runs.
 		return nil, err
 	}
 	return run, nil
@@ -87,7 +89,7 @@ func (f *Fleet) claim(ctx context.Context, key, tok string) (*runLock, error) {
 	}
 	if !ok {
 		holder, _ := f.rdb.Get(ctx, f.key(key)).Result()
-		return nil, fmt.Errorf("%s still running on %s: %w", key, hostOf(holder), cron.ErrTaken)
+		return nil, fmt.Errorf("%s still running on %s: %w", key, hostOf(holder), cron.ErrOverlap)
 	}
 	rctx, cancel := context.WithCancel(context.Background())
 	l := &runLock{f: f, key: f.key(key), tok: tok, cancel: cancel, done: make(chan struct{})}
