@@ -170,3 +170,11 @@ func phoneType(d adb.DeviceInfo, t workspace.TargetConfig) string {
 	}
 	return "physical-phone"
 }
+
+// Help shows the examples (kept here, beside the command).
+func (c *FleetCmd) Help() string {
+	return "Examples:\n  openpocket fleet status\n  openpocket fleet status --json"
+}
+
+// Help shows the examples.
+func (c *FleetStatusCmd) Help() string { return (&FleetCmd{}).Help() }
