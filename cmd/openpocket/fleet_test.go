@@ -2,10 +2,10 @@ package main_test
 
 import (
 	"bufio"
-	"io"
-	"net/http"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -147,17 +147,7 @@ func TestFleetRunsEachTickOnce(t *testing.T) {
 	for i := range phones {
 		f.homes = append(f.homes, fleetHome(t, env, rs.URL(), i, phones[i], phones[0].Serial()))
 	}
-	for i, home := range f.homes {
-		cmd := exec.Command(binary, "--home", home, "gateway", "--stop-timeout", "10s")
-		cmd.Env = append(append(os.Environ(), "OPENAI_API_KEY=", "ANDROID_SERIAL="), env...)
-		pipe, err := cmd.StderrPipe()
-		require.NoError(t, err)
-		require.NoError(t, cmd.Start())
-		f.cmds = append(f.cmds, cmd)
-		f.errs = append(f.errs, &lockedBuilder{})
-		go f.watch(i, bufio.NewScanner(pipe), f.errs[i])
-		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	}
+	f.start(t, env)
 
 	// All three up: four ticks.
 	f.waitRuns(t, "tick", 4)
@@ -180,14 +170,7 @@ func TestFleetRunsEachTickOnce(t *testing.T) {
 	f.waitRuns(t, "tick", 3)
 	other := (victim + 1) % 3
 
-	// The manager dashboard's fleet view lists the live hosts.
-	resp, err := http.Get(startDashboard(t, f.homes[other]) + "/")
-	require.NoError(t, err)
-	page, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	assert.Contains(t, string(page), `<section class="fleet"`)
-	assert.Regexp(t, fmt.Sprintf(`host%d: alive, heartbeat \d+s ago; 127\.0\.0\.1:\d+ device`, other), string(page))
-	assert.NotContains(t, string(page), "fleet jobs paused")
+	assertFleetPage(t, f.homes[other], other)
 
 	for i, cmd := range f.cmds {
 		if i != victim {
@@ -196,26 +179,7 @@ func TestFleetRunsEachTickOnce(t *testing.T) {
 		}
 	}
 
-	// Each tick exactly once, none missing outside the outage.
-	ticks := map[int64][]int{}
-	var first, last int64
-	for _, s := range f.runsOf("tick") {
-		k := s.at.Round(5*time.Second).Unix() / 5
-		ticks[k] = append(ticks[k], s.host)
-		if first == 0 {
-			first = k
-		}
-		last = k
-		assert.False(t, s.at.After(downAt.Add(time.Second)) && s.at.Before(upAt), "host %d ran at %s, while Redis was down (%s..%s)", s.host, s.at, downAt, upAt)
-	}
-	for k := first; k <= last; k++ {
-		at := time.Unix(k*5, 0)
-		if at.After(downAt.Add(-time.Second)) && at.Before(upAt.Add(time.Second)) {
-			continue
-		}
-		assert.Len(t, ticks[k], 1, "tick %s ran on hosts %v (host %d killed at %s, Redis down %s..%s)\n%s", at.UTC().Format(time.TimeOnly), ticks[k],
-			victim, killedAt.UTC().Format(time.TimeOnly), downAt.UTC().Format(time.TimeOnly), upAt.UTC().Format(time.TimeOnly), f.stderr())
-	}
+	f.assertTicksOnce(t, outage{victim: victim, killedAt: killedAt, downAt: downAt, upAt: upAt})
 	// The phones agree: each VOLUME_UP is one run on that host's phone.
 	perHost := [3]int{}
 	for _, s := range f.runsOf("tick") {
@@ -238,7 +202,73 @@ func TestFleetRunsEachTickOnce(t *testing.T) {
 	assert.Positive(t, keyCount(phones[0], 25))
 	assert.Zero(t, keyCount(phones[1], 25)+keyCount(phones[2], 25), "no other phone got the pinned job's key")
 
-	// The surviving hosts said Redis was away, in their output and heartbeat.
+	f.assertSaidPaused(t, victim)
+	assertFleetRecord(t, env, f.homes[other], victim)
+}
+
+// start runs each home's gateway as its own process.
+func (f *fleetHosts) start(t *testing.T, env []string) {
+	for i, home := range f.homes {
+		cmd := exec.Command(binary, "--home", home, "gateway", "--stop-timeout", "10s")
+		cmd.Env = append(append(os.Environ(), "OPENAI_API_KEY=", "ANDROID_SERIAL="), env...)
+		pipe, err := cmd.StderrPipe()
+		require.NoError(t, err)
+		require.NoError(t, cmd.Start())
+		f.cmds = append(f.cmds, cmd)
+		f.errs = append(f.errs, &lockedBuilder{})
+		go f.watch(i, bufio.NewScanner(pipe), f.errs[i])
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	}
+
+}
+
+// outage is what the test did to the fleet, and when.
+type outage struct {
+	victim                 int
+	killedAt, downAt, upAt time.Time
+}
+
+// assertTicksOnce: each tick of "tick" ran exactly once, none while Redis
+// was down, none missing outside the outage.
+func (f *fleetHosts) assertTicksOnce(t *testing.T, o outage) {
+	// Each tick exactly once, none missing outside the outage.
+	ticks := map[int64][]int{}
+	var first, last int64
+	for _, s := range f.runsOf("tick") {
+		k := s.at.Round(5*time.Second).Unix() / 5
+		ticks[k] = append(ticks[k], s.host)
+		if first == 0 {
+			first = k
+		}
+		last = k
+		assert.False(t, s.at.After(o.downAt.Add(time.Second)) && s.at.Before(o.upAt), "host %d ran at %s, while Redis was down (%s..%s)", s.host, s.at, o.downAt, o.upAt)
+	}
+	for k := first; k <= last; k++ {
+		at := time.Unix(k*5, 0)
+		if at.After(o.downAt.Add(-time.Second)) && at.Before(o.upAt.Add(time.Second)) {
+			continue
+		}
+		assert.Len(t, ticks[k], 1, "tick %s ran on hosts %v (host %d killed at %s, Redis down %s..%s)\n%s", at.UTC().Format(time.TimeOnly), ticks[k],
+			o.victim, o.killedAt.UTC().Format(time.TimeOnly), o.downAt.UTC().Format(time.TimeOnly), o.upAt.UTC().Format(time.TimeOnly), f.stderr())
+	}
+}
+
+// assertFleetPage: the manager dashboard's fleet view lists the live hosts.
+func assertFleetPage(t *testing.T, home string, other int) {
+	// The manager dashboard's fleet view lists the live hosts.
+	resp, err := http.Get(startDashboard(t, home) + "/")
+	require.NoError(t, err)
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Contains(t, string(page), `<section class="fleet"`)
+	assert.Regexp(t, fmt.Sprintf(`host%d: alive, heartbeat \d+s ago; 127\.0\.0\.1:\d+ device`, other), string(page))
+	assert.NotContains(t, string(page), "fleet jobs paused")
+
+}
+
+// assertSaidPaused: the surviving hosts said Redis was away, in their
+// output and heartbeat.
+func (f *fleetHosts) assertSaidPaused(t *testing.T, victim int) {
 	for i := range f.homes {
 		if i == victim {
 			continue
@@ -251,9 +281,13 @@ func TestFleetRunsEachTickOnce(t *testing.T) {
 		assert.Contains(t, string(hb), `"fleet":"ok"`)
 	}
 
-	// fleet status and cron list --json read the fleet's record (runs since
-	// Redis came back: it keeps nothing across a restart here).
-	r := runBinary(t, env, "--home", f.homes[other], "fleet", "status", "--json")
+}
+
+// assertFleetRecord: fleet status and cron list --json read the fleet's
+// record (runs since Redis came back: it keeps nothing across a restart
+// here).
+func assertFleetRecord(t *testing.T, env []string, home string, victim int) {
+	r := runBinary(t, env, "--home", home, "fleet", "status", "--json")
 	require.Equal(t, 0, r.code, r.stderr)
 	var st struct {
 		Hosts []struct {
@@ -268,7 +302,7 @@ func TestFleetRunsEachTickOnce(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &st), r.stdout)
 	assert.NotEmpty(t, st.LastRuns["tick"].Host)
 	assert.NotEqual(t, fmt.Sprintf("host%d", victim), st.LastRuns["tick"].Host)
-	r = runBinary(t, env, "--home", f.homes[other], "cron", "list", "--json")
+	r = runBinary(t, env, "--home", home, "cron", "list", "--json")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, `"fleetLastRun"`)
 }
