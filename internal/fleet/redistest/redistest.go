@@ -78,6 +78,7 @@ func (s *Server) Restart() {
 	cmd := exec.Command("redis-server", "--port", strconv.Itoa(s.port), "--bind", "127.0.0.1",
 		"--save", "", "--appendonly", "no", "--dir", s.dir, "--daemonize", "no", "--loglevel", "warning")
 	cmd.Stdout, cmd.Stderr = nil, nil
+	dieWithTest(cmd)
 	if err := cmd.Start(); err != nil {
 		s.t.Fatalf("redistest: start redis-server: %v", err)
 	}
