@@ -3,6 +3,7 @@ package cron
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,6 +16,8 @@ import (
 // memFleet is an in-memory Coordinator (the port; internal/fleet's Redis
 // one has its own tests): claims are a shared set, every job is here.
 type memFleet struct {
+	// where, if set, places every run (default: here).
+	where   *Placement
 	mu      sync.Mutex
 	claims  map[string]bool
 	records []RunRecord
@@ -24,7 +27,12 @@ type noLock struct{}
 
 func (noLock) Unlock(context.Context) error { return nil }
 
-func (m *memFleet) Place(context.Context, Job) (Placement, error) { return Placement{Where: Here}, nil }
+func (m *memFleet) Place(context.Context, Job) (Placement, error) {
+	if m.where != nil {
+		return *m.where, nil
+	}
+	return Placement{Where: Here}, nil
+}
 
 func (m *memFleet) Lock(_ context.Context, key string, _ time.Duration) (gocron.Lock, error) {
 	m.mu.Lock()
@@ -86,5 +94,30 @@ func TestFleetOneShotRunsOnce(t *testing.T) {
 	defer shared.mu.Unlock()
 	if len(shared.records) != 1 || shared.records[0].Status != StatusOK || shared.records[0].Tick.IsZero() {
 		t.Fatalf("fleet records = %+v, want one ok run with its tick", shared.records)
+	}
+}
+
+// TestFleetPhoneNowhereIsReported: a run whose phone is on no live host
+// is not run and not silently dropped: the host that wins the tick
+// reports it (an event, its state, the fleet's record), once per tick.
+func TestFleetPhoneNowhereIsReported(t *testing.T) {
+	start := time.Date(2026, 5, 1, 8, 0, 0, 0, time.UTC)
+	h := newHarness(t, start, jobsJSON(everyJob("pinned", 60000, `, "device": "R58M1234"`)))
+	shared := &memFleet{claims: map[string]bool{}, where: &Placement{Where: Nowhere, Reason: "phone R58M1234 is on no live host"}}
+	h.s.opts.Fleet = shared
+	h.start()
+	h.advanceTo(start.Add(time.Minute))
+	e := h.waitEvent(EventSkipped, "pinned")
+	if !strings.Contains(e.Message, "no host of the fleet can run it: phone R58M1234 is on no live host") {
+		t.Fatalf("skip message = %q", e.Message)
+	}
+	h.noCall(200 * time.Millisecond)
+	if st := h.jobState("pinned"); st.LastStatus != StatusSkipped || !strings.Contains(st.LastMessage, "R58M1234") {
+		t.Fatalf("state = %+v", st)
+	}
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if len(shared.records) != 1 || shared.records[0].Status != StatusSkipped || !shared.records[0].Tick.Equal(start.Add(time.Minute)) {
+		t.Fatalf("records = %+v, want one skip at the tick", shared.records)
 	}
 }
