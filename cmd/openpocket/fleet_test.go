@@ -241,7 +241,8 @@ func (f *fleetHosts) assertTicksOnce(t *testing.T, o outage) {
 			first = k
 		}
 		last = k
-		assert.False(t, s.at.After(o.downAt.Add(time.Second)) && s.at.Before(o.upAt), "host %d ran at %s, while Redis was down (%s..%s)", s.host, s.at, o.downAt, o.upAt)
+		// Lines have whole seconds: a run started in [at, at+1s).
+		assert.False(t, s.at.After(o.downAt.Add(time.Second)) && s.at.Add(time.Second).Before(o.upAt), "host %d ran at %s, while Redis was down (%s..%s)", s.host, s.at, o.downAt, o.upAt)
 	}
 	for k := first; k <= last; k++ {
 		at := time.Unix(k*5, 0)
