@@ -30,8 +30,8 @@ all: build
 
 ## setup: install the adb server (Debian package `adb`) and bubblewrap (Debian
 ## package `bubblewrap`, which confines scripts and exec) when missing, zsh and
-## fish for the completion tests, and Chromium (Debian package `chromium`) for
-## the web page tests
+## fish for the completion tests, Chromium (Debian package `chromium`) for
+## the web page tests and Redis (Debian package `redis-server`) for the fleet tests
 setup:
 	@if command -v adb >/dev/null 2>&1; then \
 		echo "adb: $$(command -v adb)"; \
@@ -59,6 +59,16 @@ setup:
 		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zsh fish; \
 	else \
 		echo "zsh and fish are not installed and apt-get is unavailable: install them for the completion tests" >&2; \
+		exit 1; \
+	fi
+	@# redis-server: the fleet tests start their own on a free loopback port.
+	@if command -v redis-server >/dev/null 2>&1; then \
+		echo "redis-server: $$(command -v redis-server)"; \
+	elif command -v apt-get >/dev/null 2>&1; then \
+		echo "installing redis-server for the fleet tests (apt-get install -y redis-server)"; \
+		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server; \
+	else \
+		echo "redis-server is not installed and apt-get is unavailable: install Redis so that 'redis-server' is on PATH" >&2; \
 		exit 1; \
 	fi
 	@if command -v chromium >/dev/null 2>&1; then \

@@ -92,6 +92,7 @@ func (m *manager) summary(id, dir string) dashboard.AgentSummary {
 	}
 	if err == nil {
 		s.TargetType = cfg.Target.Type
+		s.Fleet, s.FleetPaused = fleetView(cfg)
 		if tg := cfg.Channels.Telegram; tg.Enabled {
 			s.Channels = append(s.Channels, fmt.Sprintf("telegram (%d users, %d chats allowed)", len(tg.AllowedUserIDs), len(tg.AllowedChatIDs)))
 		}

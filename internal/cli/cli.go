@@ -102,6 +102,7 @@ type CLI struct {
 	Skills     SkillsCmd     `cmd:"" help:"List, show, validate and replay skills (learned procedures) without a model."`
 	Sessions   SessionsCmd   `cmd:"" help:"List and show recorded agent sessions."`
 	Context    ContextCmd    `cmd:"" help:"Show what the next agent run's model receives: system prompt sections, context files, skills, tools, budget cuts."`
+	Fleet      FleetCmd      `cmd:"" help:"Show the fleet of gateways coordinated through Redis (fleet.redisUrl): hosts, phones, last runs."`
 	Gateway    GatewayCmd    `cmd:"" help:"Run the scheduler, heartbeat and chat channels (Telegram) in the foreground until Ctrl-C (SIGUSR1 reloads config and jobs)."`
 	Auth       AuthCmd       `cmd:"" help:"List, approve and reject pending human-auth requests."`
 	Agents     AgentsCmd     `cmd:"" help:"Create, list, show and remove the agents of this install."`

@@ -79,6 +79,9 @@ type cronListEntry struct {
 	State cron.JobState `json:"state"`
 	// Problems are the entry's validation problems (it is not scheduled).
 	Problems []string `json:"problems,omitempty"`
+	// FleetLastRun is the job's last run on any host of the fleet
+	// (fleet.redisUrl; absent outside a fleet).
+	FleetLastRun *cron.RunRecord `json:"fleetLastRun,omitempty"`
 }
 
 type cronListJSON struct {
@@ -87,7 +90,7 @@ type cronListJSON struct {
 }
 
 // Run prints the table (or JSON); problems go to stderr as warnings.
-func (c *CronListCmd) Run(out Streams, h *workspace.Home, cfg workspace.Config) error {
+func (c *CronListCmd) Run(ctx context.Context, out Streams, h *workspace.Home, cfg workspace.Config) error {
 	jobsPath, statePath := cronFiles(h, cfg)
 	f, probs, _, err := loadJobsAt(jobsPath)
 	if err != nil {
@@ -103,8 +106,12 @@ func (c *CronListCmd) Run(out Streams, h *workspace.Home, cfg workspace.Config) 
 		byIndex[p.Index] = append(byIndex[p.Index], p.Field+": "+p.Message)
 	}
 	entries := make([]cronListEntry, len(f.Jobs))
+	last := fleetLastRuns(ctx, out.Stderr, cfg)
 	for i, j := range f.Jobs {
 		entries[i] = cronListEntry{Job: j, State: st.Jobs[j.ID], Problems: byIndex[i]}
+		if r, ok := last[j.ID]; ok {
+			entries[i].FleetLastRun = &r
+		}
 	}
 	if c.JSON {
 		data, err := json.MarshalIndent(cronListJSON{JobsFile: jobsPath, Jobs: entries}, "", "  ")

@@ -66,6 +66,7 @@ func gatewayEnv(f services, auth *HumanAuth, channels ChannelStarter, h *workspa
 			}
 		},
 		KeepAwake: f.phones.keepAwake,
+		Phones:    fleetPhones(f.phones, cfg),
 		CountDevices: func(ctx context.Context) (int, int, error) {
 			devs, err := f.phones.adbClient().Devices(ctx)
 			online := 0

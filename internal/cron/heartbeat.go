@@ -20,6 +20,9 @@ type HeartbeatStatus struct {
 	// TaskStartedAt is when the current task started (zero when idle).
 	TaskStartedAt time.Time
 	Device        string
+	// Fleet is "" outside a fleet, else "ok" or "paused" (the fleet's
+	// coordinator is unreachable: fleet jobs wait for it).
+	Fleet string
 }
 
 // HeartbeatLine is one JSON line of state/heartbeat.log: ours (at,
@@ -40,6 +43,8 @@ type HeartbeatLine struct {
 	// online (state "device"). Both 0 when the count failed.
 	Devices       int `json:"devices"`
 	BootedDevices int `json:"bootedDevices"`
+	// Fleet is HeartbeatStatus.Fleet (absent outside a fleet).
+	Fleet string `json:"fleet,omitempty"`
 }
 
 // HeartbeatOptions configures a Heartbeat. Zero values get defaults.
@@ -103,12 +108,19 @@ func NewHeartbeat(path string, status func() HeartbeatStatus, opts HeartbeatOpti
 // status.
 func (s *Scheduler) StatusFunc() func() HeartbeatStatus {
 	return func() HeartbeatStatus {
+		fleet := ""
+		if s.opts.Fleet != nil {
+			fleet = "ok"
+			if s.FleetPaused() {
+				fleet = "paused"
+			}
+		}
 		runs := s.Running()
 		if len(runs) == 0 {
-			return HeartbeatStatus{Device: s.opts.DefaultDevice}
+			return HeartbeatStatus{Device: s.opts.DefaultDevice, Fleet: fleet}
 		}
 		r := runs[0]
-		return HeartbeatStatus{Busy: true, CurrentTask: r.Task, TaskStartedAt: r.StartedAt, Device: r.Device}
+		return HeartbeatStatus{Busy: true, CurrentTask: r.Task, TaskStartedAt: r.StartedAt, Device: r.Device, Fleet: fleet}
 	}
 }
 
@@ -143,6 +155,7 @@ func (h *Heartbeat) Beat() error {
 		TaskRuntimeSec: int64(runtime / time.Second),
 		Device:         st.Device,
 		TS:             now.UnixMilli(),
+		Fleet:          st.Fleet,
 	}
 	if st.Busy {
 		task, sec := st.CurrentTask, int64(runtime/time.Second)

@@ -68,6 +68,9 @@ type Job struct {
 	CreatedBy string `json:"createdBy,omitempty"`
 	// Device is the adb serial the job runs on; "" is the default device.
 	Device string `json:"device,omitempty"`
+	// Target, in a fleet, lets the job run on any host with an idle phone
+	// of this type instead of naming one (docs/fleet.md).
+	Target *JobTarget `json:"target,omitempty"`
 
 	// Extra holds unknown fields, written back unchanged.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -104,6 +107,12 @@ type Payload struct {
 	// Args are Lua script arguments.
 	Args  []string                   `json:"args,omitempty"`
 	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// JobTarget is a job's "target": {"type": "emulator"}.
+type JobTarget struct {
+	// Type is emulator, physical-phone, android-tv or cloud.
+	Type string `json:"type"`
 }
 
 // DeviceOf is the device serial a job runs on ("" = default device).

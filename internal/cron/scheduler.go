@@ -78,6 +78,9 @@ type Options struct {
 	// DefaultDevice names the device of jobs without "device" in busy
 	// messages and per-device exclusion (default "default").
 	DefaultDevice string
+	// Fleet, if set, coordinates scheduled runs with the other hosts of
+	// a fleet (scheduler_fleet.go); nil runs every job here.
+	Fleet Coordinator
 }
 
 // ErrBusy is wrapped by RunNow when the job or its device is busy. A
@@ -120,6 +123,7 @@ type Scheduler struct {
 	entries  map[string]*entry
 	running  map[string]*RunInfo // job id → run
 	busy     map[string]string   // device → job id
+	reserved map[string]string   // device → job id claimed in a fleet, not yet started
 	problems []Problem
 	fileSig  fileSig
 	started  bool
@@ -133,6 +137,8 @@ type Scheduler struct {
 
 	stateMu sync.Mutex
 	state   State
+
+	fleet fleetState
 }
 
 // fileSig identifies a version of the jobs file: modification time and
@@ -193,8 +199,8 @@ func New(jobsPath, statePath string, runner Runner, opts Options) (*Scheduler, e
 	return &Scheduler{
 		jobsPath: jobsPath, statePath: statePath, runner: runner, opts: opts,
 		clock: opts.Clock, log: opts.Logger, gs: gs,
-		entries: map[string]*entry{}, running: map[string]*RunInfo{}, busy: map[string]string{},
-		runCtx: ctx, cancelRuns: cancel, state: st,
+		entries: map[string]*entry{}, running: map[string]*RunInfo{}, busy: map[string]string{}, reserved: map[string]string{},
+		runCtx: ctx, cancelRuns: cancel, state: st, fleet: fleetState{pending: map[string]fleetTick{}},
 		quit: make(chan struct{}), watchDone: make(chan struct{}),
 	}, nil
 }
@@ -402,6 +408,9 @@ func (s *Scheduler) register(c compiled, now time.Time) (gocron.Job, error) {
 		gocron.WithTags(id),
 		gocron.WithSingletonMode(gocron.LimitModeReschedule),
 	}
+	if s.opts.Fleet != nil {
+		opts = append(opts, gocron.WithDistributedJobLocker(fleetLocker{s: s, id: id}))
+	}
 	var def gocron.JobDefinition
 	switch c.job.Schedule.Kind {
 	case KindCron:
@@ -409,6 +418,9 @@ func (s *Scheduler) register(c compiled, now time.Time) (gocron.Job, error) {
 		opts = append(opts, gocron.WithCronImplementation(&tzCron{expr: c.cron.expr, loc: c.loc}))
 	case KindEvery:
 		def = gocron.DurationJob(c.every)
+		if s.opts.Fleet != nil { // all hosts fire on the same ticks
+			opts = append(opts, gocron.WithStartAt(gocron.WithStartDateTime(fleetStart(c.every, now))))
+		}
 	case KindAt:
 		if c.at.After(now) {
 			def = gocron.OneTimeJob(gocron.OneTimeJobStartDateTime(c.at))
@@ -428,7 +440,12 @@ func (s *Scheduler) fire(id string) {
 	if !ok {
 		return
 	}
-	s.execute(s.runCtx, e.c.job, TriggerSchedule)
+	job := e.c.job
+	tick, claimed := s.takeTick(id)
+	if claimed && tick.device != "" {
+		job.Device = tick.device // the idle phone of the job's type chosen here
+	}
+	s.executeRun(s.runCtx, job, TriggerSchedule, tick)
 }
 
 func (s *Scheduler) deviceKey(j Job) string {

@@ -11,6 +11,12 @@ import (
 
 // execute runs a job unless it or its device is busy, and records state.
 func (s *Scheduler) execute(parent context.Context, job Job, trigger string) (status, message string, err error) {
+	return s.executeRun(parent, job, trigger, fleetTick{})
+}
+
+// executeRun is execute of a run whose fleet tick (if any) is known: the
+// run's record in the fleet's history names it.
+func (s *Scheduler) executeRun(parent context.Context, job Job, trigger string, tick fleetTick) (status, message string, err error) {
 	now := s.clock.Now()
 	dev := s.deviceKey(job)
 	s.mu.Lock()
@@ -22,16 +28,19 @@ func (s *Scheduler) execute(parent context.Context, job Job, trigger string) (st
 	deviceBusy := false
 	if _, running := s.running[job.ID]; running {
 		skip = fmt.Sprintf("job %s already running", job.ID)
-	} else if other, busy := s.busy[dev]; busy {
+	} else if other, busy := s.busy[dev]; busy && !(other == job.ID && s.reserved[dev] == job.ID) {
 		skip = fmt.Sprintf("device %s busy with job %s", dev, other)
 		deviceBusy = true
 	}
 	if skip != "" {
 		s.mu.Unlock()
-		return s.skip(job, trigger, now, skip, deviceBusy)
+		status, message, err = s.skip(job, trigger, now, skip, deviceBusy)
+		s.recordFleet(job, trigger, tick, now, status, message)
+		return status, message, err
 	}
 	ctx, cancel := context.WithCancel(parent)
 	stopOnShutdown := context.AfterFunc(s.runCtx, cancel)
+	delete(s.reserved, dev) // the run takes its reservation over
 	s.running[job.ID] = &RunInfo{JobID: job.ID, Name: job.Name, Device: dev, Task: describe(job), Trigger: trigger, StartedAt: now}
 	s.busy[dev] = job.ID
 	s.wg.Add(1)
@@ -58,7 +67,9 @@ func (s *Scheduler) execute(parent context.Context, job Job, trigger string) (st
 	if errors.Is(runErr, ErrBusy) {
 		// Another process holds the device (its lease): the run did not
 		// start, so it is skipped like a run whose device a job holds.
-		return s.skip(job, trigger, now, runErr.Error(), true)
+		status, message, err = s.skip(job, trigger, now, runErr.Error(), true)
+		s.recordFleet(job, trigger, tick, now, status, message)
+		return status, message, err
 	}
 	status = StatusOK
 	if runErr != nil || !ok {
@@ -78,6 +89,7 @@ func (s *Scheduler) execute(parent context.Context, job Job, trigger string) (st
 		st.NextRunAtMs = unixMs(next)
 	})
 	s.log.Info("cron job finished", "job", job.ID, "status", status, "message", truncate(msg, 200))
+	s.recordFleet(job, trigger, tick, now, status, msg)
 	s.emit(Event{Kind: EventFinished, JobID: job.ID, Trigger: trigger, Status: status, Message: msg, Err: runErr})
 	s.afterAt(job, trigger)
 	return status, msg, runErr
@@ -111,8 +123,12 @@ const AtRetryDelay = 30 * time.Second
 // retryAt schedules one more run of a one-shot job at t; false when it
 // could not be scheduled (the job is then treated as done).
 func (s *Scheduler) retryAt(id string, t time.Time) bool {
+	opts := []gocron.JobOption{gocron.WithName(id + " (retry)"), gocron.WithTags(id)}
+	if s.opts.Fleet != nil {
+		opts = append(opts, gocron.WithDistributedJobLocker(fleetLocker{s: s, id: id, retry: true}))
+	}
 	_, err := s.gs.NewJob(gocron.OneTimeJob(gocron.OneTimeJobStartDateTime(t)),
-		gocron.NewTask(func() { s.fire(id) }), gocron.WithName(id+" (retry)"), gocron.WithTags(id))
+		gocron.NewTask(func() { s.fire(id) }), opts...)
 	if err != nil {
 		s.log.Warn("cron: could not schedule a retry", "job", id, "err", err)
 		return false

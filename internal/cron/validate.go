@@ -2,6 +2,7 @@ package cron
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -55,6 +56,9 @@ func ParseAt(s string, loc *time.Location) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("expected an ISO 8601 time such as 2026-03-01T08:00:00Z or 2026-03-01T08:00, got %q", s)
 }
 
+// targetTypes are the values of a job's target.type (config target.type's).
+var targetTypes = []string{"emulator", "physical-phone", "android-tv", "cloud"}
+
 func compileJob(file string, i int, j Job, defLoc *time.Location, now time.Time) (compiled, []Problem) {
 	var probs []Problem
 	bad := func(field, format string, args ...any) {
@@ -63,6 +67,9 @@ func compileJob(file string, i int, j Job, defLoc *time.Location, now time.Time)
 	c := compiled{job: j, loc: defLoc}
 	if strings.TrimSpace(j.ID) == "" {
 		bad("id", "missing; every job needs a unique id")
+	}
+	if t := j.Target; t != nil && !slices.Contains(targetTypes, t.Type) {
+		bad("target.type", "expected one of %s, got %q", strings.Join(targetTypes, ", "), t.Type)
 	}
 	sc := j.Schedule
 	if sc.TZ != "" {

@@ -40,7 +40,11 @@ pre{background:#f0f0f0;padding:6px;white-space:pre-wrap;max-width:min(720px,100%
 <td>{{if .Binding}}{{.Binding}}{{else}}<span class="off">not bound</span>{{end}}</td>
 <td>{{if .Channels}}{{range $i, $c := .Channels}}{{if $i}}, {{end}}{{$c}}{{end}}{{else}}<span class="off">none</span>{{end}}</td>
 <td class="{{if .GatewayRunning}}ok{{else}}off{{end}}">{{.Gateway}}</td></tr>{{end}}
-</table></section></main></body></html>{{end}}
+</table></section>
+{{range .Agents}}{{if .Fleet}}<section class="fleet" data-agent="{{.ID}}"><h2>Fleet of {{.ID}}</h2>
+{{if .FleetPaused}}<p class="err">Redis unreachable: fleet jobs paused.</p>{{end}}
+<ul>{{range .Fleet}}<li>{{.}}</li>{{end}}</ul></section>{{end}}{{end}}
+</main></body></html>{{end}}
 
 {{define "steps"}}<div id="steps">{{if .Session}}<p>Running <b>{{.Task}}</b> (session {{.Session}})</p>
 {{range .Lines}}<div class="step">{{if .Thumb}}<img class="thumb" src="{{.Thumb}}" alt="screen after step {{.N}}">{{end}}<div><b>Step {{.N}}</b> <code>{{.Action}}</code>{{if .Result}}<br><small>{{.Result}}</small>{{end}}</div></div>{{end}}

@@ -35,6 +35,11 @@ type AgentSummary struct {
 	GatewayRunning bool
 	// Channels are the agent's configured chat channels.
 	Channels []string
+	// Fleet, when the agent's gateway joins a fleet (docs/fleet.md), is
+	// one line per host (alive or gone, last heartbeat, phones and their
+	// jobs); FleetPaused says Redis does not answer (fleet jobs paused).
+	Fleet       []string
+	FleetPaused bool
 }
 
 // Screen is one capture of the agent's device: the screenshot with the

@@ -21,6 +21,7 @@ import (
 	"github.com/jonboulle/clockwork"
 
 	"github.com/openpocket/openpocket/internal/cron"
+	"github.com/openpocket/openpocket/internal/fleet"
 	"github.com/openpocket/openpocket/internal/gwenv"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
@@ -55,6 +56,7 @@ type Gateway struct {
 	home      *workspace.Home
 	clock     clockwork.Clock
 	sched     *cron.Scheduler
+	fleet     *fleet.Fleet // nil outside a fleet
 	print     *printer
 	jobsPath  string
 	statePath string
@@ -93,8 +95,10 @@ func Serve(ctx context.Context, o Options) error {
 	signal.Notify(usr1, syscall.SIGUSR1)
 	defer signal.Stop(usr1)
 
+	g.startFleet() // before the first tick: the fleet knows this host's phones
 	// Not ctx: stop cancels the running jobs itself, after saying so.
 	if err := g.sched.Start(context.Background()); err != nil {
+		g.closeFleet()
 		return err
 	}
 	g.startHeartbeat()
@@ -154,7 +158,16 @@ func newGateway(o Options) (*Gateway, error) {
 		schedLog = o.Logger
 	}
 	var err error
+	if g.fleet, err = g.openFleet(); err != nil {
+		g.closeService()
+		return nil, err
+	}
+	var coord cron.Coordinator
+	if g.fleet != nil {
+		coord = g.fleet
+	}
 	g.sched, err = cron.New(g.jobsPath, g.statePath, runner, cron.Options{
+		Fleet:         coord,
 		Clock:         clock,
 		Logger:        schedLog,
 		OnEvent:       func(e cron.Event) { g.print.event(e); g.deliver(e) },
@@ -162,6 +175,7 @@ func newGateway(o Options) (*Gateway, error) {
 		DefaultDevice: o.DefaultDevice,
 	})
 	if err != nil {
+		g.closeFleet()
 		g.closeService()
 		return nil, err
 	}
@@ -184,7 +198,7 @@ func (g *Gateway) startHeartbeat() {
 	if g.opts.Verbose {
 		level = slog.LevelDebug
 	}
-	h := cron.NewHeartbeat(g.heartbeatPath(), g.sched.StatusFunc(), cron.HeartbeatOptions{
+	h := cron.NewHeartbeat(g.heartbeatPath(), g.heartbeatStatus(), cron.HeartbeatOptions{
 		Every:     time.Duration(hb.EverySec) * time.Second,
 		StuckWarn: stuck,
 		Clock:     g.clock,
@@ -271,6 +285,9 @@ func (g *Gateway) Reload() error {
 		if cfg.Heartbeat != old.Heartbeat {
 			g.startHeartbeat()
 		}
+		if !slicesEqualFleet(cfg.Fleet, old.Fleet) {
+			g.print.line("!", "fleet changes take effect when the gateway restarts")
+		}
 		if cfg.Cron != old.Cron {
 			g.print.line("!", "cron.tickSec and cron.jobsFile changes take effect when the gateway restarts")
 		}
@@ -305,6 +322,7 @@ func (g *Gateway) stop(timeout time.Duration) error {
 	g.mu.Lock()
 	g.stopHeartbeatLocked()
 	g.mu.Unlock()
+	g.closeFleet() // after the last run: its record is written
 	if err != nil {
 		return fmt.Errorf("gateway: %w", err)
 	}

@@ -73,6 +73,12 @@ func (p *printer) event(e cron.Event) {
 		p.writeLocked(at, "↻", "jobs loaded: "+e.Message)
 	case cron.EventProblem:
 		p.writeLocked(at, "!", "warning: "+e.Message)
+	case cron.EventFleet:
+		sym := "!"
+		if e.Status == "resumed" {
+			sym = "●"
+		}
+		p.writeLocked(at, sym, "fleet: "+e.Message)
 	case cron.EventError:
 		p.writeLocked(at, "!", "error: "+e.Message)
 	default:

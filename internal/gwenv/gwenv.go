@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/internal/fleet"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
@@ -51,6 +52,9 @@ type Gateway struct {
 	// CountDevices counts the adb server's devices and those online for
 	// the heartbeat line (nil: 0 and 0).
 	CountDevices func(ctx context.Context) (all, online int, err error)
+	// Phones lists this host's phones for a fleet's placement (nil: none
+	// known).
+	Phones func(ctx context.Context) ([]fleet.Phone, error)
 	// StartChannels builds the chat channels cfg enables; current gives
 	// their work the gateway's current run service (nil: no channels).
 	StartChannels func(cfg workspace.Config, stateDir string, current Current, logger *slog.Logger) ([]Channel, error)

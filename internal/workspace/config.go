@@ -28,6 +28,7 @@ type Config struct {
 	HumanAuth      HumanAuthConfig         `json:"humanAuth"`
 	Device         DeviceConfig            `json:"device"`
 	Channels       ChannelsConfig          `json:"channels"`
+	Fleet          FleetConfig             `json:"fleet"`
 }
 
 // ModelProfile is one entry of "models". When "models" is present in the
@@ -431,7 +432,7 @@ func ParseConfig(file string, data []byte) (Config, []Warning, error) {
 // Validate checks values that have a fixed set of choices or must be
 // positive. The error is a *ConfigError naming the key path.
 func (c Config) Validate() error {
-	for _, check := range []func() error{c.validateChoices, c.validateNumbers, c.validateSettings, c.validateModels, c.HumanAuth.validateCapability} {
+	for _, check := range []func() error{c.validateChoices, c.validateNumbers, c.validateSettings, c.validateModels, c.HumanAuth.validateCapability, c.validateFleet} {
 		if err := check(); err != nil {
 			return err
 		}

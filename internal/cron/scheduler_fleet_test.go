@@ -1,0 +1,123 @@
+package cron
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-co-op/gocron/v2"
+	"github.com/jonboulle/clockwork"
+)
+
+// memFleet is an in-memory Coordinator (the port; internal/fleet's Redis
+// one has its own tests): claims are a shared set, every job is here.
+type memFleet struct {
+	// where, if set, places every run (default: here).
+	where   *Placement
+	mu      sync.Mutex
+	claims  map[string]bool
+	records []RunRecord
+}
+
+type noLock struct{}
+
+func (noLock) Unlock(context.Context) error { return nil }
+
+func (m *memFleet) Place(context.Context, Job) (Placement, error) {
+	if m.where != nil {
+		return *m.where, nil
+	}
+	return Placement{Where: Here}, nil
+}
+
+func (m *memFleet) Lock(_ context.Context, key string, _ time.Duration) (gocron.Lock, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.claims[key] {
+		return nil, ErrTaken
+	}
+	m.claims[key] = true
+	return noLock{}, nil
+}
+
+func (m *memFleet) Record(_ context.Context, r RunRecord) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.records = append(m.records, r)
+}
+
+// TestFleetOneShotRunsOnce: a one-shot job in the same jobs.json on two
+// hosts runs once at its time, and a third host started after that time
+// (which alone would run a missed one-shot job at once) does not run it
+// again: the claim is keyed by the job's time, not by when a host fires.
+func TestFleetOneShotRunsOnce(t *testing.T) {
+	shared := &memFleet{claims: map[string]bool{}}
+	at := time.Now().Add(1500 * time.Millisecond).UTC().Format(time.RFC3339Nano)
+	jobs := jobsJSON(`{"id": "once", "enabled": true, "schedule": {"kind": "at", "at": "` + at + `"}, "payload": {"kind": "playbook", "path": "p.yaml"}}`)
+	var runs atomic.Int32
+	host := func() *Scheduler {
+		dir := t.TempDir()
+		jobsPath := filepath.Join(dir, "workspace", "cron", "jobs.json")
+		writeFile(t, jobsPath, jobs)
+		r := RunnerFunc(func(context.Context, Job) (bool, string, error) { runs.Add(1); return true, "ok", nil })
+		s, err := New(jobsPath, filepath.Join(dir, "state", "cron-state.json"), r,
+			Options{Clock: clockwork.NewRealClock(), Location: time.UTC, Fleet: shared})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = s.Stop(context.Background()) })
+		return s
+	}
+	host()
+	host()
+	deadline := time.Now().Add(waitLimit)
+	for runs.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if n := runs.Load(); n != 1 {
+		t.Fatalf("the one-shot job ran %d times on two hosts, want once", n)
+	}
+	host() // starts after the time
+	time.Sleep(1500 * time.Millisecond)
+	if n := runs.Load(); n != 1 {
+		t.Fatalf("a host started late ran the one-shot job again (%d runs)", n)
+	}
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if len(shared.records) != 1 || shared.records[0].Status != StatusOK || shared.records[0].Tick.IsZero() {
+		t.Fatalf("fleet records = %+v, want one ok run with its tick", shared.records)
+	}
+}
+
+// TestFleetPhoneNowhereIsReported: a run whose phone is on no live host
+// is not run and not silently dropped: the host that wins the tick
+// reports it (an event, its state, the fleet's record), once per tick.
+func TestFleetPhoneNowhereIsReported(t *testing.T) {
+	start := time.Date(2026, 5, 1, 8, 0, 0, 0, time.UTC)
+	h := newHarness(t, start, jobsJSON(everyJob("pinned", 60000, `, "device": "R58M1234"`)))
+	shared := &memFleet{claims: map[string]bool{}, where: &Placement{Where: Nowhere, Reason: "phone R58M1234 is on no live host"}}
+	h.s.opts.Fleet = shared
+	h.start()
+	h.advanceTo(start.Add(time.Minute))
+	e := h.waitEvent(EventSkipped, "pinned")
+	if !strings.Contains(e.Message, "no host of the fleet can run it: phone R58M1234 is on no live host") {
+		t.Fatalf("skip message = %q", e.Message)
+	}
+	h.noCall(200 * time.Millisecond)
+	if st := h.jobState("pinned"); st.LastStatus != StatusSkipped || !strings.Contains(st.LastMessage, "R58M1234") {
+		t.Fatalf("state = %+v", st)
+	}
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if len(shared.records) != 1 || shared.records[0].Status != StatusSkipped || !shared.records[0].Tick.Equal(start.Add(time.Minute)) {
+		t.Fatalf("records = %+v, want one skip at the tick", shared.records)
+	}
+}
