@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/flate"
 	"encoding/binary"
+	"errors"
 	"hash/crc32"
 	"image"
 	"sync"
@@ -15,7 +16,9 @@ var (
 )
 
 // encodeOpaqueRGBA writes an opaque *image.RGBA as an 8-bit RGB PNG with
-// the Up filter on every row (None on the first) and zlib BestSpeed. The
+// the Up filter on every row (None on the first) and zlib BestSpeed, or
+// returns errTranslucent at the first pixel that is not opaque (checked
+// as rows are packed; a repeated row has the alpha of the one above). The
 // standard encoder tries five filters per row; for screenshots Up compresses
 // about as well at a fraction of the cost. A row equal to the one above
 // (screens are full of them) filters to zeros without being looked at
@@ -56,18 +59,41 @@ func encodeOpaqueRGBA(buf *bytes.Buffer, img *image.RGBA) error {
 		_, err := zw.Write(row)
 		return err
 	}
+	zr, zrErr := zeroRunFor(rowLen)
+	pix := func(y int) []byte { return img.Pix[img.PixOffset(b.Min.X, b.Min.Y+y):][:4*w] }
 	var above []byte
 	for y := 0; y < h; y++ {
-		src := img.Pix[img.PixOffset(b.Min.X, b.Min.Y+y):][:4*w]
+		src := pix(y)
 		if y > 0 && bytes.Equal(src, above) {
-			sum.upRow(rowLen - 1)
-			if err := write(zeros); err != nil {
-				return err
+			// A long run of repeated rows is a deflate block of its own
+			// (pngzero.go); a short one is left to compress/flate.
+			n := 1
+			for y+n < h && bytes.Equal(pix(y+n), above) {
+				n++
 			}
+			if n >= zeroRunMin && zrErr == nil {
+				if err := zw.Flush(); err != nil {
+					return err
+				}
+				zr.write(idat, n)
+				zw.Reset(idat)
+			} else {
+				for range n {
+					if err := write(zeros); err != nil {
+						return err
+					}
+				}
+			}
+			for range n {
+				sum.upRow(rowLen - 1)
+			}
+			y += n - 1
 			continue // cur and prev both hold this row's RGB already
 		}
 		above = src
-		rgbRow(cur[1:], src)
+		if !rgbRow(cur[1:], src) {
+			return errTranslucent
+		}
 		row := out
 		if y == 0 {
 			cur[0] = 0
@@ -146,15 +172,24 @@ func (s *adler) upRow(n int) {
 
 func (s *adler) sum32() uint32 { return s.b<<16 | s.a }
 
-// rgbRow packs RGBA pixels into RGB: dst needs one spare byte past 3×n
-// (each pixel is stored as four bytes, the fourth overwritten next).
-func rgbRow(dst, src []byte) {
+// rgbRow packs RGBA pixels into RGB and reports whether they were all
+// opaque: dst needs one spare byte past 3×n (each pixel is stored as four
+// bytes, the fourth overwritten next).
+func rgbRow(dst, src []byte) bool {
 	n := len(src) / 4
 	_ = dst[3*n]
+	all := uint32(0xFF000000)
 	for x := 0; x < n; x++ {
-		binary.LittleEndian.PutUint32(dst[3*x:3*x+4:3*x+4], binary.LittleEndian.Uint32(src[4*x:4*x+4:4*x+4]))
+		v := binary.LittleEndian.Uint32(src[4*x : 4*x+4 : 4*x+4])
+		all &= v
+		binary.LittleEndian.PutUint32(dst[3*x:3*x+4:3*x+4], v)
 	}
+	return all == 0xFF000000
 }
+
+// errTranslucent stops encodeOpaqueRGBA at the first pixel that is not
+// opaque (the image then goes to image/png, which keeps alpha).
+var errTranslucent = errors.New("not opaque")
 
 // subBytes is out = a - b bytewise, modulo 256, eight bytes at a time.
 func subBytes(out, a, b []byte) {
@@ -169,28 +204,6 @@ func subBytes(out, a, b []byte) {
 	for ; i < n; i++ {
 		out[i] = a[i] - b[i]
 	}
-}
-
-// opaque reports whether every alpha byte of img is 0xFF, eight bytes at
-// a time (image.RGBA.Opaque reads them one by one).
-func opaque(img *image.RGBA) bool {
-	b := img.Bounds()
-	const alpha = 0xFF000000FF000000
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		row := img.Pix[img.PixOffset(b.Min.X, y):][:4*b.Dx()]
-		i := 0
-		for ; i+8 <= len(row); i += 8 {
-			if binary.LittleEndian.Uint64(row[i:])&alpha != alpha {
-				return false
-			}
-		}
-		for ; i < len(row); i += 4 {
-			if row[i+3] != 0xFF {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 func writeChunk(buf *bytes.Buffer, typ string, data []byte) {

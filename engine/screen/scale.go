@@ -3,6 +3,7 @@ package screen
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"image"
 	"image/draw"
@@ -399,11 +400,15 @@ var pngEncoder = png.Encoder{CompressionLevel: png.BestSpeed, BufferPool: &encod
 // goes through image/png at png.BestSpeed.
 func EncodePNG(img image.Image) ([]byte, error) {
 	var buf bytes.Buffer
-	if rgba, ok := img.(*image.RGBA); ok && !rgba.Bounds().Empty() && opaque(rgba) {
-		if err := encodeOpaqueRGBA(&buf, rgba); err != nil {
+	if rgba, ok := img.(*image.RGBA); ok && !rgba.Bounds().Empty() {
+		err := encodeOpaqueRGBA(&buf, rgba)
+		if err == nil {
+			return buf.Bytes(), nil
+		}
+		if !errors.Is(err, errTranslucent) {
 			return nil, fmt.Errorf("screen: encode png: %w", err)
 		}
-		return buf.Bytes(), nil
+		buf.Reset()
 	}
 	if err := pngEncoder.Encode(&buf, img); err != nil {
 		return nil, fmt.Errorf("screen: encode png: %w", err)
