@@ -59,10 +59,17 @@ func DecodeScaledPNG(b []byte, style ModelStyle) (ScaledFrame, error) {
 		h.SetSeed(contentSeed)
 		hb.SetSeed(contentSeed)
 		return func(y int, rgba []byte, same bool) {
+			hh := &hb
 			if y >= top && y < bottom {
-				h.Write(rgba)
+				hh = &h
+			}
+			// As hashRows: a repeat of the row above within the same
+			// rectangle (the bands are two: above top, from bottom on).
+			if same && y != top && y != bottom {
+				hh.WriteByte(1)
 			} else {
-				hb.Write(rgba)
+				hh.WriteByte(0)
+				hh.Write(rgba)
 			}
 			s.push(y, rgba, same)
 		}
