@@ -12,7 +12,7 @@ TESTFLAGS ?= -count=1 -timeout 20m -p 2
 # Fuzz targets run for a bounded time in `make test` (each FUZZTIME).
 FUZZTIME ?= 10s
 FUZZ    := ./playbooks:FuzzCompile ./internal/workspace:FuzzParseConfig ./internal/executor/policy:FuzzCheck \
-           ./engine/screen/imagecodec:FuzzDecodePNGRows ./engine/screen/imagecodec:FuzzEncodeJPEG ./engine/screen:FuzzEncodePNG
+           ./engine/screen/imagecodec:FuzzDecodePNGRows ./engine/screen/imagecodec:FuzzEncodeJPEG ./engine/screen/imagecodec:FuzzEncodePNG
 
 # soak: RUNS runs of the tests while a churn process attaches, uses and
 # detaches phones on the shared adb server (SOAKTIME at most).

@@ -95,7 +95,8 @@
 // parallel bands; DHash and SetOfMark work on the scaled image,
 // ContentHash on the full one. ImageEncoding encodes the model's image as
 // JPEG (EncodeJPEG, i.e. imagecodec.EncodeJPEG: baseline, parallel bands
-// joined with restart markers; the default) or PNG (EncodePNG).
+// joined with restart markers; the default) or PNG (EncodePNG, through
+// imagecodec.EncodeOpaquePNG for opaque images).
 // Snapshot.FullPNG produces the full-size PNG only when something saves
 // it. The codecs the project writes itself live in engine/screen/imagecodec
 // behind differential fuzz targets.

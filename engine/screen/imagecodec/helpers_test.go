@@ -2,9 +2,7 @@ package imagecodec
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"image"
 	"image/color"
 	"image/draw"
@@ -43,19 +41,6 @@ func screenLike(w, h int, alpha bool) *image.RGBA {
 		}
 	}
 	return img
-}
-
-func writeChunk(buf *bytes.Buffer, typ string, data []byte) {
-	var n [4]byte
-	binary.BigEndian.PutUint32(n[:], uint32(len(data)))
-	buf.Write(n[:])
-	crc := crc32.NewIEEE()
-	crc.Write([]byte(typ))
-	crc.Write(data)
-	buf.WriteString(typ)
-	buf.Write(data)
-	binary.BigEndian.PutUint32(n[:], crc.Sum32())
-	buf.Write(n[:])
 }
 
 // decodeAll collects DecodePNGRows' rows into an image, checking that rows

@@ -1,10 +1,11 @@
-package screen
+package imagecodec
 
 import (
 	"bytes"
 	"compress/flate"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"image"
 	"sync"
@@ -17,7 +18,7 @@ var (
 
 // encodeOpaqueRGBA writes an opaque *image.RGBA as an 8-bit RGB PNG with
 // the Up filter on every row (None on the first) and zlib BestSpeed, or
-// returns errTranslucent at the first pixel that is not opaque (checked
+// returns ErrTranslucent at the first pixel that is not opaque (checked
 // as rows are packed; a repeated row has the alpha of the one above). The
 // standard encoder tries five filters per row; for screenshots Up compresses
 // about as well at a fraction of the cost. A row equal to the one above
@@ -92,7 +93,7 @@ func encodeOpaqueRGBA(buf *bytes.Buffer, img *image.RGBA) error {
 		}
 		above = src
 		if !rgbRow(cur[1:], src) {
-			return errTranslucent
+			return ErrTranslucent
 		}
 		row := out
 		if y == 0 {
@@ -187,9 +188,28 @@ func rgbRow(dst, src []byte) bool {
 	return all == 0xFF000000
 }
 
-// errTranslucent stops encodeOpaqueRGBA at the first pixel that is not
-// opaque (the image then goes to image/png, which keeps alpha).
-var errTranslucent = errors.New("not opaque")
+// ErrTranslucent is EncodeOpaquePNG's answer for an image with a pixel
+// that is not opaque: encode it with image/png, which keeps alpha.
+var ErrTranslucent = errors.New("imagecodec: encode png: not opaque")
+
+// EncodeOpaquePNG encodes an opaque *image.RGBA (what engine/screen's
+// Resize and SetOfMark return) as an 8-bit RGB PNG, favouring speed (screenshots are sent every
+// step): Up filter, zlib at BestSpeed, long runs of repeated rows as
+// deflate blocks of their own (pngzero.go). FuzzEncodePNG holds it to
+// image/png's decoding.
+func EncodeOpaquePNG(img *image.RGBA) ([]byte, error) {
+	if img.Rect.Empty() {
+		return nil, errors.New("imagecodec: encode png: empty image")
+	}
+	var buf bytes.Buffer
+	if err := encodeOpaqueRGBA(&buf, img); err != nil {
+		if errors.Is(err, ErrTranslucent) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("imagecodec: encode png: %w", err)
+	}
+	return buf.Bytes(), nil
+}
 
 // subBytes is out = a - b bytewise, modulo 256, eight bytes at a time.
 func subBytes(out, a, b []byte) {

@@ -1,13 +1,14 @@
-package screen
+package imagecodec
 
 import (
 	"bytes"
+	"errors"
 	"image"
 	"image/png"
 	"testing"
 )
 
-// FuzzEncodePNG: EncodePNG's own deflate blocks for runs of repeated rows
+// FuzzEncodePNG: EncodeOpaquePNG's own deflate blocks for runs of repeated rows
 // (pngzero.go) sit between compress/flate's; whatever the image — widths
 // that make odd match lengths, runs just under and over zeroRunMin, a
 // translucent pixel anywhere — image/png decodes the result (checking the
@@ -47,9 +48,20 @@ func FuzzEncodePNG(f *testing.F) {
 		for y, r := range rows {
 			copy(img.Pix[y*img.Stride:], r)
 		}
-		b, err := EncodePNG(img)
-		if err != nil {
+		b, err := EncodeOpaquePNG(img)
+		if errors.Is(err, ErrTranslucent) {
+			if img.Opaque() {
+				t.Fatal("an opaque image refused as translucent")
+			}
+			var buf bytes.Buffer
+			if err := png.Encode(&buf, img); err != nil { // what screen.EncodePNG falls back to
+				t.Fatal(err)
+			}
+			b = buf.Bytes()
+		} else if err != nil {
 			t.Fatal(err)
+		} else if !img.Opaque() {
+			t.Fatal("a translucent image encoded as RGB")
 		}
 		got, err := png.Decode(bytes.NewReader(b))
 		if err != nil {

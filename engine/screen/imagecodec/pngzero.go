@@ -1,4 +1,4 @@
-package screen
+package imagecodec
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 // Runs of repeated rows are most of a flat screen (84% of the rows of the
 // virtual phone's marked Settings screen) and most of what deflate would
 // scan: each repeated row is an "Up" filter byte and zeros, which
-// compress/flate finds by comparing every byte. encodeOpaqueRGBA writes a
+// compress/flate finds by comparing every byte. EncodeOpaquePNG writes a
 // long run as a deflate block of its own instead: the zlib stream is one
 // deflate stream of consecutive blocks, so compress/flate's output is
 // flushed to a byte boundary (a sync flush), this package writes a block
