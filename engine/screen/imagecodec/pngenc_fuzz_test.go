@@ -36,7 +36,11 @@ func FuzzEncodePNG(f *testing.F) {
 				row := make([]byte, 4*w)
 				for x := 0; x < w; x++ {
 					v := byte(int(kind)*7 + x*int(kind|1)/(k+1) + len(rows))
-					copy(row[4*x:], []byte{v, v ^ kind, byte(x), alpha})
+					px := []byte{v, v ^ kind, byte(x), alpha}
+					for c := range 3 { // premultiplied: no channel above alpha
+						px[c] = byte(int(px[c]) * int(alpha) / 255)
+					}
+					copy(row[4*x:], px)
 				}
 				rows = append(rows, row)
 			}
