@@ -39,8 +39,8 @@ type ScaledFrame struct {
 // model-size image and hashes, 2 cores, 2026-11-28:
 //
 //	                       rows (this)   image/png + Resize   ratio
-//	sim (BestSpeed)        9.6 ms        27.3 ms              0.35×
-//	phone (zlib default)   9.3 ms        26.3 ms              0.36×
+//	sim (BestSpeed)        9.1 ms        27.6 ms              0.33×
+//	phone (zlib default)   7.2 ms        24.1 ms              0.30×
 //	allocated per frame    5.4 MiB       15.2 MiB
 //
 // go test -run '^$' -bench ScreencapPNGPath -benchtime 30x ./engine/device/
