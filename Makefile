@@ -11,7 +11,8 @@ TESTFLAGS ?= -count=1 -timeout 20m -p 2
 
 # Fuzz targets run for a bounded time in `make test` (each FUZZTIME).
 FUZZTIME ?= 10s
-FUZZ    := ./playbooks:FuzzCompile ./internal/workspace:FuzzParseConfig ./internal/executor/policy:FuzzCheck
+FUZZ    := ./playbooks:FuzzCompile ./internal/workspace:FuzzParseConfig ./internal/executor/policy:FuzzCheck \
+           ./engine/screen/imagecodec:FuzzDecodePNGRows ./engine/screen/imagecodec:FuzzEncodeJPEG ./engine/screen/imagecodec:FuzzEncodePNG
 
 # soak: RUNS runs of the tests while a churn process attaches, uses and
 # detaches phones on the shared adb server (SOAKTIME at most).
@@ -90,7 +91,7 @@ test: setup test-tools
 	$(GO) test $(TESTFLAGS) $(PKGS)
 	@$(MAKE) --no-print-directory fuzz
 
-## fuzz: run each fuzz target for FUZZTIME (the playbook compiler, the config loader, the shell checker)
+## fuzz: run each fuzz target for FUZZTIME (the playbook compiler, the config loader, the shell checker, the image codecs against the standard library's)
 fuzz:
 	@for t in $(FUZZ); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \

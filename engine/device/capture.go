@@ -132,7 +132,7 @@ func (p *Phone) CaptureChoice() (path string, decided bool) {
 // size and hashed. Frames are shared read-only between captures: a capture
 // that receives the same bytes as the last one reuses it whole.
 type frame struct {
-	sum  uint64
+	sum  uint64 // of the PNG bytes (the raw path compares look and bands)
 	size int
 	path capturePath
 	w, h int    // full size
@@ -233,24 +233,20 @@ type SizedExecOuter interface {
 }
 
 // toFrame decodes, scales and hashes data, or returns the last frame when
-// data holds the same bytes.
+// data shows the same screen: on the PNG path the same bytes, on the raw
+// path the same pixels (the content and bands hashes a new frame needs
+// anyway, so a changed raw frame is read once, not hashed whole first).
 func (p *Phone) toFrame(data []byte, path capturePath) (*frame, error) {
-	sum := maphash.Bytes(memoSeed, data)
 	p.mu.Lock()
 	last := p.frame
 	p.mu.Unlock()
-	if last != nil && last.sum == sum && last.size == len(data) && last.path == path {
-		return last, nil
-	}
-	// The screen changed: the last frame's images are garbage from now on,
-	// not live while the new one is made.
-	p.mu.Lock()
-	if p.frame == last {
-		p.frame = nil
-	}
-	p.mu.Unlock()
 	var fr *frame
 	if path == pathPNG {
+		sum := maphash.Bytes(memoSeed, data)
+		if last != nil && last.sum == sum && last.size == len(data) && last.path == path {
+			return last, nil
+		}
+		p.dropFrame(last)
 		// Decoded straight to the model's size: no full-size image.
 		f, err := screen.DecodeScaledPNG(data, p.opts.ModelStyle)
 		if err != nil {
@@ -259,7 +255,7 @@ func (p *Phone) toFrame(data []byte, path capturePath) (*frame, error) {
 		if f.Width <= 0 || f.Height <= 0 {
 			return nil, errors.New("empty screenshot")
 		}
-		fr = &frame{w: f.Width, h: f.Height, png: data, scaled: f.Scaled,
+		fr = &frame{w: f.Width, h: f.Height, png: data, scaled: f.Scaled, sum: sum,
 			look: Look{Visual: screen.DHash(f.Scaled), Content: f.Content}, bands: f.Bands}
 	} else {
 		full, err := screen.DecodeRawScreencap(data)
@@ -270,20 +266,36 @@ func (p *Phone) toFrame(data []byte, path capturePath) (*frame, error) {
 		if b.Empty() {
 			return nil, errors.New("empty screenshot")
 		}
-		// The exact content hash reads the full frame while it is scaled.
 		content := make(chan string, 1)
 		go func() { content <- screen.ContentHash(full) }()
+		bands := screen.BandsHash(full)
+		c := <-content
+		if last != nil && last.path == path && last.w == b.Dx() && last.h == b.Dy() && last.look.Content == c && last.bands == bands {
+			return last, nil
+		}
+		p.dropFrame(last)
 		sw, sh := screen.ScaledSize(b.Dx(), b.Dy(), p.opts.ModelStyle)
 		scaled := screen.Resize(full, sw, sh)
-		fr = &frame{w: b.Dx(), h: b.Dy(), full: full, scaled: scaled, bands: screen.BandsHash(full),
-			look: Look{Visual: screen.DHash(scaled), Content: <-content}}
+		fr = &frame{w: b.Dx(), h: b.Dy(), full: full, scaled: scaled, bands: bands,
+			look: Look{Visual: screen.DHash(scaled), Content: c}}
 	}
 	p.framesMade.Add(1)
-	fr.sum, fr.size, fr.path = sum, len(data), path
+	fr.size, fr.path = len(data), path
 	p.mu.Lock()
 	p.frame = fr
 	p.mu.Unlock()
 	return fr, nil
+}
+
+// dropFrame forgets last when it is still the phone's frame: the screen
+// changed, so its images are garbage from now on, not live while the new
+// one is made.
+func (p *Phone) dropFrame(last *frame) {
+	p.mu.Lock()
+	if p.frame == last {
+		p.frame = nil
+	}
+	p.mu.Unlock()
 }
 
 // modelImages encodes what the model reads of fr: the set-of-mark image

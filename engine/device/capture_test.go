@@ -9,6 +9,7 @@ import (
 	"image/jpeg"
 	stdpng "image/png"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -178,4 +179,44 @@ func noisePNG(t *testing.T, w, h int) []byte {
 	var buf bytes.Buffer
 	require.NoError(t, stdpng.Encode(&buf, img))
 	return buf.Bytes()
+}
+
+// TestRawCaptureReusesAnUnchangedFrame: on the raw path a capture of the
+// same pixels reuses the last frame (found by the content and bands hashes
+// a new frame needs anyway), and a pixel changed in the status bar or in
+// the content makes a new one.
+func TestRawCaptureReusesAnUnchangedFrame(t *testing.T) {
+	f, _ := fakeScreen(t)
+	raw := rawOf(t, pngOf(t, 100, false))
+	var mu sync.Mutex
+	f.On("screencap", func(cmd string) (device.ShellResult, error) {
+		if cmd != "screencap" {
+			return device.ShellResult{}, errors.New("unexpected " + cmd)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return device.ShellResult{Stdout: append([]byte(nil), raw...)}, nil // a fresh buffer, as from the wire
+	})
+	p := device.NewPhone(f, device.Options{Capture: device.CaptureRaw})
+	ctx := context.Background()
+	capture := func() *screen.Snapshot {
+		t.Helper()
+		s, err := p.Capture(ctx, device.CaptureOptions{Scaled: true})
+		require.NoError(t, err)
+		return s
+	}
+	s1 := capture()
+	capture()
+	assert.EqualValues(t, 1, device.FramesMade(p), "the same pixels are the same frame")
+	const w = 360
+	for i, y := range []int{5, 400} { // the status bar, then the content
+		mu.Lock()
+		raw[16+4*(y*w+7)] ^= 0x40
+		mu.Unlock()
+		s := capture()
+		assert.EqualValues(t, 2+i, device.FramesMade(p), "a pixel changed in row %d", y)
+		if y == 400 {
+			assert.NotEqual(t, s1.ContentHash, s.ContentHash)
+		}
+	}
 }

@@ -1,11 +1,8 @@
 package screen
 
 import (
-	"bytes"
 	"image"
-	"image/png"
 	"testing"
-	"time"
 )
 
 func BenchmarkParseHierarchy300(b *testing.B) {
@@ -107,31 +104,4 @@ func BenchmarkEncodePNG(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(out))/1024, "KiB")
-}
-
-// BenchmarkDecodePNG decodes a 1080×2400 screenshot PNG (image/png at
-// BestSpeed, as the virtual phone writes it) with the fast path and with
-// image/png, and reports their ratio.
-func BenchmarkDecodePNG(b *testing.B) {
-	var buf bytes.Buffer
-	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, textScreen()); err != nil {
-		b.Fatal(err)
-	}
-	data := buf.Bytes()
-	var fast, std time.Duration
-	for b.Loop() {
-		t0 := time.Now()
-		if _, err := DecodePNG(data); err != nil {
-			b.Fatal(err)
-		}
-		t1 := time.Now()
-		if _, err := png.Decode(bytes.NewReader(data)); err != nil {
-			b.Fatal(err)
-		}
-		fast += t1.Sub(t0)
-		std += time.Since(t1)
-	}
-	b.ReportMetric(float64(fast.Microseconds())/1000/float64(b.N), "fast-ms")
-	b.ReportMetric(float64(std.Microseconds())/1000/float64(b.N), "image/png-ms")
-	b.ReportMetric(float64(fast)/float64(std), "ratio")
 }

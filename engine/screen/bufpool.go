@@ -46,13 +46,3 @@ func PutRGBA(img *image.RGBA) {
 		rgbaPool(img.Rect.Size()).Put(img)
 	}
 }
-
-// yccPool keeps the JPEG encoder's YCbCr planes between encodings.
-var yccPool sync.Pool
-
-func getYCbCr(r image.Rectangle) *image.YCbCr {
-	if img, _ := yccPool.Get().(*image.YCbCr); img != nil && img.Rect == r && img.SubsampleRatio == image.YCbCrSubsampleRatio420 {
-		return img
-	}
-	return image.NewYCbCr(r, image.YCbCrSubsampleRatio420)
-}

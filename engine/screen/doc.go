@@ -2,7 +2,8 @@
 // one moment (screenshot, UI element tree, numbered interactive elements,
 // capture metrics), plus the pure functions over it — uiautomator XML parsing,
 // element scoring and numbering, scaling, the visual hash, the set-of-mark
-// overlay and selectors. It imports the standard library only.
+// overlay and selectors. It imports the standard library and its own
+// engine/screen/imagecodec only.
 //
 // # Tree
 //
@@ -87,11 +88,16 @@
 // # Images
 //
 // DecodeRawScreencap reads raw `screencap` output (12- or 16-byte header by
-// Android version, RGBA_8888 without a copy); DecodePNG reads `screencap
-// -p`. Resize scales to the model's size (ScaledSize) with an area-average
-// filter in parallel bands; DHash and SetOfMark work on the scaled
-// image, ContentHash on the full one. ImageEncoding encodes the model's
-// image as JPEG (EncodeJPEG: baseline, parallel bands joined with restart
-// markers; the default) or PNG (EncodePNG). Snapshot.FullPNG produces the
-// full-size PNG only when something saves it.
+// Android version, RGBA_8888 without a copy); DecodeScaledPNG reads
+// `screencap -p` straight to the model's size, hashing on the way
+// (imagecodec.DecodePNGRows), DecodePNG any PNG whole (image/png). Resize
+// scales to the model's size (ScaledSize) with an area-average filter in
+// parallel bands; DHash and SetOfMark work on the scaled image,
+// ContentHash on the full one. ImageEncoding encodes the model's image as
+// JPEG (EncodeJPEG, i.e. imagecodec.EncodeJPEG: baseline, parallel bands
+// joined with restart markers; the default) or PNG (EncodePNG, through
+// imagecodec.EncodeOpaquePNG for opaque images).
+// Snapshot.FullPNG produces the full-size PNG only when something saves
+// it. The codecs the project writes itself live in engine/screen/imagecodec
+// behind differential fuzz targets.
 package screen

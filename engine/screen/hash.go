@@ -1,6 +1,7 @@
 package screen
 
 import (
+	"bytes"
 	"fmt"
 	"hash/maphash"
 	"image"
@@ -155,11 +156,24 @@ func ContentHash(img image.Image) string {
 	h.SetSeed(contentSeed)
 	r := image.Rect(b.Min.X, top, b.Max.X, bottom)
 	pix, stride, _ := rgbaPixels(img, r)
-	row := r.Dx() * 4
-	for y := 0; y < r.Dy(); y++ {
-		h.Write(pix[y*stride : y*stride+row])
-	}
+	hashRows(&h, pix, stride, r.Dx()*4, r.Dy())
 	return fmt.Sprintf("%016x", h.Sum64())
+}
+
+// hashRows writes n rows of row bytes each to h: a row equal to the one
+// before it in the same rectangle as the byte 1 (screens repeat rows, and
+// a repeated row is pinned by the one above), any other as 0 and its
+// bytes. DecodeScaledPNG writes the same from the rows as they stream.
+func hashRows(h *maphash.Hash, pix []byte, stride, row, n int) {
+	for y := 0; y < n; y++ {
+		r := pix[y*stride : y*stride+row]
+		if y > 0 && bytes.Equal(r, pix[(y-1)*stride:(y-1)*stride+row]) {
+			h.WriteByte(1)
+			continue
+		}
+		h.WriteByte(0)
+		h.Write(r)
+	}
 }
 
 // BandsHash is ContentHash's complement: an exact fingerprint of the rows
@@ -179,10 +193,7 @@ func BandsHash(img image.Image) string {
 			continue
 		}
 		pix, stride, _ := rgbaPixels(img, r)
-		row := r.Dx() * 4
-		for y := 0; y < r.Dy(); y++ {
-			h.Write(pix[y*stride : y*stride+row])
-		}
+		hashRows(&h, pix, stride, r.Dx()*4, r.Dy())
 	}
 	return fmt.Sprintf("%016x", h.Sum64())
 }

@@ -2,10 +2,14 @@ package screen
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/maphash"
 	"image"
+	"image/png"
+
+	"github.com/openpocket/openpocket/engine/screen/imagecodec"
 )
 
 // ScaledFrame is a screenshot as the runtime keeps it: scaled to the
@@ -22,94 +26,90 @@ type ScaledFrame struct {
 // DecodeScaledPNG decodes a PNG screenshot straight to its model size
 // (ScaledSize for style), hashing the full image's content on the way
 // (ContentHash of the full image, bit for bit): what `screencap -p` sends
-// takes a streaming path in which each row is inflated, unfiltered, hashed
-// and shrunk as it arrives, so no full-size image is ever held — a
-// 1080×2400 frame's 10 MiB are neither allocated nor written and read
-// back. Other PNGs are decoded whole and then scaled.
+// takes a streaming path (imagecodec.DecodePNGRows) in which each row is
+// inflated, unfiltered, hashed and shrunk as it arrives, so no full-size
+// image is ever held — a 1080×2400 frame's 10 MiB are neither allocated
+// nor written and read back. Other PNGs are decoded whole by image/png and
+// then scaled.
+//
+// Why not image/png plus Resize for every PNG (the standard decoder unless
+// a benchmark shows the difference where it matters)? This is where it
+// matters, and it does: BenchmarkScreencapPNGPath (engine/device) on the
+// virtual phone's Settings frames, process CPU per new frame up to the
+// model-size image and hashes, 2 cores, 2026-11-28:
+//
+//	                       rows (this)   image/png + Resize   ratio
+//	sim (BestSpeed)        9.1 ms        27.6 ms              0.33×
+//	phone (zlib default)   7.2 ms        24.1 ms              0.30×
+//	allocated per frame    5.4 MiB       15.2 MiB
+//
+// go test -run '^$' -bench ScreencapPNGPath -benchtime 30x ./engine/device/
 func DecodeScaledPNG(b []byte, style ModelStyle) (ScaledFrame, error) {
 	if len(b) == 0 {
 		return ScaledFrame{}, fmt.Errorf("screen: decode png: empty input")
 	}
-	f, err := decodeScaledFast(b, style)
-	if errors.Is(err, errNotFastPNG) {
-		var full image.Image
-		if full, err = DecodePNG(b); err == nil {
-			r := full.Bounds()
-			sw, sh := ScaledSize(r.Dx(), r.Dy(), style)
-			return ScaledFrame{Scaled: Resize(full, sw, sh), Width: r.Dx(), Height: r.Dy(), Content: ContentHash(full), Bands: BandsHash(full)}, nil
+	var s *streamResizer
+	var h, hb maphash.Hash
+	var fullW, fullH, top, bottom int
+	err := imagecodec.DecodePNGRows(b, func(w, ht int) imagecodec.PNGRowFunc {
+		fullW, fullH = w, ht
+		sw, sh := ScaledSize(w, ht, style)
+		s = newStreamResizer(w, ht, sw, sh)
+		top, bottom = contentRows(ht)
+		h.SetSeed(contentSeed)
+		hb.SetSeed(contentSeed)
+		return func(y int, rgba []byte, same bool) {
+			hh := &hb
+			if y >= top && y < bottom {
+				hh = &h
+			}
+			// As hashRows: a repeat of the row above within the same
+			// rectangle (the bands are two: above top, from bottom on).
+			if same && y != top && y != bottom {
+				hh.WriteByte(1)
+			} else {
+				hh.WriteByte(0)
+				hh.Write(rgba)
+			}
+			s.push(y, rgba, same)
 		}
-		return ScaledFrame{}, err
+	})
+	if errors.Is(err, imagecodec.ErrNotScreenPNG) {
+		var full image.Image
+		if full, err = DecodePNG(b); err != nil {
+			return ScaledFrame{}, err
+		}
+		r := full.Bounds()
+		sw, sh := ScaledSize(r.Dx(), r.Dy(), style)
+		return ScaledFrame{Scaled: Resize(full, sw, sh), Width: r.Dx(), Height: r.Dy(), Content: ContentHash(full), Bands: BandsHash(full)}, nil
 	}
 	if err != nil {
 		return ScaledFrame{}, fmt.Errorf("screen: decode png (%d bytes): %w", len(b), err)
 	}
-	return f, nil
+	return ScaledFrame{Scaled: s.dst, Width: fullW, Height: fullH, Content: fmt.Sprintf("%016x", h.Sum64()),
+		Bands: fmt.Sprintf("%016x", hb.Sum64())}, nil
 }
 
-// decodeScaledFast is DecodeScaledPNG's streaming path.
-func decodeScaledFast(b []byte, style ModelStyle) (ScaledFrame, error) {
-	hd, fr, err := openIDAT(b)
-	if err != nil {
-		return ScaledFrame{}, err
+// DecodePNG decodes a whole PNG with image/png (the capture path is
+// DecodeScaledPNG). 8-bit RGBA comes back premultiplied, as *image.RGBA
+// rounded as the streaming path rounds it, so ContentHash agrees with
+// DecodeScaledPNG's; other kinds as image/png decodes them.
+func DecodePNG(b []byte) (image.Image, error) {
+	if len(b) == 0 {
+		return nil, fmt.Errorf("screen: decode png: empty input")
 	}
-	defer inflaters.Put(fr)
-	sw, sh := ScaledSize(hd.w, hd.h, style)
-	s := newStreamResizer(hd.w, hd.h, sw, sh)
-	top, bottom := contentRows(hd.h)
-	var h, hb maphash.Hash
-	h.SetSeed(contentSeed)
-	hb.SetSeed(contentSeed)
-
-	rowLen := hd.w * hd.bpp
-	lineLen := 1 + rowLen
-	// Two stages run at once, as in decodeScreenPNG: this goroutine
-	// inflates chunks of filtered rows, another unfilters, hashes and
-	// shrinks them.
-	chunkRows, todo, free := rowChunks(lineLen)
-	var stageErr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		bufs := make([]byte, 3*rowLen+8*hd.w)
-		prev, cur := bufs[:rowLen], bufs[rowLen:2*rowLen]
-		zeros := bufs[2*rowLen : 3*rowLen]
-		rgba, rgbaPrev := bufs[3*rowLen:3*rowLen+4*hd.w], bufs[3*rowLen+4*hd.w:]
-		y := 0
-		for c := range todo {
-			for off := 0; off < len(c) && stageErr == nil; off += lineLen {
-				line := c[off : off+lineLen]
-				same := y > 0 && line[0] == 2 && bytes.Equal(line[1:], zeros)
-				if !same {
-					if err := unfilter(line[0], line[1:], prev, cur, hd.bpp); err != nil {
-						stageErr = fmt.Errorf("row %d: %w", y, err)
-						break
-					}
-					prev, cur = cur, prev
-					rgba, rgbaPrev = rgbaPrev, rgba
-					toRGBARow(rgba, prev, hd.bpp)
-					same = y > 0 && bytes.Equal(rgba, rgbaPrev)
-				}
-				if y >= top && y < bottom {
-					h.Write(rgba)
-				} else {
-					hb.Write(rgba)
-				}
-				s.push(y, rgba, same)
-				y++
-			}
-			free <- c[:cap(c)]
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("screen: decode png (%d bytes): %w", len(b), err)
+	}
+	if n, ok := img.(*image.NRGBA); ok {
+		out := &image.RGBA{Pix: n.Pix, Stride: n.Stride, Rect: n.Rect}
+		for i := 0; i+3 < len(n.Pix); i += 4 {
+			binary.LittleEndian.PutUint32(n.Pix[i:], premultiply(binary.LittleEndian.Uint32(n.Pix[i:])))
 		}
-	}()
-	err = readChunks(fr, hd.h, lineLen, chunkRows, free, todo)
-	<-done
-	if err == nil {
-		err = stageErr
+		return out, nil
 	}
-	if err != nil {
-		return ScaledFrame{}, err
-	}
-	return ScaledFrame{Scaled: s.dst, Width: hd.w, Height: hd.h, Content: fmt.Sprintf("%016x", h.Sum64()),
-		Bands: fmt.Sprintf("%016x", hb.Sum64())}, nil
+	return img, nil
 }
 
 // streamResizer is Resize fed one source row at a time, top to bottom:

@@ -2,6 +2,7 @@ package screen
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"image/png"
 	"testing"
@@ -47,9 +48,26 @@ func TestDecodeScaledPNGMatchesDecodeThenResize(t *testing.T) {
 	pattern := func(x, y int) [4]byte {
 		return [4]byte{byte(x*7 + y), byte(x ^ y*3), byte(200 - x), byte(255 - (x*y)%7*30)}
 	}
-	for _, bpp := range []int{3, 4} {
+	// Every filter type is imagecodec's test; here image/png's adaptive
+	// choice (DefaultCompression tries all five per row) does, in RGB
+	// (opaque) and RGBA.
+	for _, opaque := range []bool{true, false} {
 		for _, size := range []image.Point{{1, 1}, {3, 200}, {97, 61}, {900, 1700}, {1080, 2400}} {
-			scaledAsWhole(t, "filters", filteredPNG(t, size.X, size.Y, bpp, pattern))
+			img := image.NewNRGBA(image.Rect(0, 0, size.X, size.Y))
+			for y := range size.Y {
+				for x := range size.X {
+					p := pattern(x, y)
+					if opaque {
+						p[3] = 0xFF
+					}
+					copy(img.Pix[img.PixOffset(x, y):], p[:])
+				}
+			}
+			var b bytes.Buffer
+			if err := png.Encode(&b, img); err != nil {
+				t.Fatal(err)
+			}
+			scaledAsWhole(t, fmt.Sprintf("pattern %v opaque %v", size, opaque), b.Bytes())
 		}
 	}
 	for _, img := range []image.Image{textScreen(), testScreen(1080, 2400, 3), testScreen(2400, 1080, 0)} {

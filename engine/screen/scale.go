@@ -3,6 +3,7 @@ package screen
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"image"
 	"image/draw"
@@ -10,6 +11,8 @@ import (
 	"math"
 	"runtime"
 	"sync"
+
+	"github.com/openpocket/openpocket/engine/screen/imagecodec"
 )
 
 // ModelStyle selects how a screenshot is scaled for a model.
@@ -395,15 +398,19 @@ var pngEncoder = png.Encoder{CompressionLevel: png.BestSpeed, BufferPool: &encod
 
 // EncodePNG encodes img as PNG favouring speed over size (screenshots are
 // sent every step). An opaque *image.RGBA (what Resize and SetOfMark
-// return) takes a fast path: RGB, Up filter, zlib BestSpeed; anything else
+// return) takes imagecodec.EncodeOpaquePNG (RGB, Up filter, zlib
+// BestSpeed, repeated rows as deflate blocks of their own); anything else
 // goes through image/png at png.BestSpeed.
 func EncodePNG(img image.Image) ([]byte, error) {
 	var buf bytes.Buffer
-	if rgba, ok := img.(*image.RGBA); ok && !rgba.Bounds().Empty() && opaque(rgba) {
-		if err := encodeOpaqueRGBA(&buf, rgba); err != nil {
-			return nil, fmt.Errorf("screen: encode png: %w", err)
+	if rgba, ok := img.(*image.RGBA); ok && !rgba.Bounds().Empty() {
+		b, err := imagecodec.EncodeOpaquePNG(rgba)
+		if err == nil {
+			return b, nil
 		}
-		return buf.Bytes(), nil
+		if !errors.Is(err, imagecodec.ErrTranslucent) {
+			return nil, fmt.Errorf("screen: %w", err)
+		}
 	}
 	if err := pngEncoder.Encode(&buf, img); err != nil {
 		return nil, fmt.Errorf("screen: encode png: %w", err)

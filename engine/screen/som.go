@@ -1,10 +1,13 @@
 package screen
 
 import (
+	"encoding/binary"
 	"image"
 	"image/color"
 	"image/draw"
 	"slices"
+	"sync"
+	"sync/atomic"
 )
 
 // MarkColors are the set-of-mark colours, cycled by element position
@@ -205,26 +208,64 @@ func drawBadge(dst *image.RGBA, badge image.Rectangle, digits []int, c color.RGB
 	}
 }
 
+// blendLUTs caches blendLUT's tables: a few colours and opacities, used
+// for every box of every frame.
+var blendLUTs sync.Map // [4]uint8{R, G, B, a} → *[4][256]uint8
+
+// blendLUT is one lookup table per channel: the blend of every possible
+// sample with c at opacity a (cheaper than computing it per pixel).
+func blendLUT(c color.RGBA, a uint32) *[4][256]uint8 {
+	key := [4]uint8{c.R, c.G, c.B, uint8(a)}
+	if v, ok := blendLUTs.Load(key); ok {
+		return v.(*[4][256]uint8)
+	}
+	ia := 255 - a
+	lut := new([4][256]uint8)
+	for k, cv := range [4]uint32{uint32(c.R), uint32(c.G), uint32(c.B), 255} {
+		for v := range uint32(256) {
+			lut[k][v] = uint8((cv*a + v*ia + 127) / 255)
+		}
+	}
+	if n := blendLUTCount.Add(1); n <= 256 { // marks use a handful
+		blendLUTs.Store(key, lut)
+	}
+	return lut
+}
+
+var blendLUTCount atomic.Int32
+
 // blendRect composites the opaque colour c at opacity a (0-255) over r.
 func blendRect(dst *image.RGBA, r image.Rectangle, c color.RGBA, a uint32) {
 	r = r.Intersect(dst.Bounds())
 	if r.Empty() || a == 0 {
 		return
 	}
-	// One lookup table per channel: the blend of every possible sample
-	// (768 entries) costs less than computing it per pixel.
-	ia := 255 - a
-	var lut [4][256]uint8
-	for k, cv := range [4]uint32{uint32(c.R), uint32(c.G), uint32(c.B), 255} {
-		for v := range uint32(256) {
-			lut[k][v] = uint8((cv*a + v*ia + 127) / 255)
+	if a >= 255 { // opaque: badges' digits are drawn pixel block by block
+		v := uint32(c.R) | uint32(c.G)<<8 | uint32(c.B)<<16 | 0xFF<<24
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			row := dst.Pix[dst.PixOffset(r.Min.X, y):dst.PixOffset(r.Max.X, y)]
+			for i := 0; i+3 < len(row); i += 4 {
+				binary.LittleEndian.PutUint32(row[i:i+4:i+4], v)
+			}
 		}
+		return
 	}
+	lut := blendLUT(c, a)
+	// Screens are runs of one colour: a pixel equal to the last one
+	// blended takes the last result (a compare instead of four lookups).
+	var lastIn, lastOut uint32
+	blend := func(p uint32) uint32 {
+		return uint32(lut[0][uint8(p)]) | uint32(lut[1][uint8(p>>8)])<<8 | uint32(lut[2][uint8(p>>16)])<<16 | uint32(lut[3][uint8(p>>24)])<<24
+	}
+	lastOut = blend(lastIn)
 	for y := r.Min.Y; y < r.Max.Y; y++ {
 		row := dst.Pix[dst.PixOffset(r.Min.X, y):dst.PixOffset(r.Max.X, y)]
 		for i := 0; i+3 < len(row); i += 4 {
-			p := row[i : i+4 : i+4]
-			p[0], p[1], p[2], p[3] = lut[0][p[0]], lut[1][p[1]], lut[2][p[2]], lut[3][p[3]]
+			p := binary.LittleEndian.Uint32(row[i : i+4 : i+4])
+			if p != lastIn {
+				lastIn, lastOut = p, blend(p)
+			}
+			binary.LittleEndian.PutUint32(row[i:i+4:i+4], lastOut)
 		}
 	}
 }

@@ -1,9 +1,11 @@
-package screen
+package imagecodec
 
 import (
 	"bytes"
 	"compress/flate"
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"hash/crc32"
 	"image"
 	"sync"
@@ -15,7 +17,9 @@ var (
 )
 
 // encodeOpaqueRGBA writes an opaque *image.RGBA as an 8-bit RGB PNG with
-// the Up filter on every row (None on the first) and zlib BestSpeed. The
+// the Up filter on every row (None on the first) and zlib BestSpeed, or
+// returns ErrTranslucent at the first pixel that is not opaque (checked
+// as rows are packed; a repeated row has the alpha of the one above). The
 // standard encoder tries five filters per row; for screenshots Up compresses
 // about as well at a fraction of the cost. A row equal to the one above
 // (screens are full of them) filters to zeros without being looked at
@@ -56,18 +60,41 @@ func encodeOpaqueRGBA(buf *bytes.Buffer, img *image.RGBA) error {
 		_, err := zw.Write(row)
 		return err
 	}
+	zr, zrErr := zeroRunFor(rowLen)
+	pix := func(y int) []byte { return img.Pix[img.PixOffset(b.Min.X, b.Min.Y+y):][:4*w] }
 	var above []byte
 	for y := 0; y < h; y++ {
-		src := img.Pix[img.PixOffset(b.Min.X, b.Min.Y+y):][:4*w]
+		src := pix(y)
 		if y > 0 && bytes.Equal(src, above) {
-			sum.upRow(rowLen - 1)
-			if err := write(zeros); err != nil {
-				return err
+			// A long run of repeated rows is a deflate block of its own
+			// (pngzero.go); a short one is left to compress/flate.
+			n := 1
+			for y+n < h && bytes.Equal(pix(y+n), above) {
+				n++
 			}
+			if n >= zeroRunMin && zrErr == nil {
+				if err := zw.Flush(); err != nil {
+					return err
+				}
+				zr.write(idat, n)
+				zw.Reset(idat)
+			} else {
+				for range n {
+					if err := write(zeros); err != nil {
+						return err
+					}
+				}
+			}
+			for range n {
+				sum.upRow(rowLen - 1)
+			}
+			y += n - 1
 			continue // cur and prev both hold this row's RGB already
 		}
 		above = src
-		rgbRow(cur[1:], src)
+		if !rgbRow(cur[1:], src) {
+			return ErrTranslucent
+		}
 		row := out
 		if y == 0 {
 			cur[0] = 0
@@ -146,14 +173,42 @@ func (s *adler) upRow(n int) {
 
 func (s *adler) sum32() uint32 { return s.b<<16 | s.a }
 
-// rgbRow packs RGBA pixels into RGB: dst needs one spare byte past 3×n
-// (each pixel is stored as four bytes, the fourth overwritten next).
-func rgbRow(dst, src []byte) {
+// rgbRow packs RGBA pixels into RGB and reports whether they were all
+// opaque: dst needs one spare byte past 3×n (each pixel is stored as four
+// bytes, the fourth overwritten next).
+func rgbRow(dst, src []byte) bool {
 	n := len(src) / 4
 	_ = dst[3*n]
+	all := uint32(0xFF000000)
 	for x := 0; x < n; x++ {
-		binary.LittleEndian.PutUint32(dst[3*x:3*x+4:3*x+4], binary.LittleEndian.Uint32(src[4*x:4*x+4:4*x+4]))
+		v := binary.LittleEndian.Uint32(src[4*x : 4*x+4 : 4*x+4])
+		all &= v
+		binary.LittleEndian.PutUint32(dst[3*x:3*x+4:3*x+4], v)
 	}
+	return all == 0xFF000000
+}
+
+// ErrTranslucent is EncodeOpaquePNG's answer for an image with a pixel
+// that is not opaque: encode it with image/png, which keeps alpha.
+var ErrTranslucent = errors.New("imagecodec: encode png: not opaque")
+
+// EncodeOpaquePNG encodes an opaque *image.RGBA (what engine/screen's
+// Resize and SetOfMark return) as an 8-bit RGB PNG, favouring speed (screenshots are sent every
+// step): Up filter, zlib at BestSpeed, long runs of repeated rows as
+// deflate blocks of their own (pngzero.go). FuzzEncodePNG holds it to
+// image/png's decoding.
+func EncodeOpaquePNG(img *image.RGBA) ([]byte, error) {
+	if img.Rect.Empty() {
+		return nil, errors.New("imagecodec: encode png: empty image")
+	}
+	var buf bytes.Buffer
+	if err := encodeOpaqueRGBA(&buf, img); err != nil {
+		if errors.Is(err, ErrTranslucent) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("imagecodec: encode png: %w", err)
+	}
+	return buf.Bytes(), nil
 }
 
 // subBytes is out = a - b bytewise, modulo 256, eight bytes at a time.
@@ -169,28 +224,6 @@ func subBytes(out, a, b []byte) {
 	for ; i < n; i++ {
 		out[i] = a[i] - b[i]
 	}
-}
-
-// opaque reports whether every alpha byte of img is 0xFF, eight bytes at
-// a time (image.RGBA.Opaque reads them one by one).
-func opaque(img *image.RGBA) bool {
-	b := img.Bounds()
-	const alpha = 0xFF000000FF000000
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		row := img.Pix[img.PixOffset(b.Min.X, y):][:4*b.Dx()]
-		i := 0
-		for ; i+8 <= len(row); i += 8 {
-			if binary.LittleEndian.Uint64(row[i:])&alpha != alpha {
-				return false
-			}
-		}
-		for ; i < len(row); i += 4 {
-			if row[i+3] != 0xFF {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 func writeChunk(buf *bytes.Buffer, typ string, data []byte) {
