@@ -37,6 +37,6 @@ func serveGateway(ctx context.Context, env cli.GatewayEnv) error {
 // jobRunner is the gateway's job runner for `openpocket cron run`: one
 // payload → run mapping for scheduled and foreground runs alike.
 func jobRunner(env cli.JobRunnerEnv) cron.Runner {
-	return gateway.NewJobRunner(gateway.JobRunnerOptions{Service: env.Service, Base: env.Base, Warn: env.Warn,
+	return gateway.NewJobRunner(gateway.JobRunnerOptions{Service: env.Service, Base: env.Base, StateDir: env.StateDir, Warn: env.Warn,
 		HumanAuth: env.HumanAuth, Agent: env.Agent, BadInput: env.BadInput})
 }

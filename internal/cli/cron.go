@@ -450,7 +450,7 @@ func foregroundJobEnv(out Streams, h *workspace.Home, cfg workspace.Config, late
 	}
 	o := agentRunOptions{Stdin: os.Stdin, Stdout: out.Stdout}
 	progress := newAgentProgress(out.Stdout, isTTY(out.Stdout))
-	return JobRunnerEnv{Service: svc, Base: h.Workspace(), Warn: out.Stderr,
+	return JobRunnerEnv{Service: svc, Base: h.Workspace(), StateDir: h.State(), Warn: out.Stderr,
 		HumanAuth: func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error) {
 			return auth.forRun(ctx, cfg.HumanAuth, sess, o)
 		},

@@ -21,6 +21,9 @@ type JobRunnerEnv struct {
 	Service *run.Service
 	// Base resolves relative payload paths (the workspace).
 	Base string
+	// StateDir holds the key that signs the payload paths `cron add`
+	// wrote (an unsigned path outside Base is refused).
+	StateDir string
 	// Warn receives playbook compile warnings.
 	Warn io.Writer
 	// HumanAuth builds an agent run's human-auth answerer.
