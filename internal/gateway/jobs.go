@@ -14,8 +14,6 @@ import (
 	"github.com/openpocket/openpocket/internal/cron"
 	"github.com/openpocket/openpocket/internal/lease"
 	"github.com/openpocket/openpocket/internal/run"
-	"github.com/openpocket/openpocket/internal/skills"
-	"github.com/openpocket/openpocket/playbooks"
 )
 
 // jobRuns are the run functions a scheduled job dispatches to, one per
@@ -228,15 +226,7 @@ func (r *serviceRuns) bad(err error) error {
 // runPlaybook runs one playbook file without terminal progress.
 func (r *serviceRuns) runPlaybook(ctx context.Context, f payloadFile, params map[string]string) (engine.RunResult, error) {
 	path := f.Path
-	var (
-		res *playbooks.Result
-		err error
-	)
-	if f.Root != "" {
-		res, err = run.CompilePlaybookIn(f.Root, path, params, false)
-	} else {
-		res, err = run.CompilePlaybook(path, params, false)
-	}
+	res, err := run.CompilePlaybookIn(f.Root, path, params, false) // f.Root "": anywhere
 	if res != nil && r.warn != nil {
 		for _, w := range res.Warnings {
 			fmt.Fprintf(r.warn, "warning: %s\n", w)
@@ -288,15 +278,7 @@ func (r *serviceRuns) runLuaFile(ctx context.Context, f payloadFile, args []stri
 // runSkill replays a skill by name or .md path without a model.
 func (r *serviceRuns) runSkill(ctx context.Context, f payloadFile, args []string) (engine.RunResult, error) {
 	l := r.svc.Config().Skills
-	var (
-		s   skills.Skill
-		err error
-	)
-	if f.Root != "" {
-		s, err = skills.LoadFileIn(f.Root, f.Path) // a skill file the model may have named
-	} else {
-		s, err = l.Find(f.Path)
-	}
+	s, err := l.FindIn(f.Root, f.Path) // with a root: a skill file the model may have named
 	if err != nil {
 		return engine.RunResult{Message: err.Error()}, r.bad(err)
 	}

@@ -105,8 +105,12 @@ func readInclude(path string) ([]byte, string, error) {
 // every playbook it includes are read through an os.Root there
 // (engine/hostfs: no "..", absolute path or link out, no FIFO), so a file
 // outside is refused before a byte of it is read and no compile error can
-// quote it. file is absolute inside root or relative to it.
+// quote it. file is absolute inside root or relative to it. An empty root
+// is CompilePlaybook.
 func CompilePlaybookIn(root, file string, params map[string]string, lint bool) (*playbooks.Result, error) {
+	if root == "" {
+		return CompilePlaybook(file, params, lint)
+	}
 	if !filepath.IsAbs(file) {
 		file = filepath.Join(root, file)
 	}
