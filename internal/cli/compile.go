@@ -85,7 +85,9 @@ type playbookParams struct {
 // reporting a syntax error at the YAML line of its step. Errors are
 // UsageErrors (exit 2).
 func compilePlaybook(warn io.Writer, file string, p playbookParams) (*playbooks.Result, error) {
-	read := os.ReadFile
+	// A regular file only, opened non-blocking: a FIFO among the files
+	// named (lint flows/) is an error at once, never a hang.
+	read := func(name string) ([]byte, error) { return hostfs.ReadRegular(name, maxPlaybookBytes) }
 	if p.root != "" {
 		read = func(name string) ([]byte, error) { return hostfs.ReadFile(p.root, name, maxPlaybookBytes) }
 	}
@@ -99,7 +101,10 @@ func compilePlaybook(warn io.Writer, file string, p playbookParams) (*playbooks.
 // compilePlaybookSource is compilePlaybook for source already read (an
 // inline playbook); with p.root its includes are read inside the root.
 func compilePlaybookSource(warn io.Writer, file string, src []byte, p playbookParams) (*playbooks.Result, error) {
-	var resolve func(string) ([]byte, string, error)
+	resolve := func(name string) ([]byte, string, error) {
+		b, err := hostfs.ReadRegular(name, maxPlaybookBytes)
+		return b, filepath.Clean(name), err
+	}
 	if p.root != "" {
 		resolve = func(name string) ([]byte, string, error) {
 			b, err := hostfs.ReadFile(p.root, name, maxPlaybookBytes)
@@ -197,7 +202,7 @@ func fileSelected(file string, include, exclude []string) bool {
 	if len(include) == 0 && len(exclude) == 0 {
 		return true
 	}
-	src, err := os.ReadFile(file)
+	src, err := hostfs.ReadRegular(file, maxPlaybookBytes)
 	if err != nil {
 		return true
 	}

@@ -447,7 +447,7 @@ func foregroundJobEnv(out Streams, h *workspace.Home, cfg workspace.Config, late
 	}
 	o := agentRunOptions{Stdin: os.Stdin, Stdout: out.Stdout}
 	progress := newAgentProgress(out.Stdout, isTTY(out.Stdout))
-	return gwenv.JobRunner{Service: svc, Base: h.Workspace(), Warn: out.Stderr,
+	return gwenv.JobRunner{Service: svc, Base: h.Workspace(), StateDir: h.State(), Warn: out.Stderr,
 		HumanAuth: func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error) {
 			return auth.forRun(ctx, cfg.HumanAuth, sess, o)
 		},

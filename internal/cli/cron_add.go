@@ -41,6 +41,9 @@ func (c *CronAddCmd) Run(out Streams, g Globals, h *workspace.Home, cfg workspac
 	if err != nil {
 		return err
 	}
+	if err := signCronJob(&job, h.State()); err != nil {
+		return err
+	}
 	jobsPath, _ := cronFiles(h, cfg)
 	var added cron.Job
 	err = updateJobsAt(jobsPath, func(f *cron.JobsFile, _ string) error {
@@ -53,6 +56,32 @@ func (c *CronAddCmd) Run(out Streams, g Globals, h *workspace.Home, cfg workspac
 	}
 	fmt.Fprintln(out.Stdout, added.ID)
 	fmt.Fprintf(out.Stderr, "added %s %q: %s → %s\n", added.ID, added.Name, cronScheduleText(added.Schedule), cronPayloadText(added))
+	return nil
+}
+
+// signCronJob marks what the user named on the command line — the
+// payload file and the delivery chat — with the state directory's key.
+// jobs.json lives in the workspace, where the model can write: the gateway
+// reads an unsigned payload file only inside the workspace and delivers an
+// unsigned result only to chats the channel allows.
+func signCronJob(j *cron.Job, stateDir string) error {
+	d, hasDelivery, _ := cron.DeliveryOf(*j)
+	if j.Payload.Path == "" && !hasDelivery {
+		return nil
+	}
+	key, err := cron.DeliveryKey(stateDir)
+	if err != nil {
+		return fmt.Errorf("cron add: %w", err)
+	}
+	if j.ID == "" {
+		j.ID = cron.NewID()
+	}
+	if j.Payload.Path != "" {
+		j.SignPayload(key)
+	}
+	if hasDelivery {
+		j.SignDelivery(d, key)
+	}
 	return nil
 }
 

@@ -249,7 +249,7 @@ func (d dashboards) homeOf(id string) (*workspace.Home, workspace.Config, error)
 // human-auth links for the agent without starting a relay here.
 func (d dashboards) jobEnv(h *workspace.Home, cfg workspace.Config, id string, svc *run.Service) gwenv.JobRunner {
 	o := agentRunOptions{Stdin: os.Stdin, Stdout: io.Discard}
-	return gwenv.JobRunner{Service: svc, Base: h.Workspace(), Warn: d.f.stderr,
+	return gwenv.JobRunner{Service: svc, Base: h.Workspace(), StateDir: h.State(), Warn: d.f.stderr,
 		HumanAuth: func(ctx context.Context, sess *engine.Session) (run.HumanAuthFunc, error) {
 			return d.auth.forRunIn(ctx, authHome{home: h, agentID: id}, cfg.HumanAuth, sess, o)
 		},

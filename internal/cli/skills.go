@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/openpocket/openpocket/engine/hostfs"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/skills"
 	"github.com/openpocket/openpocket/internal/workspace"
@@ -187,7 +188,9 @@ func (c *SkillsValidateCmd) Run(out Streams, later OnUse) error {
 					check(s, l)
 				case strings.HasSuffix(p, ".lua"):
 					checked++
-					b, err := os.ReadFile(p)
+					// Non-blocking, regular files only: a FIFO is a
+					// problem at once, never a hang.
+					b, err := hostfs.ReadRegular(p, maxSkillScriptBytes)
 					if err == nil {
 						err = run.CheckSkill(p, b)
 					}
@@ -211,6 +214,9 @@ func (c *SkillsValidateCmd) Run(out Streams, later OnUse) error {
 	fmt.Fprintf(out.Stdout, "✓ %d skill file(s) valid\n", checked)
 	return nil
 }
+
+// maxSkillScriptBytes caps a replay script skills validate reads.
+const maxSkillScriptBytes = 4 << 20
 
 // SkillsRunCmd replays a skill.
 type SkillsRunCmd struct {

@@ -146,7 +146,7 @@ func newGateway(o Options) (*Gateway, error) {
 		g.swapServiceLocked(g.cfg)
 		g.mu.Unlock()
 	}
-	runner := newJobRunner(g.jobRunsFor, h.Workspace(), o.Stderr)
+	runner := newJobRunner(g.jobRunsFor, h.Workspace(), h.State(), o.Stderr)
 	if o.runsFor != nil {
 		runner.runsFor = o.runsFor
 	}

@@ -155,8 +155,9 @@ func TestGatewayJobsOnThreePhonesOneService(t *testing.T) {
 	require.NoError(t, err)
 	defer other.Release()
 
-	script := writeScript(t, waitForGo)
+	script := "script.lua" // in the workspace: a hand-written job's file is read there
 	home := newGwHome(t, nil, gwJobs(luaJob("ja", a.Serial(), script), luaJob("jb", b.Serial(), script), luaJob("jc", c.Serial(), script)))
+	writeScript(t, home, waitForGo)
 	var svcs services
 	h := startPhoneGateway(t, home, &svcs)
 
@@ -166,7 +167,8 @@ func TestGatewayJobsOnThreePhonesOneService(t *testing.T) {
 			holder(a.Serial()) == gw && holder(b.Serial()) == gw
 	})
 	h.eventually("the job on the busy phone skipped", func() bool { return h.jobState("jc").LastStatus == cron.StatusSkipped })
-	assert.Contains(t, h.stderr.String(), "job jc skipped: ")
+	// The state is recorded before the line is printed.
+	h.eventually("the skip printed", func() bool { return strings.Contains(h.stderr.String(), "job jc skipped: ") })
 	assert.Contains(t, h.jobState("jc").LastMessage, "(openpocket agent)")
 	assert.Empty(t, phoneFile(c, "/sdcard/job.log"), "the skipped job touched the busy phone")
 
@@ -206,8 +208,8 @@ func mustHolder(t *testing.T, serial string) lease.Holder {
 func TestGatewayReloadBuildsANewService(t *testing.T) {
 	t.Setenv(lease.DirEnv, t.TempDir())
 	a := simtest.Start(t)
-	script := writeScript(t, waitForGo)
-	home := newGwHome(t, nil, gwJobs(luaJob("ja", a.Serial(), script)))
+	home := newGwHome(t, nil, gwJobs(luaJob("ja", a.Serial(), "script.lua")))
+	writeScript(t, home, waitForGo)
 	var svcs services
 	h := startPhoneGateway(t, home, &svcs)
 	h.eventually("the job running", func() bool { return strings.Contains(phoneFile(a, "/sdcard/job.log"), "started") })
@@ -248,9 +250,9 @@ func TestGatewayReloadBuildsANewService(t *testing.T) {
 	assert.Equal(t, 2, closed)
 }
 
-func writeScript(t *testing.T, src string) string {
+// writeScript writes a job's script.lua into home's workspace.
+func writeScript(t *testing.T, home, src string) {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), "script.lua")
+	p := filepath.Join(home, "workspace", "script.lua")
 	require.NoError(t, os.WriteFile(p, []byte(src), 0o644))
-	return p
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -24,8 +22,8 @@ import (
 // fakes.
 type jobRuns interface {
 	runAgent(ctx context.Context, task, model string) (engine.RunResult, error)
-	runPlaybook(ctx context.Context, path string, params map[string]string) (engine.RunResult, error)
-	runLuaFile(ctx context.Context, path string, args []string) (engine.RunResult, error)
+	runPlaybook(ctx context.Context, f payloadFile, params map[string]string) (engine.RunResult, error)
+	runLuaFile(ctx context.Context, f payloadFile, args []string) (engine.RunResult, error)
 }
 
 // runsFor returns the run functions for one run of a job on device ("" =
@@ -44,14 +42,17 @@ type jobRunner struct {
 	// base resolves relative payload paths of hand-written jobs (the
 	// workspace); "" leaves them to the process's working directory.
 	base string
+	// stateDir holds the key that signs payload paths (cron.DeliveryKey);
+	// "" trusts no signature.
+	stateDir string
 	// warn receives playbook compile warnings.
 	warn io.Writer
 }
 
 var _ cron.Runner = (*jobRunner)(nil)
 
-func newJobRunner(runsFor runsFor, base string, warn io.Writer) *jobRunner {
-	return &jobRunner{runsFor: runsFor, base: base, warn: warn}
+func newJobRunner(runsFor runsFor, base, stateDir string, warn io.Writer) *jobRunner {
+	return &jobRunner{runsFor: runsFor, base: base, stateDir: stateDir, warn: warn}
 }
 
 // JobRunnerOptions build a job runner for one job run outside the
@@ -65,7 +66,7 @@ func NewJobRunner(o JobRunnerOptions) cron.Runner {
 		r := &serviceRuns{svc: o.Service, target: run.Target{Device: device}, humanAuth: o.HumanAuth, warn: o.Warn,
 			agent: o.Agent, badInput: o.BadInput}
 		return r, r.release
-	}, o.Base, o.Warn)
+	}, o.Base, o.StateDir, o.Warn)
 }
 
 // jobRunsFor runs each job on the current service with its device.
@@ -90,6 +91,13 @@ func (r *jobRunner) Run(ctx context.Context, job cron.Job) (bool, string, error)
 	default:
 		return false, "", fmt.Errorf("job %s: payload.kind: unknown kind %q; expected agent_turn, playbook or lua", job.ID, p.Kind)
 	}
+	var file payloadFile
+	if p.Kind == cron.PayloadPlaybook || p.Kind == cron.PayloadLua {
+		var err error
+		if file, err = r.payloadFile(job); err != nil {
+			return false, "", err
+		}
+	}
 	runs, done := r.runsFor(ctx, cron.DeviceOf(job))
 	if done != nil {
 		defer done()
@@ -105,9 +113,9 @@ func (r *jobRunner) Run(ctx context.Context, job cron.Job) (bool, string, error)
 	)
 	switch p.Kind {
 	case cron.PayloadPlaybook:
-		res, err = runs.runPlaybook(ctx, r.resolve(p.Path), maps.Clone(p.Params))
+		res, err = runs.runPlaybook(ctx, file, maps.Clone(p.Params))
 	case cron.PayloadLua:
-		res, err = runs.runLuaFile(ctx, r.resolve(p.Path), slices.Clone(p.Args))
+		res, err = runs.runLuaFile(ctx, file, slices.Clone(p.Args))
 	default:
 		model := ""
 		if job.Model != nil {
@@ -127,24 +135,6 @@ func (r *jobRunner) Run(ctx context.Context, job cron.Job) (bool, string, error)
 		res.Message = "run failed (no message)"
 	}
 	return res.Success, res.Message, nil
-}
-
-// resolve makes a relative payload path absolute: relative to the
-// workspace when the file is there, else left to the working directory.
-// cron add stores absolute paths; this is for hand-written jobs.json.
-func (r *jobRunner) resolve(p string) string {
-	if p == "" || filepath.IsAbs(p) || r.base == "" {
-		return p
-	}
-	if cand := filepath.Join(r.base, p); fileExists(cand) {
-		return cand
-	}
-	return p
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }
 
 // serviceRuns are one job's run functions on the run service: the job's
@@ -210,8 +200,9 @@ func (r *serviceRuns) bad(err error) error {
 }
 
 // runPlaybook runs one playbook file without terminal progress.
-func (r *serviceRuns) runPlaybook(ctx context.Context, path string, params map[string]string) (engine.RunResult, error) {
-	res, err := run.CompilePlaybook(path, params, false)
+func (r *serviceRuns) runPlaybook(ctx context.Context, f payloadFile, params map[string]string) (engine.RunResult, error) {
+	path := f.Path
+	res, err := run.CompilePlaybookIn(f.Root, path, params, false) // f.Root "": anywhere
 	if res != nil && r.warn != nil {
 		for _, w := range res.Warnings {
 			fmt.Fprintf(r.warn, "warning: %s\n", w)
@@ -234,11 +225,20 @@ const maxLuaJobBytes = 4 << 20
 // runLuaFile runs a Lua script: no terminal output, the result as a
 // RunResult. A path that is not a .lua file names a skill (its .md file
 // or its name); the skill's replay runs with args as KEY=VALUE parameters.
-func (r *serviceRuns) runLuaFile(ctx context.Context, path string, args []string) (engine.RunResult, error) {
+func (r *serviceRuns) runLuaFile(ctx context.Context, f payloadFile, args []string) (engine.RunResult, error) {
+	path := f.Path
 	if !strings.HasSuffix(path, ".lua") {
-		return r.runSkill(ctx, path, args)
+		return r.runSkill(ctx, f, args)
 	}
-	src, err := hostfs.ReadRegular(path, maxLuaJobBytes) // a FIFO must not hang the gateway
+	var (
+		src []byte
+		err error
+	)
+	if f.Root != "" {
+		src, err = hostfs.ReadFile(f.Root, path, maxLuaJobBytes)
+	} else {
+		src, err = hostfs.ReadRegular(path, maxLuaJobBytes) // a FIFO must not hang the gateway
+	}
 	if err != nil {
 		return engine.RunResult{Message: err.Error()}, r.bad(fmt.Errorf("lua job: %w", err))
 	}
@@ -252,9 +252,9 @@ func (r *serviceRuns) runLuaFile(ctx context.Context, path string, args []string
 }
 
 // runSkill replays a skill by name or .md path without a model.
-func (r *serviceRuns) runSkill(ctx context.Context, name string, args []string) (engine.RunResult, error) {
+func (r *serviceRuns) runSkill(ctx context.Context, f payloadFile, args []string) (engine.RunResult, error) {
 	l := r.svc.Config().Skills
-	s, err := l.Find(name)
+	s, err := l.FindIn(f.Root, f.Path) // with a root: a skill file the model may have named
 	if err != nil {
 		return engine.RunResult{Message: err.Error()}, r.bad(err)
 	}

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,6 +26,7 @@ type fakeCall struct {
 	Task   string
 	Model  string
 	Path   string
+	Root   string // the payload file's confinement ("" none)
 	Params map[string]string
 	Args   []string
 	ctx    context.Context
@@ -77,19 +79,19 @@ func (d *fakeDeviceRuns) runAgent(ctx context.Context, task, model string) (engi
 	return d.f.call(fakeCall{Kind: "agent", Device: d.device, Task: task, Model: model, ctx: ctx})
 }
 
-func (d *fakeDeviceRuns) runPlaybook(ctx context.Context, path string, params map[string]string) (engine.RunResult, error) {
-	return d.f.call(fakeCall{Kind: "playbook", Device: d.device, Path: path, Params: params, ctx: ctx})
+func (d *fakeDeviceRuns) runPlaybook(ctx context.Context, f payloadFile, params map[string]string) (engine.RunResult, error) {
+	return d.f.call(fakeCall{Kind: "playbook", Device: d.device, Path: f.Path, Root: f.Root, Params: params, ctx: ctx})
 }
 
-func (d *fakeDeviceRuns) runLuaFile(ctx context.Context, path string, args []string) (engine.RunResult, error) {
-	return d.f.call(fakeCall{Kind: "lua", Device: d.device, Path: path, Args: args, ctx: ctx})
+func (d *fakeDeviceRuns) runLuaFile(ctx context.Context, f payloadFile, args []string) (engine.RunResult, error) {
+	return d.f.call(fakeCall{Kind: "lua", Device: d.device, Path: f.Path, Root: f.Root, Args: args, ctx: ctx})
 }
 
 func TestJobRunnerDispatchesPayloads(t *testing.T) {
 	base := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(base, "flow.yaml"), []byte("x"), 0o644))
 	f := newFakeRuns()
-	r := newJobRunner(f.runsFor, base, nil)
+	r := newJobRunner(f.runsFor, base, "", nil)
 	model := "fast"
 	ctx := context.Background()
 
@@ -100,7 +102,7 @@ func TestJobRunnerDispatchesPayloads(t *testing.T) {
 
 	_, _, err = r.Run(ctx, cron.Job{ID: "b", Payload: cron.Payload{Kind: cron.PayloadPlaybook, Path: "flow.yaml", Params: map[string]string{"k": "v"}}})
 	require.NoError(t, err)
-	_, _, err = r.Run(ctx, cron.Job{ID: "c", Payload: cron.Payload{Kind: cron.PayloadLua, Path: "/abs/x.lua", Args: []string{"1", "two"}}})
+	_, _, err = r.Run(ctx, cron.Job{ID: "c", Payload: cron.Payload{Kind: cron.PayloadLua, Path: "daily-check", Args: []string{"1", "two"}}})
 	require.NoError(t, err)
 	_, _, err = r.Run(ctx, cron.Job{ID: "d", Payload: cron.Payload{Kind: cron.PayloadLua, Path: "missing.lua"}})
 	require.NoError(t, err)
@@ -108,10 +110,11 @@ func TestJobRunnerDispatchesPayloads(t *testing.T) {
 	calls := f.recorded()
 	require.Len(t, calls, 4)
 	assert.Equal(t, fakeCall{Kind: "agent", Device: "emu-1", Task: "open settings", Model: "fast"}, stripCtx(calls[0]))
-	assert.Equal(t, fakeCall{Kind: "playbook", Path: filepath.Join(base, "flow.yaml"), Params: map[string]string{"k": "v"}}, stripCtx(calls[1]),
-		"relative paths found in the workspace are resolved there")
-	assert.Equal(t, fakeCall{Kind: "lua", Path: "/abs/x.lua", Args: []string{"1", "two"}}, stripCtx(calls[2]))
-	assert.Equal(t, "missing.lua", calls[3].Path, "unknown relative paths are passed through")
+	assert.Equal(t, fakeCall{Kind: "playbook", Path: filepath.Join(base, "flow.yaml"), Root: base, Params: map[string]string{"k": "v"}}, stripCtx(calls[1]),
+		"relative paths are the workspace's, read through a root there")
+	assert.Equal(t, fakeCall{Kind: "lua", Path: "daily-check", Args: []string{"1", "two"}}, stripCtx(calls[2]), "a skill by name")
+	assert.Equal(t, fakeCall{Kind: "lua", Path: filepath.Join(base, "missing.lua"), Root: base}, stripCtx(calls[3]),
+		"an unsigned relative path is the workspace's even when missing there")
 	assert.Equal(t, 4, f.cleanups, "every run is cleaned up")
 }
 
@@ -119,7 +122,7 @@ func stripCtx(c fakeCall) fakeCall { c.ctx = nil; return c }
 
 func TestJobRunnerResults(t *testing.T) {
 	f := newFakeRuns()
-	r := newJobRunner(f.runsFor, "", nil)
+	r := newJobRunner(f.runsFor, "", "", nil)
 	job := cron.Job{ID: "j", Payload: cron.Payload{Kind: cron.PayloadAgentTurn, Task: "t"}}
 
 	f.result = func(fakeCall) (engine.RunResult, error) {
@@ -187,4 +190,69 @@ func TestNewJobRunnerMarksBadInput(t *testing.T) {
 		require.Error(t, err)
 		assert.False(t, errors.As(err, &b), "%s %s", p.Kind, p.Path)
 	}
+}
+
+// TestPayloadPathsOutsideTheWorkspaceRunOnlyWhenSigned: jobs.json lives in
+// the workspace, so the model can name any file as a job's payload. A path
+// outside the workspace runs only when `cron add` signed it; unsigned, the
+// job fails before any run (nothing reads the file) with a reason naming
+// the job and how to fix it. A signed path keeps its signature only for
+// that job id, kind and path. Paths inside the workspace are read through
+// a root there, signed or not (the model can edit those files).
+func TestPayloadPathsOutsideTheWorkspaceRunOnlyWhenSigned(t *testing.T) {
+	ws, state, outside := t.TempDir(), t.TempDir(), t.TempDir()
+	key, err := cron.DeliveryKey(state)
+	require.NoError(t, err)
+	f := newFakeRuns()
+	r := newJobRunner(f.runsFor, ws, state, nil)
+	secret := filepath.Join(outside, "passwd.yaml")
+
+	up := "../" + filepath.Base(outside) + "/"
+	for kind, paths := range map[string][]string{
+		cron.PayloadPlaybook: {secret, up + "passwd.yaml"},
+		cron.PayloadLua:      {filepath.Join(outside, "x.lua"), filepath.Join(outside, "SKILL.md"), up + "x.lua"},
+	} {
+		for _, path := range paths {
+			job := cron.Job{ID: "evil", Payload: cron.Payload{Kind: kind, Path: path}}
+			ok, _, err := r.Run(t.Context(), job)
+			require.Error(t, err, "%s %s", kind, path)
+			assert.False(t, ok)
+			assert.Contains(t, err.Error(), "job evil: payload.path "+path+" is outside the workspace")
+			assert.Contains(t, err.Error(), "openpocket cron add")
+		}
+	}
+	assert.Empty(t, f.recorded(), "no run started for an unsigned outside path")
+
+	signed := cron.Job{ID: "mine", Payload: cron.Payload{Kind: cron.PayloadPlaybook, Path: secret}}
+	signed.SignPayload(key)
+	_, _, err = r.Run(t.Context(), signed)
+	require.NoError(t, err)
+	require.Len(t, f.recorded(), 1)
+	assert.Equal(t, fakeCall{Kind: "playbook", Path: secret}, stripCtx(f.recorded()[0]), "a signed outside path runs unconfined")
+
+	for name, edit := range map[string]func(j *cron.Job){
+		"path changed": func(j *cron.Job) { j.Payload.Path = filepath.Join(outside, "other.yaml") },
+		"id changed":   func(j *cron.Job) { j.ID = "copy" },
+		"kind changed": func(j *cron.Job) { j.Payload.Kind = cron.PayloadLua; j.Payload.Path = secret + ".lua" },
+		"wrong key":    func(j *cron.Job) { j.SignPayload([]byte("0123456789abcdef0123456789abcdef")) },
+		"delivery sig": func(j *cron.Job) {
+			j.SignDelivery(cron.Delivery{Channel: "x", To: "y"}, key)
+			j.Extra["payloadSig"] = j.Extra["deliverySig"]
+		},
+		"sig removed": func(j *cron.Job) { delete(j.Extra, "payloadSig") },
+	} {
+		j := signed
+		j.Extra = maps.Clone(signed.Extra)
+		edit(&j)
+		_, _, err := r.Run(t.Context(), j)
+		require.Error(t, err, name)
+		assert.Contains(t, err.Error(), "is outside the workspace", name)
+	}
+	assert.Len(t, f.recorded(), 1, "no edited job ran")
+
+	in := cron.Job{ID: "ws", Payload: cron.Payload{Kind: cron.PayloadLua, Path: filepath.Join(ws, "a.lua")}}
+	in.SignPayload(key)
+	_, _, err = r.Run(t.Context(), in)
+	require.NoError(t, err)
+	assert.Equal(t, fakeCall{Kind: "lua", Path: filepath.Join(ws, "a.lua"), Root: ws}, stripCtx(f.recorded()[1]), "signed inside: still through the root")
 }

@@ -83,7 +83,12 @@ type JobRunner struct {
 	Service *run.Service
 	// Base resolves relative payload paths of hand-written jobs (the
 	// workspace); "" leaves them to the process's working directory.
+	// Payload files under Base (and the playbooks they include) are read
+	// through an os.Root there; a path outside it runs only when signed.
 	Base string
+	// StateDir holds the key that signs payload paths `cron add` wrote
+	// (cron.DeliveryKey); "" trusts no signature.
+	StateDir string
 	// Warn receives playbook compile warnings.
 	Warn io.Writer
 	// HumanAuth builds an agent run's human-auth answerer (nil: the run's

@@ -107,9 +107,37 @@ func readInclude(path string) ([]byte, string, error) {
 	return b, filepath.Clean(path), err
 }
 
+// CompilePlaybookIn is CompilePlaybook confined to root: the playbook and
+// every playbook it includes are read through an os.Root there
+// (engine/hostfs: no "..", absolute path or link out, no FIFO), so a file
+// outside is refused before a byte of it is read and no compile error can
+// quote it. file is absolute inside root or relative to it. An empty root
+// is CompilePlaybook.
+func CompilePlaybookIn(root, file string, params map[string]string, lint bool) (*playbooks.Result, error) {
+	if root == "" {
+		return CompilePlaybook(file, params, lint)
+	}
+	if !filepath.IsAbs(file) {
+		file = filepath.Join(root, file)
+	}
+	src, err := hostfs.ReadFile(root, file, maxPlaybookBytes)
+	if err != nil {
+		return nil, err
+	}
+	return compileSource(file, src, params, lint, func(path string) ([]byte, string, error) {
+		b, err := hostfs.ReadFile(root, path, maxPlaybookBytes)
+		return b, filepath.Clean(path), err
+	})
+}
+
 // CompilePlaybookSource is CompilePlaybook for source already read.
 func CompilePlaybookSource(file string, src []byte, params map[string]string, lint bool) (*playbooks.Result, error) {
-	res, err := playbooks.CompileWithMap(src, playbooks.Options{File: file, Params: params, Lint: lint, ResolveInclude: readInclude})
+	return compileSource(file, src, params, lint, readInclude)
+}
+
+// compileSource compiles src, reading includes with include.
+func compileSource(file string, src []byte, params map[string]string, lint bool, include func(string) ([]byte, string, error)) (*playbooks.Result, error) {
+	res, err := playbooks.CompileWithMap(src, playbooks.Options{File: file, Params: params, Lint: lint, ResolveInclude: include})
 	if err != nil {
 		return res, err
 	}

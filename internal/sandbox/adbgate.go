@@ -187,6 +187,10 @@ func (g *ADBGate) phone() string {
 
 // serve answers one client connection.
 func (g *ADBGate) serve(c net.Conn) {
+	if err := sameUser(c); err != nil {
+		writeFail(c, err.Error())
+		return
+	}
 	req, err := readRequest(c)
 	if err != nil {
 		return

@@ -205,6 +205,17 @@ const maxSkillBytes = 4 << 20
 // the path). The file must be regular (a FIFO is an error at once).
 func LoadFile(p string) (Skill, error) { return loadFileIn("", p) }
 
+// FindIn is Find for a name or path a model may have written (a
+// hand-edited scheduled job): with a root (the workspace) a skill file is
+// read through an os.Root there — no "..", absolute path or link out, no
+// FIFO; "" is Find.
+func (l *Loader) FindIn(root, name string) (Skill, error) {
+	if root == "" || !strings.HasSuffix(name, ".md") {
+		return l.Find(name)
+	}
+	return loadFileIn(root, name)
+}
+
 // loadFileIn reads a skill file; with a root (the workspace, which the
 // model writes) through hostfs there, so a link is refused, not followed.
 func loadFileIn(root, p string) (Skill, error) {
