@@ -34,6 +34,11 @@ func privateServer(t *testing.T) string {
 	require.NoError(t, err)
 	addr := l.Addr().String()
 	l.Close()
+	// A private server still scans 127.0.0.1:5555-5585 for emulators, and
+	// other packages' tests run virtual emulators there (internal/emulator):
+	// a scan limit below the first port keeps this server to what the test
+	// attaches.
+	t.Setenv("ADB_LOCAL_TRANSPORT_MAX_PORT", "5553")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	require.NoError(t, sim.EnsureADBServer(ctx, addr))
