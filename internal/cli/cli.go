@@ -157,27 +157,9 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, sys 
 		return ExitInternal
 	}
 	var cli CLI
-	exit := -1
-	parser, err := kong.New(&cli,
-		kong.Name("openpocket"),
-		kong.Description("A local-first runtime that drives Android phones: playbooks, agent runs, Lua skills, a REPL and schedules."),
-		kong.UsageOnError(),
-		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-		kong.Writers(stdout, stderr),
-		kong.Exit(func(code int) { exit = code }),
-		kong.Vars{"version": versionLine()},
-	)
-	if err != nil {
-		fmt.Fprintln(stderr, "openpocket:", err)
-		return ExitInternal
-	}
-	kctx, err := parser.Parse(args)
-	if exit >= 0 { // --help or a parse error that already printed usage
+	kctx, exit := parse(&cli, args, stdout, stderr)
+	if kctx == nil {
 		return exit
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "openpocket: %v\n", err)
-		return ExitUsage
 	}
 	// Output piped to a reader that stops early (`| head`) must not kill
 	// the process before its cleanups run (the virtual phone detaches from
@@ -233,6 +215,34 @@ func MainWith(ctx context.Context, args []string, stdout, stderr io.Writer, sys 
 		return code
 	}
 	return ExitOK
+}
+
+// parse parses args into cli; a nil context comes with the exit code of
+// --help, of a usage error (printed) or of a grammar that does not build.
+func parse(cli *CLI, args []string, stdout, stderr io.Writer) (*kong.Context, int) {
+	exit := -1
+	parser, err := kong.New(cli,
+		kong.Name("openpocket"),
+		kong.Description("A local-first runtime that drives Android phones: playbooks, agent runs, Lua skills, a REPL and schedules."),
+		kong.UsageOnError(),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(code int) { exit = code }),
+		kong.Vars{"version": versionLine()},
+	)
+	if err != nil {
+		fmt.Fprintln(stderr, "openpocket:", err)
+		return nil, ExitInternal
+	}
+	kctx, err := parser.Parse(args)
+	if exit >= 0 { // --help or a parse error that already printed usage
+		return nil, exit
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "openpocket: %v\n", err)
+		return nil, ExitUsage
+	}
+	return kctx, 0
 }
 
 // bindDeps binds what commands declare in their Run, each built once:
