@@ -221,7 +221,11 @@ func (b *builder) payCheckout() *view {
 	summary := b.text(b.rect(b.dp(16), y+b.dp(16), b.w-b.dp(16), y+b.dp(64)), payOrderSummary, id("order_summary"))
 	y += b.dp(80)
 	if p.st.settings[capKey("paid")] == "1" {
-		done := b.text(b.rect(b.dp(16), y, b.w-b.dp(16), y+b.dp(48)), "Paid 19.90 EUR — thank you!", id("payment_status"))
+		status := "Paid 19.90 EUR — thank you!"
+		if with := p.st.settings[capKey("paid_with")]; with != "" {
+			status = "Paid 19.90 EUR with " + with + " — thank you!"
+		}
+		done := b.text(b.rect(b.dp(16), y, b.w-b.dp(16), y+b.dp(48)), status, id("payment_status"))
 		return root.add(summary, done)
 	}
 	gpay := b.button(b.rect(b.dp(16), y, b.w-b.dp(16), y+b.dp(48)), "Buy with Google Pay", id("buy_with_googlepay"), true, func() {

@@ -98,3 +98,46 @@ func TestSecureCardFormHasNoElements(t *testing.T) {
 	r, g, b, _ := img.At(img.Bounds().Dx()/2, img.Bounds().Dy()/2).RGBA()
 	assert.Equal(t, [3]uint32{0, 0, 0}, [3]uint32{r, g, b}, "the screenshot is black")
 }
+
+// The card form shows no element, yet focus moves through its fields as on
+// a phone: TAB focuses the first field and then the next, ENTER is Next and
+// on the last field Pay; the payment records the card that was typed.
+func TestCardFormTabsThroughFieldsAndPays(t *testing.T) {
+	p := New(Options{})
+	p.InstallCapabilityApps()
+	launch(t, p, PkgPay)
+	tapNode(t, p, "Pay by card", byText("Pay by card"))
+	mustRun(t, p, "input text 4242")            // nothing focused yet: lost
+	mustRun(t, p, "input keyevent KEYCODE_TAB") // touch mode → first field
+	mustRun(t, p, "input text 4242%s4242%s4242%s4242")
+	mustRun(t, p, "input keyevent KEYCODE_TAB")
+	mustRun(t, p, "input text 12/34")
+	mustRun(t, p, "input keyevent KEYCODE_ENTER") // IME Next
+	mustRun(t, p, "input text 123")
+	mustRun(t, p, "input keyevent KEYCODE_TAB")
+	mustRun(t, p, "input text Ada%sLovelace")
+	_, paid := p.CardPaid()
+	require.False(t, paid, "typing alone pays nothing")
+	mustRun(t, p, "input keyevent KEYCODE_ENTER") // IME Pay
+	card, paid := p.CardPaid()
+	require.True(t, paid)
+	assert.Equal(t, CardPayment{"4242424242424242", "12/34", "123", "Ada Lovelace"}, card)
+	status := dump(t, p).find(t, "status", byID(PkgPay+":id/payment_status"))
+	assert.Equal(t, "Paid 19.90 EUR with card •••• 4242 — thank you!", status.Text)
+}
+
+// A card failing the Luhn check is refused: no payment, the form stays.
+func TestCardFormRefusesAnInvalidCard(t *testing.T) {
+	p := New(Options{})
+	p.InstallCapabilityApps()
+	launch(t, p, PkgPay)
+	tapNode(t, p, "Pay by card", byText("Pay by card"))
+	for _, s := range []string{"4242424242424241", "12/34", "123", "Ada"} {
+		mustRun(t, p, "input keyevent KEYCODE_TAB")
+		mustRun(t, p, "input text "+s)
+	}
+	mustRun(t, p, "input keyevent KEYCODE_ENTER")
+	_, paid := p.CardPaid()
+	assert.False(t, paid)
+	assert.Equal(t, PkgPay+"/"+clsCardEntry, p.CurrentActivity())
+}
