@@ -59,8 +59,9 @@ func init() {
 	toolbarColors[PkgMaps] = color.RGBA{26, 115, 232, 255}
 }
 
-// InstallCapabilityApps installs Camera, Maps, Pay, the photo picker and
-// Google Play services' payment sheet on this phone (they survive Reset).
+// InstallCapabilityApps installs Camera, Maps, Pay, Recorder, the photo
+// picker and Google Play services' payment sheet on this phone (they
+// survive Reset).
 func (p *Phone) InstallCapabilityApps() { p.locked(func() { p.capApps = true; p.changed() }) }
 
 // hasApp reports whether a is installed on this phone.
@@ -113,6 +114,8 @@ func (b *builder) capabilityView(a *activity) *view {
 		return b.cardEntry()
 	case PkgGMS + "/" + clsPaySheet:
 		return b.paySheet()
+	case PkgRecorder + "/" + clsRecorder:
+		return b.recorderView()
 	}
 	return nil
 }

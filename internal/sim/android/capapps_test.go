@@ -17,7 +17,7 @@ func TestCapabilityAppsOnlyWhenInstalled(t *testing.T) {
 	assert.NotContains(t, mustRun(t, p, "pm list packages"), PkgCamera)
 	p.InstallCapabilityApps()
 	out := mustRun(t, p, "pm list packages")
-	for _, pkg := range []string{PkgCamera, PkgMaps, PkgPay, PkgPhotoPicker, PkgGMS} {
+	for _, pkg := range []string{PkgCamera, PkgMaps, PkgPay, PkgRecorder, PkgPhotoPicker, PkgGMS} {
 		assert.Contains(t, out, "package:"+pkg+"\n")
 	}
 }
@@ -140,4 +140,39 @@ func TestCardFormRefusesAnInvalidCard(t *testing.T) {
 	_, paid := p.CardPaid()
 	assert.False(t, paid)
 	assert.Equal(t, PkgPay+"/"+clsCardEntry, p.CurrentActivity())
+}
+
+// Recorder's record button asks for the microphone first; with the grant
+// it records, and Stop saves the recording.
+func TestRecorderAsksForTheMicrophoneThenRecords(t *testing.T) {
+	p := New(Options{})
+	p.InstallCapabilityApps()
+	launch(t, p, PkgRecorder)
+	h := dump(t, p)
+	h.find(t, "timer", byID(PkgRecorder+":id/timerView"))
+	assert.False(t, h.has(byID(pc+"permission_message")), "no prompt before the button is pressed")
+	tapNode(t, p, "Record", byDesc("Record"))
+	msg := dump(t, p).find(t, "message", byID(pc+"permission_message"))
+	assert.Equal(t, "Allow Recorder to record audio?", msg.Text)
+	assert.False(t, p.Recording())
+	tapNode(t, p, "While using the app", byText("While using the app"))
+	assert.Equal(t, []PermissionAnswer{{PkgRecorder, GroupMicrophone, AnswerForeground}}, p.PermissionAnswers())
+	tapNode(t, p, "Record", byDesc("Record"))
+	assert.True(t, p.Recording())
+	tapNode(t, p, "Stop", byDesc("Stop"))
+	assert.False(t, p.Recording())
+	assert.Equal(t, 1, p.Recordings())
+}
+
+// A denial is final: pressing Record again shows no second dialog.
+func TestRecorderDeniedDoesNotAskAgain(t *testing.T) {
+	p := New(Options{})
+	p.InstallCapabilityApps()
+	launch(t, p, PkgRecorder)
+	tapNode(t, p, "Record", byDesc("Record"))
+	tapNode(t, p, "Don't allow", byText("Don't allow"))
+	tapNode(t, p, "Record", byDesc("Record"))
+	assert.False(t, dump(t, p).has(byID(pc+"permission_message")))
+	assert.False(t, p.Recording())
+	assert.Equal(t, 0, p.Recordings())
 }
