@@ -67,8 +67,11 @@ func applyFields(ctx context.Context, p *device.Phone, fields []HumanAuthField) 
 // applyInOrder fills a FLAG_SECURE form that shows no element (a card
 // SDK's or a Flutter view): fields cannot be found, but focus moves as on
 // any Android form. Each value is preceded by KEYCODE_TAB, the hardware
-// keyboard's focus-forward: the first one leaves touch mode and focuses
-// the form's first field, the next ones move to the next field. Secrets
+// keyboard's focus-forward: a form opens in touch mode with nothing
+// focused, so the first one leaves touch mode and focuses the form's
+// first field, the next ones move to the next field. (A form that focuses
+// a field by itself would lose its first field this way; nothing on a
+// screen without elements tells.) Secrets
 // may go here, unlike into a field the model picked: the window is secure,
 // so neither the element list nor the screenshot can show them. The form
 // is not submitted; the model does that (ENTER is the last field's IME
@@ -77,7 +80,11 @@ func applyInOrder(ctx context.Context, p *device.Phone, fields []HumanAuthField)
 	var out []string
 	for i, f := range fields {
 		name := fieldName(f)
-		if _, err := p.Shell(ctx, "input keyevent KEYCODE_TAB"); err != nil {
+		res, err := p.Shell(ctx, "input keyevent KEYCODE_TAB")
+		if err == nil && res.ExitCode != 0 {
+			err = fmt.Errorf("exit status %d: %s", res.ExitCode, strings.TrimSpace(string(res.Stderr)))
+		}
+		if err != nil {
 			out = append(out, fmt.Sprintf("%s not typed: moving focus to field %d of the secure form failed: %v", name, i+1, err))
 			return out
 		}
