@@ -71,7 +71,7 @@ var appKinds = map[string]string{
 // Resource id words of surfaces inside any app.
 var idWords = []struct{ kind, words string }{
 	{KindCamera, "shutter_button|camera_preview|viewfinder|capture_button"},
-	{KindMicrophone, "record_button|recording_button|mic_button"},
+	{KindMicrophone, "record_button|recordbutton|recording_button|mic_button"},
 	{KindPayment, "card_number|cardnumber|cvc|cvv|card_expiry|payment_sheet|pay_button"},
 	{KindPhotos, "photopicker|icon_thumbnail"},
 }

@@ -434,3 +434,18 @@ func (p *Phone) dump(ctx context.Context) (root *screen.Node, timedOut bool, err
 	}
 	return root, false, nil
 }
+
+// SecureWindow reports whether the app in front shows a FLAG_SECURE
+// window (`dumpsys window windows`): its screenshots are black and what
+// is typed into it is seen by nobody but the phone.
+func (p *Phone) SecureWindow(ctx context.Context) (bool, error) {
+	app, err := p.CurrentApp(ctx)
+	if err != nil {
+		return false, err
+	}
+	out, err := p.run(ctx, "dumpsys window windows")
+	if err != nil {
+		return false, err
+	}
+	return parseSecure(normalizeOutput([]byte(out)), app), nil
+}

@@ -101,6 +101,14 @@ var surfaces = []struct {
 	{"location prompt", "location", "location", android.PkgMaps, func(t *testing.T, p *device.Phone) {
 		launch(t, p, android.PkgMaps)
 	}},
+	{"recorder app", "microphone", "microphone", android.PkgRecorder, func(t *testing.T, p *device.Phone) {
+		grant(t, p, android.PkgRecorder, "android.permission.RECORD_AUDIO")
+		launch(t, p, android.PkgRecorder)
+	}},
+	{"microphone prompt", "microphone", "microphone", android.PkgRecorder, func(t *testing.T, p *device.Phone) {
+		launch(t, p, android.PkgRecorder)
+		tapID(t, p, "recordButton")
+	}},
 	{"secure screen", "secure", "unknown", android.PkgPay, func(t *testing.T, p *device.Phone) {
 		launch(t, p, android.PkgPay)
 		tapID(t, p, "card_button")

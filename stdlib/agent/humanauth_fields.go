@@ -28,6 +28,11 @@ func applyFields(ctx context.Context, p *device.Phone, fields []HumanAuthField) 
 		}
 		return true
 	})
+	if len(edits) == 0 {
+		if secure, err := p.SecureWindow(ctx); err == nil && secure {
+			return applyInOrder(ctx, p, fields)
+		}
+	}
 	used := map[*screen.Node]bool{}
 	var out []string
 	for _, f := range fields {
@@ -57,6 +62,39 @@ func applyFields(ctx context.Context, p *device.Phone, fields []HumanAuthField) 
 		out = append(out, fmt.Sprintf("typed %s (%d characters) into %s", name, len([]rune(f.Value)), fieldWhere(n)))
 	}
 	return out
+}
+
+// applyInOrder fills a FLAG_SECURE form that shows no element (a card
+// SDK's or a Flutter view): fields cannot be found, but focus moves as on
+// any Android form. Each value is preceded by KEYCODE_TAB, the hardware
+// keyboard's focus-forward: a form opens in touch mode with nothing
+// focused, so the first one leaves touch mode and focuses the form's
+// first field, the next ones move to the next field. (A form that focuses
+// a field by itself would lose its first field this way; nothing on a
+// screen without elements tells.) Secrets
+// may go here, unlike into a field the model picked: the window is secure,
+// so neither the element list nor the screenshot can show them. The form
+// is not submitted; the model does that (ENTER is the last field's IME
+// action).
+func applyInOrder(ctx context.Context, p *device.Phone, fields []HumanAuthField) []string {
+	var out []string
+	for i, f := range fields {
+		name := fieldName(f)
+		res, err := p.Shell(ctx, "input keyevent KEYCODE_TAB")
+		if err == nil && res.ExitCode != 0 {
+			err = fmt.Errorf("exit status %d: %s", res.ExitCode, strings.TrimSpace(string(res.Stderr)))
+		}
+		if err != nil {
+			out = append(out, fmt.Sprintf("%s not typed: moving focus to field %d of the secure form failed: %v", name, i+1, err))
+			return out
+		}
+		if _, err := p.Type(ctx, f.Value); err != nil {
+			out = append(out, fmt.Sprintf("%s not typed into field %d of the secure form: %v", name, i+1, err))
+			return out
+		}
+		out = append(out, fmt.Sprintf("typed %s (%d characters) into field %d of the secure form", name, len([]rune(f.Value)), i+1))
+	}
+	return append(out, fmt.Sprintf("secure form without elements: %d fields typed in order (TAB between them), the last one is focused; not submitted", len(fields)))
 }
 
 func isTextField(n *screen.Node) bool {

@@ -59,8 +59,9 @@ func init() {
 	toolbarColors[PkgMaps] = color.RGBA{26, 115, 232, 255}
 }
 
-// InstallCapabilityApps installs Camera, Maps, Pay, the photo picker and
-// Google Play services' payment sheet on this phone (they survive Reset).
+// InstallCapabilityApps installs Camera, Maps, Pay, Recorder, the photo
+// picker and Google Play services' payment sheet on this phone (they
+// survive Reset).
 func (p *Phone) InstallCapabilityApps() { p.locked(func() { p.capApps = true; p.changed() }) }
 
 // hasApp reports whether a is installed on this phone.
@@ -113,6 +114,8 @@ func (b *builder) capabilityView(a *activity) *view {
 		return b.cardEntry()
 	case PkgGMS + "/" + clsPaySheet:
 		return b.paySheet()
+	case PkgRecorder + "/" + clsRecorder:
+		return b.recorderView()
 	}
 	return nil
 }
@@ -221,7 +224,11 @@ func (b *builder) payCheckout() *view {
 	summary := b.text(b.rect(b.dp(16), y+b.dp(16), b.w-b.dp(16), y+b.dp(64)), payOrderSummary, id("order_summary"))
 	y += b.dp(80)
 	if p.st.settings[capKey("paid")] == "1" {
-		done := b.text(b.rect(b.dp(16), y, b.w-b.dp(16), y+b.dp(48)), "Paid 19.90 EUR — thank you!", id("payment_status"))
+		status := "Paid 19.90 EUR — thank you!"
+		if with := p.st.settings[capKey("paid_with")]; with != "" {
+			status = "Paid 19.90 EUR with " + with + " — thank you!"
+		}
+		done := b.text(b.rect(b.dp(16), y, b.w-b.dp(16), y+b.dp(48)), status, id("payment_status"))
 		return root.add(summary, done)
 	}
 	gpay := b.button(b.rect(b.dp(16), y, b.w-b.dp(16), y+b.dp(48)), "Buy with Google Pay", id("buy_with_googlepay"), true, func() {

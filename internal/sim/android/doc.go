@@ -58,7 +58,13 @@
 // com.openpocket.pay/.CheckoutActivity ("Buy with Google Pay" opens a
 // Google Pay sheet com.google.android.gms/.wallet.ib.IbPaymentRequestCompatActivity,
 // "Pay by card" a FLAG_SECURE form drawn into one SurfaceView: no element,
-// black screencap). Their permission dialogs are Android 14's: "While
+// black screencap, yet four fields (card number, expiry, CVC, name) that
+// TAB and the IME's Next reach in order; ENTER on the last pays and
+// CardPaid returns the card; cardform.go), Recorder
+// com.openpocket.recorder/.SoundRecorder (after AOSP's Sound Recorder:
+// :id/timerView, ImageButton :id/recordButton "Record", which asks for
+// the microphone before recording, then :id/stopButton "Stop";
+// recorderapp.go). Their permission dialogs are Android 14's: "While
 // using the app" (:id/permission_allow_foreground_only_button), "Only this
 // time" (:id/permission_allow_one_time_button, revoked when the app's task
 // ends) and "Don't allow"; PermissionAnswers records every button pressed

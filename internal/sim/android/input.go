@@ -273,6 +273,7 @@ func (p *Phone) keyLocked(code int) {
 		}
 	case code == keyEnter:
 		p.enterLocked()
+	case code == keyTab && p.tabLocked():
 	case code == keySpace:
 		p.typeLocked(" ")
 	case code >= key0 && code <= key9:
@@ -296,5 +297,7 @@ func (p *Phone) enterLocked() {
 		p.submitLoginLocked()
 	case fieldOTP:
 		p.verifyOTPLocked()
+	default:
+		p.cardEnterLocked()
 	}
 }
