@@ -172,7 +172,17 @@ func (s *adler) write(p []byte) {
 	for len(p) > 0 {
 		n := min(len(p), 5552) // the most bytes before the sums can overflow
 		a, b := s.a, s.b
-		for _, c := range p[:n] {
+		q := p[:n]
+		// Eight bytes a step: b gains 8a plus the bytes weighted 8..1,
+		// which breaks the byte-by-byte chain through a (the same sums,
+		// so the same bound against overflow).
+		for ; len(q) >= 8; q = q[8:] {
+			c0, c1, c2, c3 := uint32(q[0]), uint32(q[1]), uint32(q[2]), uint32(q[3])
+			c4, c5, c6, c7 := uint32(q[4]), uint32(q[5]), uint32(q[6]), uint32(q[7])
+			b += 8*a + 8*c0 + 7*c1 + 6*c2 + 5*c3 + 4*c4 + 3*c5 + 2*c6 + c7
+			a += c0 + c1 + c2 + c3 + c4 + c5 + c6 + c7
+		}
+		for _, c := range q {
 			a += uint32(c)
 			b += a
 		}
