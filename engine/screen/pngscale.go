@@ -155,19 +155,20 @@ func newStreamResizer(w, h, sw, sh int) *streamResizer {
 	return s
 }
 
-// freeBuf is the index of a buffer no slot but slot refers to: the ring
-// has one slot fewer than bufs, so at least two are free.
-func (s *streamResizer) freeBuf(slot int) int {
+// freeBuf is the index of one of nbufs row buffers that no slot of a
+// ring but slot refers to (ringBuf: per slot, its buffer); with more
+// buffers than slots there is always one.
+func freeBuf(ringBuf []int, nbufs, slot int) int {
 next:
-	for b := range s.bufs {
-		for j, r := range s.ringBuf {
+	for b := range nbufs {
+		for j, r := range ringBuf {
 			if j != slot && r == b {
 				continue next
 			}
 		}
 		return b
 	}
-	panic("screen: streamResizer has no free row buffer")
+	panic("screen: no free row buffer")
 }
 
 // push takes source row y (RGBA bytes; same: equal to row y-1) and
@@ -180,7 +181,7 @@ func (s *streamResizer) push(y int, rgba []byte, same bool) {
 		s.ring[slot], s.ringBuf[slot] = s.ring[above], s.ringBuf[above]
 		s.ringRun[slot] = s.ringRun[above]
 	} else {
-		b := s.freeBuf(slot)
+		b := freeBuf(s.ringBuf, len(s.bufs), slot)
 		s.ring[slot], s.ringBuf[slot] = s.bufs[b], b
 		s.horizontalRow(s.ring[slot], rgba, s.scratch)
 		s.ringRun[slot] = y
