@@ -115,9 +115,15 @@ func DecodePNG(b []byte) (image.Image, error) {
 // streamResizer is Resize fed one source row at a time, top to bottom:
 // each row is shrunk horizontally into a ring as it arrives, and every
 // output row whose source rows have all arrived is written at once.
+//
+// A row equal to the one above shares its slot's buffer instead of being
+// copied (most rows of a screen are): slots index into bufs, one more
+// buffer than slots so a free one is always at hand for a new row.
 type streamResizer struct {
 	resizer
 	ring    [][]uint64
+	ringBuf []int // per slot: its index in bufs
+	bufs    [][]uint64
 	ringRun []int // per slot: the first row of the run of equal rows it belongs to
 	scratch []uint64
 	acc     []uint64
@@ -135,13 +141,34 @@ func newStreamResizer(w, h, sw, sh int) *streamResizer {
 	}
 	s.ring = make([][]uint64, taps+1)
 	s.ringRun = make([]int, len(s.ring))
-	backing := make([]uint64, (len(s.ring)+1)*sw+w)
-	for i := range s.ring {
-		s.ring[i] = backing[i*sw : (i+1)*sw : (i+1)*sw]
+	s.ringBuf = make([]int, len(s.ring))
+	s.bufs = make([][]uint64, len(s.ring)+1)
+	backing := make([]uint64, (len(s.bufs)+1)*sw+w)
+	for i := range s.bufs {
+		s.bufs[i] = backing[i*sw : (i+1)*sw : (i+1)*sw]
 	}
-	s.acc = backing[len(s.ring)*sw : (len(s.ring)+1)*sw]
-	s.scratch = backing[(len(s.ring)+1)*sw:]
+	for i := range s.ring {
+		s.ring[i], s.ringBuf[i] = s.bufs[i], i
+	}
+	s.acc = backing[len(s.bufs)*sw : (len(s.bufs)+1)*sw]
+	s.scratch = backing[(len(s.bufs)+1)*sw:]
 	return s
+}
+
+// freeBuf is the index of one of nbufs row buffers that no slot of a
+// ring but slot refers to (ringBuf: per slot, its buffer); with more
+// buffers than slots there is always one.
+func freeBuf(ringBuf []int, nbufs, slot int) int {
+next:
+	for b := range nbufs {
+		for j, r := range ringBuf {
+			if j != slot && r == b {
+				continue next
+			}
+		}
+		return b
+	}
+	panic("screen: no free row buffer")
 }
 
 // push takes source row y (RGBA bytes; same: equal to row y-1) and
@@ -151,9 +178,11 @@ func (s *streamResizer) push(y int, rgba []byte, same bool) {
 	slot := y % n
 	if same {
 		above := (y - 1 + n) % n
-		copy(s.ring[slot], s.ring[above])
+		s.ring[slot], s.ringBuf[slot] = s.ring[above], s.ringBuf[above]
 		s.ringRun[slot] = s.ringRun[above]
 	} else {
+		b := freeBuf(s.ringBuf, len(s.bufs), slot)
+		s.ring[slot], s.ringBuf[slot] = s.bufs[b], b
 		s.horizontalRow(s.ring[slot], rgba, s.scratch)
 		s.ringRun[slot] = y
 	}

@@ -191,11 +191,18 @@ func (r *resizer) rows(lo, hi int) {
 	// ringRun is, per slot, the first row of the run of identical source
 	// rows its row belongs to (as far as this band has seen).
 	ringRun := make([]int, len(ring))
-	backing := make([]uint64, (len(ring)+1)*w+r.sw)
-	acc := backing[len(ring)*w : (len(ring)+1)*w]
-	scratch := backing[(len(ring)+1)*w:]
+	// A repeated row shares the buffer of the row above (ringBuf: per
+	// slot, its index in bufs); one buffer more than slots leaves one free.
+	ringBuf := make([]int, len(ring))
+	bufs := make([][]uint64, len(ring)+1)
+	backing := make([]uint64, (len(bufs)+1)*w+r.sw)
+	acc := backing[len(bufs)*w : (len(bufs)+1)*w]
+	scratch := backing[(len(bufs)+1)*w:]
+	for i := range bufs {
+		bufs[i] = backing[i*w : (i+1)*w : (i+1)*w]
+	}
 	for i := range ring {
-		ring[i], ringRow[i] = backing[i*w:(i+1)*w:(i+1)*w], -1
+		ring[i], ringBuf[i], ringRow[i] = bufs[i], i, -1
 	}
 	prevRun := -1 // the run the previous output row was made of, if one
 	for dy := lo; dy < hi; dy++ {
@@ -212,9 +219,11 @@ func (r *resizer) rows(lo, hi int) {
 				if s > 0 && ringRow[above] == s-1 && bytes.Equal(r.srcRow(s), r.srcRow(s-1)) {
 					// Screens repeat rows (backgrounds, blank space): the
 					// same pixels shrink to the same output.
-					copy(ring[slot], ring[above])
+					ring[slot], ringBuf[slot] = ring[above], ringBuf[above]
 					ringRun[slot] = ringRun[above]
 				} else {
+					b := freeBuf(ringBuf, len(bufs), slot)
+					ring[slot], ringBuf[slot] = bufs[b], b
 					r.horizontal(ring[slot], s, scratch)
 					ringRun[slot] = s
 				}

@@ -48,6 +48,27 @@ func encodeOpaqueRGBA(buf *bytes.Buffer, img *image.RGBA) error {
 		return err
 	}
 	defer flatePool.Put(zw)
+	sum, err := writeUpRows(idat, zw, img)
+	if err != nil {
+		return err
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	var trailer [4]byte
+	binary.BigEndian.PutUint32(trailer[:], sum.sum32())
+	idat.Write(trailer[:])
+	writeChunk(buf, "IDAT", idat.Bytes())
+	writeChunk(buf, "IEND", nil)
+	return nil
+}
+
+// writeUpRows filters img's rows (None on the first, Up on the others)
+// into zw, or as zero-run blocks straight into idat, and returns the
+// Adler-32 of the filtered bytes.
+func writeUpRows(idat *bytes.Buffer, zw *flate.Writer, img *image.RGBA) (adler, error) {
+	b := img.Bounds()
+	w, h := b.Dx(), b.Dy()
 	sum := adler{a: 1}
 	rowLen := 1 + 3*w
 	// One allocation: the current and previous RGB rows (with a spare
@@ -56,34 +77,17 @@ func encodeOpaqueRGBA(buf *bytes.Buffer, img *image.RGBA) error {
 	cur, prev := scratch[:rowLen+1], scratch[rowLen+1:2*rowLen+2]
 	out, zeros := scratch[2*rowLen+2:3*rowLen+2], scratch[3*rowLen+2:]
 	zeros[0] = 2 // Up: zeros are an unchanged row
-	write := func(row []byte) error {
-		_, err := zw.Write(row)
-		return err
-	}
-	zr, zrErr := zeroRunFor(rowLen)
 	pix := func(y int) []byte { return img.Pix[img.PixOffset(b.Min.X, b.Min.Y+y):][:4*w] }
 	var above []byte
 	for y := 0; y < h; y++ {
 		src := pix(y)
 		if y > 0 && bytes.Equal(src, above) {
-			// A long run of repeated rows is a deflate block of its own
-			// (pngzero.go); a short one is left to compress/flate.
 			n := 1
 			for y+n < h && bytes.Equal(pix(y+n), above) {
 				n++
 			}
-			if n >= zeroRunMin && zrErr == nil {
-				if err := zw.Flush(); err != nil {
-					return err
-				}
-				zr.write(idat, n)
-				zw.Reset(idat)
-			} else {
-				for range n {
-					if err := write(zeros); err != nil {
-						return err
-					}
-				}
+			if err := writeRepeatedRows(idat, zw, zeros, n); err != nil {
+				return sum, err
 			}
 			for range n {
 				sum.upRow(rowLen - 1)
@@ -93,7 +97,7 @@ func encodeOpaqueRGBA(buf *bytes.Buffer, img *image.RGBA) error {
 		}
 		above = src
 		if !rgbRow(cur[1:], src) {
-			return ErrTranslucent
+			return sum, ErrTranslucent
 		}
 		row := out
 		if y == 0 {
@@ -104,19 +108,33 @@ func encodeOpaqueRGBA(buf *bytes.Buffer, img *image.RGBA) error {
 			subBytes(out[1:], cur[1:rowLen], prev[1:rowLen])
 		}
 		sum.write(row)
-		if err := write(row); err != nil {
-			return err
+		if _, err := zw.Write(row); err != nil {
+			return sum, err
 		}
 		cur, prev = prev, cur
 	}
-	if err := zw.Close(); err != nil {
-		return err
+	return sum, nil
+}
+
+// writeRepeatedRows writes n rows equal to the one above (each the Up
+// filtered row zeros). A long run is a deflate block of its own
+// (pngzero.go); a short one is left to compress/flate.
+func writeRepeatedRows(idat *bytes.Buffer, zw *flate.Writer, zeros []byte, n int) error {
+	if n >= zeroRunMin {
+		if zr, err := zeroRunFor(len(zeros)); err == nil {
+			if err := zw.Flush(); err != nil {
+				return err
+			}
+			zr.write(idat, n)
+			zw.Reset(idat)
+			return nil
+		}
 	}
-	var trailer [4]byte
-	binary.BigEndian.PutUint32(trailer[:], sum.sum32())
-	idat.Write(trailer[:])
-	writeChunk(buf, "IDAT", idat.Bytes())
-	writeChunk(buf, "IEND", nil)
+	for range n {
+		if _, err := zw.Write(zeros); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -154,7 +172,17 @@ func (s *adler) write(p []byte) {
 	for len(p) > 0 {
 		n := min(len(p), 5552) // the most bytes before the sums can overflow
 		a, b := s.a, s.b
-		for _, c := range p[:n] {
+		q := p[:n]
+		// Eight bytes a step: b gains 8a plus the bytes weighted 8..1,
+		// which breaks the byte-by-byte chain through a (the same sums,
+		// so the same bound against overflow).
+		for ; len(q) >= 8; q = q[8:] {
+			c0, c1, c2, c3 := uint32(q[0]), uint32(q[1]), uint32(q[2]), uint32(q[3])
+			c4, c5, c6, c7 := uint32(q[4]), uint32(q[5]), uint32(q[6]), uint32(q[7])
+			b += 8*a + 8*c0 + 7*c1 + 6*c2 + 5*c3 + 4*c4 + 3*c5 + 2*c6 + c7
+			a += c0 + c1 + c2 + c3 + c4 + c5 + c6 + c7
+		}
+		for _, c := range q {
 			a += uint32(c)
 			b += a
 		}

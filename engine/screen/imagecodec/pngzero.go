@@ -112,29 +112,17 @@ func lengthSymbol(l int) (sym int, extra uint16, nx uint8) {
 	return 257 + i, uint16(l - int(lengthBase[i])), lengthExtra[i]
 }
 
+// symTok is a symbol with its extra bits (value and count).
+type symTok struct {
+	sym   int
+	extra uint16
+	nx    uint8
+}
+
 // buildZeroRun lays out the block: per row the literal 2 (the Up filter),
 // one literal 0, then the row's other zeros as matches at distance 1.
 func buildZeroRun(lineLen int) (*zeroRun, error) {
-	type tok struct {
-		sym   int
-		extra uint16
-		nx    uint8
-	}
-	row := []tok{{sym: 2}, {sym: 0}}
-	for left := lineLen - 2; left > 0; {
-		if left < 3 {
-			row = append(row, tok{sym: 0})
-			left--
-			continue
-		}
-		p := min(left, 258)
-		if r := left - p; r > 0 && r < 3 {
-			p = left - 3
-		}
-		s, x, nx := lengthSymbol(p)
-		row = append(row, tok{s, x, nx})
-		left -= p
-	}
+	row := zeroRowTokens(lineLen)
 	freq := make([]int, 286)
 	for _, t := range row {
 		freq[t.sym] += 2 // weigh rows over the single end of block
@@ -161,36 +149,39 @@ func buildZeroRun(lineLen int) (*zeroRun, error) {
 		}
 	}
 	// The header: dynamic Huffman, the literal/length code lengths and one
-	// distance code (of length 1) run-length coded with symbols 17 and 18.
-	lens := append(append([]uint8{}, litLens[:nlit]...), 1)
-	type clSym struct {
-		sym   int
-		extra uint16
-		nx    uint8
+	// distance code (of length 1).
+	z.header, err = dynamicHeader(append(append([]uint8{}, litLens[:nlit]...), 1), nlit)
+	if err != nil {
+		return nil, err
 	}
-	var seq []clSym
-	for i := 0; i < len(lens); {
-		if lens[i] != 0 {
-			seq = append(seq, clSym{sym: int(lens[i])})
-			i++
+	return z, nil
+}
+
+// zeroRowTokens is one repeated row as deflate symbols: the literal 2,
+// one literal 0, then matches (at distance 1) covering the other zeros.
+func zeroRowTokens(lineLen int) []symTok {
+	row := []symTok{{sym: 2}, {sym: 0}}
+	for left := lineLen - 2; left > 0; {
+		if left < 3 {
+			row = append(row, symTok{sym: 0})
+			left--
 			continue
 		}
-		j := i
-		for j < len(lens) && lens[j] == 0 && j-i < 138 {
-			j++
+		p := min(left, 258)
+		if r := left - p; r > 0 && r < 3 {
+			p = left - 3
 		}
-		switch n := j - i; {
-		case n >= 11:
-			seq = append(seq, clSym{18, uint16(n - 11), 7})
-		case n >= 3:
-			seq = append(seq, clSym{17, uint16(n - 3), 3})
-		default:
-			for range n {
-				seq = append(seq, clSym{sym: 0})
-			}
-		}
-		i = j
+		s, x, nx := lengthSymbol(p)
+		row = append(row, symTok{s, x, nx})
+		left -= p
 	}
+	return row
+}
+
+// dynamicHeader is the header of a dynamic Huffman block whose code
+// lengths are lens (nlit literal/length codes, then one distance code).
+func dynamicHeader(lens []uint8, nlit int) ([]hcode, error) {
+	seq := codeLengthSymbols(lens)
 	clFreq := make([]int, 19)
 	for _, s := range seq {
 		clFreq[s.sym]++
@@ -219,8 +210,36 @@ func buildZeroRun(lineLen int) (*zeroRun, error) {
 		c.extra, c.nx = s.extra, s.nx
 		h = append(h, c)
 	}
-	z.header = h
-	return z, nil
+	return h, nil
+}
+
+// codeLengthSymbols run-length codes lens with the code length alphabet:
+// runs of zeros as symbols 17 and 18, other lengths as themselves.
+func codeLengthSymbols(lens []uint8) []symTok {
+	var seq []symTok
+	for i := 0; i < len(lens); {
+		if lens[i] != 0 {
+			seq = append(seq, symTok{sym: int(lens[i])})
+			i++
+			continue
+		}
+		j := i
+		for j < len(lens) && lens[j] == 0 && j-i < 138 {
+			j++
+		}
+		switch n := j - i; {
+		case n >= 11:
+			seq = append(seq, symTok{18, uint16(n - 11), 7})
+		case n >= 3:
+			seq = append(seq, symTok{17, uint16(n - 3), 3})
+		default:
+			for range n {
+				seq = append(seq, symTok{sym: 0})
+			}
+		}
+		i = j
+	}
+	return seq
 }
 
 // writeZeroRun writes n repeated lines as one deflate block followed by an
