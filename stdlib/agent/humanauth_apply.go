@@ -47,7 +47,11 @@ func humanAuthResult(ctx context.Context, sess *engine.Session, id string, dec H
 		if p, err := sess.Phone(); err != nil {
 			done = append(done, fmt.Sprintf("typing the form's fields failed: %v", err))
 		} else {
-			done = append(done, applyFields(ctx, p, dec.Fields)...)
+			// Only a card goes into a secure form without elements: nothing
+			// there shows which app owns the fields, so a password is never
+			// typed blind.
+			card := dec.Artifact != nil && dec.Artifact.Kind == "payment_card"
+			done = append(done, applyFields(ctx, p, dec.Fields, card)...)
 		}
 	}
 	if a := dec.Artifact; a != nil {

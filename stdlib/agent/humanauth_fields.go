@@ -15,8 +15,10 @@ import (
 // only into the next password field on screen — never into whatever field
 // the model focused, where the next element list would show it — and a
 // plain value into the next plain text field. A value without a fitting
-// field is not typed, and the line says so.
-func applyFields(ctx context.Context, p *device.Phone, fields []HumanAuthField) []string {
+// field is not typed, and the line says so. With secureForm (a payment
+// card) and no text field on screen, a FLAG_SECURE window's fields are
+// typed in order (applyInOrder).
+func applyFields(ctx context.Context, p *device.Phone, fields []HumanAuthField, secureForm bool) []string {
 	root, _, err := p.Hierarchy(ctx)
 	if err != nil {
 		return []string{fmt.Sprintf("typing the form's %d fields failed: %v", len(fields), err)}
@@ -28,7 +30,7 @@ func applyFields(ctx context.Context, p *device.Phone, fields []HumanAuthField) 
 		}
 		return true
 	})
-	if len(edits) == 0 {
+	if len(edits) == 0 && secureForm {
 		if secure, err := p.SecureWindow(ctx); err == nil && secure {
 			return applyInOrder(ctx, p, fields)
 		}

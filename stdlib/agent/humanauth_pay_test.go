@@ -104,3 +104,24 @@ func stepResult(t *testing.T, sessionPath string, i int) string {
 	require.Greater(t, len(tr), i)
 	return tr[i].Result
 }
+
+// Only a card goes into a secure form blind: approved credentials on the
+// same element-less secure screen are not typed (nothing there says which
+// app owns the fields a password would land in).
+func TestCredentialsNotTypedIntoASecureFormBlind(t *testing.T) {
+	r := newRig(t)
+	r.sim.Phone().InstallCapabilityApps()
+	m := payModel(t, r, true)
+	login := func(ctx context.Context, req agent.HumanAuthRequest) (agent.HumanAuthDecision, error) {
+		d, err := payCard("5555555555554444", "8264")(ctx, req)
+		d.Artifact.Kind = "credentials"
+		d.Fields = []agent.HumanAuthField{{Key: "username", Type: "text", Value: "grace"},
+			{Key: "password", Type: "password", Value: "Hunter2-secret", Secret: true}}
+		return d, err
+	}
+	res, err := r.run(context.Background(), m, "pay by card", agent.Options{MaxSteps: 8, HumanAuth: login})
+	require.NoError(t, err)
+	assert.Contains(t, stepResult(t, res.SessionPath, 2), "password (secret) not typed: no password field on screen")
+	assert.False(t, slices.Contains(r.sim.Phone().KeyLog(), 61), "no TAB pressed: the form was not typed into")
+	assertNoSecret(t, r.home.Dir(), "Hunter2-secret")
+}
