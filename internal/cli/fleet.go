@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -156,6 +157,36 @@ func fleetPhones(p *Phones, cfg workspace.Config) func(ctx context.Context) ([]f
 		out := make([]fleet.Phone, len(devs))
 		for i, d := range devs {
 			out[i] = fleet.Phone{Serial: d.Serial, State: d.State, Type: phoneType(d, cfg.Target)}
+		}
+		return out, nil
+	}
+}
+
+// fleetAgents lists the install's agents with their bound phones for the
+// fleet's placement of jobs naming an agent. The served agent without a
+// binding offers its config's target.device, as its runs use it.
+func fleetAgents(g Globals, cfg workspace.Config) func(ctx context.Context) ([]fleet.AgentPhone, error) {
+	return func(context.Context) ([]fleet.AgentPhone, error) {
+		in, err := g.install()
+		if err != nil {
+			return nil, err
+		}
+		agents, err := in.Agents()
+		if err != nil {
+			return nil, err
+		}
+		bindings, err := in.Bindings()
+		if err != nil {
+			return nil, err
+		}
+		out := make([]fleet.AgentPhone, len(agents))
+		for i, a := range agents {
+			out[i] = fleet.AgentPhone{ID: a.ID}
+			if j := slices.IndexFunc(bindings, func(b workspace.Binding) bool { return b.Agent == a.ID }); j >= 0 {
+				out[i].Phone = bindings[j].Fingerprint()
+			} else if a.ID == g.agentID() {
+				out[i].Phone = cfg.Target.Device
+			}
 		}
 		return out, nil
 	}

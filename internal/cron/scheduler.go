@@ -242,6 +242,10 @@ func (s *Scheduler) Start(ctx context.Context) error {
 	s.mu.Unlock()
 	slices.SortFunc(startup, func(a, b Job) int { return strings.Compare(a.ID, b.ID) })
 	for _, j := range startup {
+		if s.opts.Fleet != nil {
+			go s.startupInFleet(j)
+			continue
+		}
 		go s.execute(s.runCtx, j, TriggerStartup)
 	}
 	t := s.clock.NewTicker(s.opts.TickInterval) // before returning, so no tick is missed
