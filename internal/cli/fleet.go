@@ -75,7 +75,7 @@ func (c *FleetStatusCmd) Run(ctx context.Context, out Streams, cfg workspace.Con
 func printFleet(w io.Writer, st fleetStatusJSON, now time.Time) error {
 	fmt.Fprintf(w, "fleet on %s (this host: %s)\n", st.Redis, st.Host)
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-	fmt.Fprintln(tw, "HOST\tSTATE\tLAST HEARTBEAT\tPHONES")
+	fmt.Fprintln(tw, "HOST\tAGENT\tSTATE\tLAST HEARTBEAT\tPHONES")
 	for _, h := range st.Hosts {
 		state := "gone"
 		if h.Alive {
@@ -92,7 +92,11 @@ func printFleet(w io.Writer, st fleetStatusJSON, now time.Time) error {
 			}
 			phones = append(phones, s+")")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s ago\t%s\n", h.Host, state, now.Sub(h.At).Round(time.Second), strings.Join(phones, ", "))
+		agent := h.Agent
+		if agent == "" {
+			agent = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s ago\t%s\n", h.Host, agent, state, now.Sub(h.At).Round(time.Second), strings.Join(phones, ", "))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
