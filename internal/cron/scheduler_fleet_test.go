@@ -151,3 +151,23 @@ func TestJobAgentValidated(t *testing.T) {
 		t.Fatalf("decoded %+v, %v", j, err)
 	}
 }
+
+// TestJobOfAnotherAgentIsSkipped: a gateway runs its own agent's jobs;
+// one naming another agent (outside a fleet, or placed here by mistake)
+// is skipped with a message that says how to run it, never run on this
+// agent's phone.
+func TestJobOfAnotherAgentIsSkipped(t *testing.T) {
+	start := time.Date(2026, 5, 1, 8, 0, 0, 0, time.UTC)
+	h := newHarness(t, start, jobsJSON(everyJob("theirs", 60000, `, "agent": "shop"`), everyJob("mine", 60000, `, "agent": "default"`)))
+	h.s.opts.Agent = "default"
+	h.start()
+	h.advanceTo(start.Add(time.Minute))
+	e := h.waitEvent(EventSkipped, "theirs")
+	if !strings.Contains(e.Message, "job names agent shop, this gateway serves agent default") || !strings.Contains(e.Message, "openpocket --agent shop cron add") {
+		t.Fatalf("skip message = %q", e.Message)
+	}
+	if c := h.waitCall("mine"); c.id != "mine" {
+		t.Fatalf("call = %+v", c)
+	}
+	h.noCall(200 * time.Millisecond)
+}
