@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -74,7 +75,7 @@ func (c *FleetStatusCmd) Run(ctx context.Context, out Streams, cfg workspace.Con
 func printFleet(w io.Writer, st fleetStatusJSON, now time.Time) error {
 	fmt.Fprintf(w, "fleet on %s (this host: %s)\n", st.Redis, st.Host)
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-	fmt.Fprintln(tw, "HOST\tSTATE\tLAST HEARTBEAT\tPHONES")
+	fmt.Fprintln(tw, "HOST\tAGENT\tSTATE\tLAST HEARTBEAT\tPHONES")
 	for _, h := range st.Hosts {
 		state := "gone"
 		if h.Alive {
@@ -91,7 +92,11 @@ func printFleet(w io.Writer, st fleetStatusJSON, now time.Time) error {
 			}
 			phones = append(phones, s+")")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s ago\t%s\n", h.Host, state, now.Sub(h.At).Round(time.Second), strings.Join(phones, ", "))
+		agent := h.Agent
+		if agent == "" {
+			agent = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s ago\t%s\n", h.Host, agent, state, now.Sub(h.At).Round(time.Second), strings.Join(phones, ", "))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -156,6 +161,36 @@ func fleetPhones(p *Phones, cfg workspace.Config) func(ctx context.Context) ([]f
 		out := make([]fleet.Phone, len(devs))
 		for i, d := range devs {
 			out[i] = fleet.Phone{Serial: d.Serial, State: d.State, Type: phoneType(d, cfg.Target)}
+		}
+		return out, nil
+	}
+}
+
+// fleetAgents lists the install's agents with their bound phones for the
+// fleet's placement of jobs naming an agent. The served agent without a
+// binding offers its config's target.device, as its runs use it.
+func fleetAgents(g Globals, cfg workspace.Config) func(ctx context.Context) ([]fleet.AgentPhone, error) {
+	return func(context.Context) ([]fleet.AgentPhone, error) {
+		in, err := g.install()
+		if err != nil {
+			return nil, err
+		}
+		agents, err := in.Agents()
+		if err != nil {
+			return nil, err
+		}
+		bindings, err := in.Bindings()
+		if err != nil {
+			return nil, err
+		}
+		out := make([]fleet.AgentPhone, len(agents))
+		for i, a := range agents {
+			out[i] = fleet.AgentPhone{ID: a.ID}
+			if j := slices.IndexFunc(bindings, func(b workspace.Binding) bool { return b.Agent == a.ID }); j >= 0 {
+				out[i].Phone = bindings[j].Fingerprint()
+			} else if a.ID == g.agentID() {
+				out[i].Phone = cfg.Target.Device
+			}
 		}
 		return out, nil
 	}

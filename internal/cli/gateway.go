@@ -67,6 +67,8 @@ func gatewayEnv(f services, auth *HumanAuth, channels ChannelStarter, h *workspa
 		},
 		KeepAwake: f.phones.keepAwake,
 		Phones:    fleetPhones(f.phones, cfg),
+		Agent:     f.g.agentID(),
+		Agents:    fleetAgents(f.g, cfg),
 		CountDevices: func(ctx context.Context) (int, int, error) {
 			devs, err := f.phones.adbClient().Devices(ctx)
 			online := 0

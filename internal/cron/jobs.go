@@ -71,6 +71,10 @@ type Job struct {
 	// Target, in a fleet, lets the job run on any host with an idle phone
 	// of this type instead of naming one (docs/fleet.md).
 	Target *JobTarget `json:"target,omitempty"`
+	// Agent, in a fleet, runs the job on the host whose gateway serves
+	// this agent of its install, on the agent's bound phone
+	// (docs/fleet.md). Give device, target or agent, not several.
+	Agent string `json:"agent,omitempty"`
 
 	// Extra holds unknown fields, written back unchanged.
 	Extra map[string]json.RawMessage `json:"-"`

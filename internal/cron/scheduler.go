@@ -78,6 +78,11 @@ type Options struct {
 	// DefaultDevice names the device of jobs without "device" in busy
 	// messages and per-device exclusion (default "default").
 	DefaultDevice string
+	// Agent is the agent whose jobs these are (the gateway's); a job
+	// naming another agent ("agent") is skipped and reported, as another
+	// agent's runs cannot use this one's phone. "" checks nothing (a run
+	// where the user types it).
+	Agent string
 	// Fleet, if set, coordinates scheduled runs with the other hosts of
 	// a fleet (scheduler_fleet.go); nil runs every job here.
 	Fleet Coordinator
@@ -242,6 +247,10 @@ func (s *Scheduler) Start(ctx context.Context) error {
 	s.mu.Unlock()
 	slices.SortFunc(startup, func(a, b Job) int { return strings.Compare(a.ID, b.ID) })
 	for _, j := range startup {
+		if s.opts.Fleet != nil {
+			go s.startupInFleet(j)
+			continue
+		}
 		go s.execute(s.runCtx, j, TriggerStartup)
 	}
 	t := s.clock.NewTicker(s.opts.TickInterval) // before returning, so no tick is missed

@@ -154,7 +154,7 @@ func (l fleetLocker) Lock(ctx context.Context, _ string) (gocron.Lock, error) {
 	if pl.Device != "" {
 		dev = pl.Device
 	}
-	movable := job.Device == "" // another host may take it
+	movable := job.Device == "" && job.Agent == "" // another host may take it
 	if !s.reserve(job.ID, dev) && movable {
 		// Busy here: leave the tick to a host whose phone is free. A
 		// pinned job claims it anyway, so its skip is recorded.

@@ -121,3 +121,53 @@ func TestFleetPhoneNowhereIsReported(t *testing.T) {
 		t.Fatalf("records = %+v, want one skip at the tick", shared.records)
 	}
 }
+
+// TestJobAgentValidated: "agent" must be an agent id and cannot be given
+// with "device" or "target" (the agent's binding names the phone); a
+// good one is kept through a round trip, not an unknown field.
+func TestJobAgentValidated(t *testing.T) {
+	var f JobsFile
+	f.Jobs = []Job{
+		{ID: "ok", Agent: "shop", Schedule: Schedule{Kind: KindEvery, EveryMs: 60000}, Payload: Payload{Kind: PayloadAgentTurn, Task: "t"}},
+		{ID: "bad", Agent: "Shop/1", Schedule: Schedule{Kind: KindEvery, EveryMs: 60000}, Payload: Payload{Kind: PayloadAgentTurn, Task: "t"}},
+		{ID: "both", Agent: "shop", Device: "R58M1234", Schedule: Schedule{Kind: KindEvery, EveryMs: 60000}, Payload: Payload{Kind: PayloadAgentTurn, Task: "t"}},
+	}
+	probs := Validate("jobs.json", f, time.UTC)
+	got := map[string]string{}
+	for _, p := range probs {
+		got[p.JobID] += p.Field + ": " + p.Message + "; "
+	}
+	if _, bad := got["ok"]; bad {
+		t.Fatalf("a valid agent job has problems: %s", got["ok"])
+	}
+	if !strings.Contains(got["bad"], `agent: expected an agent id`) || !strings.Contains(got["bad"], `"Shop/1"`) {
+		t.Fatalf("bad agent id: %q", got["bad"])
+	}
+	if !strings.Contains(got["both"], "agent: a job runs on the agent's bound phone: give device, target or agent, not several") {
+		t.Fatalf("agent with device: %q", got["both"])
+	}
+	var j Job
+	if err := j.UnmarshalJSON([]byte(`{"id": "x", "agent": "shop"}`)); err != nil || j.Agent != "shop" || len(j.Extra) != 0 {
+		t.Fatalf("decoded %+v, %v", j, err)
+	}
+}
+
+// TestJobOfAnotherAgentIsSkipped: a gateway runs its own agent's jobs;
+// one naming another agent (outside a fleet, or placed here by mistake)
+// is skipped with a message that says how to run it, never run on this
+// agent's phone.
+func TestJobOfAnotherAgentIsSkipped(t *testing.T) {
+	start := time.Date(2026, 5, 1, 8, 0, 0, 0, time.UTC)
+	h := newHarness(t, start, jobsJSON(everyJob("theirs", 60000, `, "agent": "shop"`), everyJob("mine", 60000, `, "agent": "default"`)))
+	h.s.opts.Agent = "default"
+	h.start()
+	h.advanceTo(start.Add(time.Minute))
+	e := h.waitEvent(EventSkipped, "theirs")
+	if !strings.Contains(e.Message, "job names agent shop, this gateway serves agent default") || !strings.Contains(e.Message, "openpocket --agent shop cron add") {
+		t.Fatalf("skip message = %q", e.Message)
+	}
+	if c := h.waitCall("mine"); c.id != "mine" {
+		t.Fatalf("call = %+v", c)
+	}
+	h.noCall(200 * time.Millisecond)
+}

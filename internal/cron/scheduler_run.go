@@ -26,7 +26,10 @@ func (s *Scheduler) executeRun(parent context.Context, job Job, trigger string, 
 	}
 	skip := ""
 	deviceBusy := false
-	if _, running := s.running[job.ID]; running {
+	if s.opts.Agent != "" && job.Agent != "" && job.Agent != s.opts.Agent {
+		skip = fmt.Sprintf("job names agent %s, this gateway serves agent %s: run it in a fleet with a gateway of %s, or add it to %s's jobs (openpocket --agent %s cron add)",
+			job.Agent, s.opts.Agent, job.Agent, job.Agent, job.Agent)
+	} else if _, running := s.running[job.ID]; running {
 		skip = fmt.Sprintf("job %s already running", job.ID)
 	} else if other, busy := s.busy[dev]; busy && !(other == job.ID && s.reserved[dev] == job.ID) {
 		skip = fmt.Sprintf("device %s busy with job %s", dev, other)

@@ -2,6 +2,7 @@ package cron
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -68,9 +69,7 @@ func compileJob(file string, i int, j Job, defLoc *time.Location, now time.Time)
 	if strings.TrimSpace(j.ID) == "" {
 		bad("id", "missing; every job needs a unique id")
 	}
-	if t := j.Target; t != nil && !slices.Contains(targetTypes, t.Type) {
-		bad("target.type", "expected one of %s, got %q", strings.Join(targetTypes, ", "), t.Type)
-	}
+	validatePlacement(j, bad)
 	sc := j.Schedule
 	if sc.TZ != "" {
 		loc, err := time.LoadLocation(sc.TZ)
@@ -218,4 +217,25 @@ func sameWall(a, b time.Time) bool {
 	ay, am, ad := a.Date()
 	by, bm, bd := b.Date()
 	return ay == by && am == bm && ad == bd && a.Hour() == b.Hour() && a.Minute() == b.Minute() && a.Second() == b.Second()
+}
+
+// agentIDPattern is workspace.ValidateAgentID's (cron does not import
+// workspace): ids appear in paths and URLs on every host of a fleet.
+var agentIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,39}$`)
+
+// validatePlacement checks where a job asks to run: a phone, a target
+// type or an agent, at most one of them.
+func validatePlacement(j Job, bad func(field, format string, args ...any)) {
+	if t := j.Target; t != nil && !slices.Contains(targetTypes, t.Type) {
+		bad("target.type", "expected one of %s, got %q", strings.Join(targetTypes, ", "), t.Type)
+	}
+	if j.Agent == "" {
+		return
+	}
+	if !agentIDPattern.MatchString(j.Agent) {
+		bad("agent", "expected an agent id (1-40 characters: lowercase letters, digits, '-' or '_', starting with a letter or digit), got %q", j.Agent)
+	}
+	if j.Device != "" || j.Target != nil {
+		bad("agent", "a job runs on the agent's bound phone: give device, target or agent, not several")
+	}
 }

@@ -37,6 +37,11 @@ type Options struct {
 	// Phones lists the phones of this host's adb server (nil: none known;
 	// jobs without a phone still run here).
 	Phones func(ctx context.Context) ([]Phone, error)
+	// Agent is the agent this host's gateway serves ("default" when
+	// empty); Agents lists its install's agents and their bound phones
+	// (nil: none known), for jobs that name an agent (agents.go).
+	Agent  string
+	Agents func(ctx context.Context) ([]AgentPhone, error)
 	// Busy maps this host's busy devices to their jobs (the scheduler's
 	// running runs).
 	Busy func() map[string]string
@@ -59,6 +64,7 @@ type Fleet struct {
 
 	mu     sync.Mutex
 	phones []Phone // this host's phones at the last beat
+	agents []AgentPhone
 	beatOK bool
 	lastOK time.Time
 	lastEr error
@@ -80,6 +86,9 @@ func Open(o Options) (*Fleet, error) {
 	opt.MaxRetries = 0 // a claim is tried once per tick; a retry could land after the tick
 	if o.Host == "" {
 		o.Host, _ = os.Hostname()
+	}
+	if o.Agent == "" {
+		o.Agent = "default"
 	}
 	if o.Every <= 0 {
 		o.Every = 2 * time.Second

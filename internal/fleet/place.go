@@ -9,7 +9,8 @@ import (
 	"github.com/openpocket/openpocket/internal/cron"
 )
 
-// Place implements cron.Coordinator. A job naming a phone (serial, or a
+// Place implements cron.Coordinator. A job naming an agent runs on the
+// host whose gateway serves it, on its bound phone (agents.go); a job naming a phone (serial, or a
 // fingerprint "serial/serialno") runs on the host that has it online; a
 // job naming a target type runs on a host with an idle phone of that
 // type (this host first: it chooses its phone); any other job runs on
@@ -28,6 +29,11 @@ func (f *Fleet) Place(ctx context.Context, job cron.Job) (cron.Placement, error)
 		}
 	}
 	switch {
+	case job.Agent != "":
+		f.mu.Lock()
+		me := HostInfo{Host: f.host, Agent: f.o.Agent, Agents: slices.Clone(f.agents), Phone: mine}
+		f.mu.Unlock()
+		return placeAgent(job.Agent, me, others), nil
 	case job.Device != "":
 		return placePhone(job.Device, mine, others), nil
 	case job.Target != nil && job.Target.Type != "":

@@ -18,6 +18,10 @@ type HostInfo struct {
 	At    time.Time `json:"at"`
 	Beat  int64     `json:"beatMs"`
 	Phone []Phone   `json:"phones"`
+	// Agent is the agent the host's gateway serves; Agents its install's
+	// agents with their bound phones (agents.go).
+	Agent  string       `json:"agent,omitempty"`
+	Agents []AgentPhone `json:"agents,omitempty"`
 	// Alive is false for a host whose presence expired (status only).
 	Alive bool `json:"alive"`
 }
@@ -83,6 +87,7 @@ func (f *Fleet) localPhones(ctx context.Context) ([]Phone, error) {
 func (f *Fleet) beat(ctx context.Context) {
 	pctx, cancel := context.WithTimeout(ctx, f.o.Every+time.Second)
 	phones, perr := f.localPhones(pctx)
+	agents := f.localAgents(pctx)
 	cancel()
 	f.mu.Lock()
 	if perr == nil {
@@ -90,12 +95,18 @@ func (f *Fleet) beat(ctx context.Context) {
 	} else {
 		phones = f.phones
 	}
+	if agents != nil {
+		f.agents = agents
+	} else {
+		agents = f.agents
+	}
 	f.mu.Unlock()
 	if perr != nil {
 		f.o.Logger.Warn("fleet: phones not listed", "err", perr)
 	}
 	now := time.Now()
-	info := HostInfo{Host: f.host, PID: f.pid, At: now.UTC(), Beat: f.o.Every.Milliseconds(), Phone: phones}
+	info := HostInfo{Host: f.host, PID: f.pid, At: now.UTC(), Beat: f.o.Every.Milliseconds(), Phone: phones,
+		Agent: f.o.Agent, Agents: agents}
 	data, _ := json.Marshal(info)
 	rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()

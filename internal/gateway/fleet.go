@@ -19,6 +19,7 @@ func (g *Gateway) openFleet() (*fleet.Fleet, error) {
 		return nil, nil
 	}
 	return fleet.Open(fleet.Options{URL: fc.RedisURL, Host: fc.HostName, Only: fc.Phones, Phones: g.opts.Phones,
+		Agent: g.opts.Agent, Agents: g.opts.Agents,
 		Busy: func() map[string]string {
 			if g.sched == nil {
 				return nil

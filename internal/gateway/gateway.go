@@ -173,6 +173,7 @@ func newGateway(o Options) (*Gateway, error) {
 		OnEvent:       func(e cron.Event) { g.print.event(e); g.deliver(e) },
 		TickInterval:  time.Duration(g.cfg.Cron.TickSec) * time.Second,
 		DefaultDevice: o.DefaultDevice,
+		Agent:         agentOr(o.Agent),
 	})
 	if err != nil {
 		g.closeFleet()
@@ -329,4 +330,12 @@ func (g *Gateway) stop(timeout time.Duration) error {
 	g.closeService()
 	g.print.line("■", "gateway stopped")
 	return nil
+}
+
+// agentOr is the agent a gateway serves ("default" when unnamed).
+func agentOr(id string) string {
+	if id == "" {
+		return "default"
+	}
+	return id
 }

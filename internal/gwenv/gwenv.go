@@ -55,6 +55,11 @@ type Gateway struct {
 	// Phones lists this host's phones for a fleet's placement (nil: none
 	// known).
 	Phones func(ctx context.Context) ([]fleet.Phone, error)
+	// Agent is the agent this gateway serves; Agents lists its install's
+	// agents with their bound phones, for fleet jobs that name an agent
+	// (nil: none known).
+	Agent  string
+	Agents func(ctx context.Context) ([]fleet.AgentPhone, error)
 	// StartChannels builds the chat channels cfg enables; current gives
 	// their work the gateway's current run service (nil: no channels).
 	StartChannels func(cfg workspace.Config, stateDir string, current Current, logger *slog.Logger) ([]Channel, error)
