@@ -8,6 +8,8 @@ import (
 	"math"
 	"runtime"
 	"testing"
+
+	"github.com/openpocket/openpocket/engine/screen/imagecodec"
 )
 
 // textScreen is a white 1080×2400 screen covered with lines of dark digits
@@ -171,7 +173,7 @@ func BenchmarkResizeKernels(b *testing.B) {
 		for b.Loop() {
 			dst := image.NewRGBA(image.Rect(0, 0, w, h))
 			r := resizer{pix: src.Pix, stride: src.Stride, sw: 1080, xs: xs, ys: ys, dst: dst}
-			parallelRows(h, w*h, r.rows)
+			imagecodec.ParallelRows(h, w*h, r.rows)
 		}
 	})
 }

@@ -9,7 +9,6 @@ import (
 	"image/draw"
 	"image/png"
 	"math"
-	"runtime"
 	"sync"
 
 	"github.com/openpocket/openpocket/engine/screen/imagecodec"
@@ -137,29 +136,8 @@ func Resize(img image.Image, w, h int) *image.RGBA {
 	r := resizer{pix: pix, stride: stride, nrgba: nrgba, sw: b.Dx(),
 		xs: boxWeights(b.Dx(), w), ys: boxWeights(b.Dy(), h), dst: dst}
 	r.x3 = threeTaps(r.xs, r.sw)
-	parallelRows(h, w*h, r.rows)
+	imagecodec.ParallelRows(h, w*h, r.rows)
 	return dst
-}
-
-// parallelMinPixels is the output size below which splitting the work
-// across goroutines costs more than it saves.
-const parallelMinPixels = 64 * 1024
-
-// parallelRows calls do for consecutive bands of [0, n) rows, one band per
-// CPU when the job (pixels output pixels) is big enough, and waits.
-func parallelRows(n, pixels int, do func(lo, hi int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	if pixels < parallelMinPixels || workers < 2 {
-		do(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	for i := range workers {
-		lo, hi := n*i/workers, n*(i+1)/workers
-		wg.Add(1)
-		go func() { defer wg.Done(); do(lo, hi) }()
-	}
-	wg.Wait()
 }
 
 // resizer holds one Resize call's source, weights and destination.

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/openpocket/openpocket/engine/screen/imagecodec"
 )
 
 // MarkColors are the set-of-mark colours, cycled by element position
@@ -104,7 +106,7 @@ func SetOfMarkInto(dst *image.RGBA, img image.Image, elems []UIElement, scaled b
 	}
 	// Bands of rows are drawn in parallel: every band applies all marks in
 	// order, clipped to itself, so the result is the sequential one.
-	parallelRows(b.Dy(), b.Dx()*b.Dy(), func(lo, hi int) {
+	imagecodec.ParallelRows(b.Dy(), b.Dx()*b.Dy(), func(lo, hi int) {
 		band := dst.SubImage(image.Rect(b.Min.X, b.Min.Y+lo, b.Max.X, b.Min.Y+hi)).(*image.RGBA)
 		for i, box := range boxes {
 			if !box.Empty() && box.Overlaps(band.Rect) {

@@ -10,9 +10,10 @@ import (
 // across goroutines costs more than it saves.
 const parallelMinPixels = 64 * 1024
 
-// parallelRows calls do for consecutive bands of [0, n) rows, one band per
-// CPU when the job (pixels pixels) is big enough, and waits.
-func parallelRows(n, pixels int, do func(lo, hi int)) {
+// ParallelRows calls do for consecutive bands of [0, n) rows, one band per
+// CPU when the job (pixels pixels) is big enough, and waits. The screen
+// package's scaling and marks share it.
+func ParallelRows(n, pixels int, do func(lo, hi int)) {
 	workers := min(runtime.GOMAXPROCS(0), n)
 	if pixels < parallelMinPixels || workers < 2 {
 		do(0, n)

@@ -52,7 +52,7 @@ func EncodeJPEG(img image.Image, quality int) ([]byte, error) {
 	per = min(per, 0xFFFF/mcuCols) // the restart interval is 16 bits
 	bands = (rows + per - 1) / per
 	segs := make([][]byte, bands)
-	parallelRows(bands, parallelMinPixels, func(lo, hi int) {
+	ParallelRows(bands, parallelMinPixels, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			r0, r1 := i*per, min(rows, (i+1)*per)
 			convertRows(rgba, ycc, r0*mcuRows, min(b.Dy(), r1*mcuRows))
