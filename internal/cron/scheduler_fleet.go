@@ -253,13 +253,19 @@ var ErrOverlap = fmt.Errorf("previous run still running: %w", ErrTaken)
 // host, or the previous run still runs), once across the fleet: by the
 // host that won the tick's claim.
 func (s *Scheduler) fleetSkipped(job Job, tick, now time.Time, msg string) {
+	s.fleetRecordSkip(job, TriggerSchedule, tick, now, msg)
+}
+
+// fleetRecordSkip records a run that did not happen in the job's state,
+// as an event and in the fleet's history.
+func (s *Scheduler) fleetRecordSkip(job Job, trigger string, tick, now time.Time, msg string) {
 	s.updateState(job.ID, func(st *JobState) {
 		st.LastAttemptAtMs = now.UnixMilli()
 		st.LastStatus = StatusSkipped
 		st.LastMessage = msg
 	})
-	s.emit(Event{Kind: EventSkipped, JobID: job.ID, Trigger: TriggerSchedule, At: now, Status: StatusSkipped, Message: msg})
-	s.opts.Fleet.Record(s.runCtx, RunRecord{JobID: job.ID, Trigger: TriggerSchedule, Tick: tick, Start: now, Status: StatusSkipped, Message: msg})
+	s.emit(Event{Kind: EventSkipped, JobID: job.ID, Trigger: trigger, At: now, Status: StatusSkipped, Message: msg})
+	s.opts.Fleet.Record(s.runCtx, RunRecord{JobID: job.ID, Trigger: trigger, Tick: tick, Start: now, Status: StatusSkipped, Message: msg})
 }
 
 // takeTick returns (and forgets) the tick the locker claimed for id.

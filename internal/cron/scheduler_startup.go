@@ -69,11 +69,5 @@ func (s *Scheduler) startupInFleet(job Job) {
 
 // fleetStartupSkipped reports a startup run that did not happen.
 func (s *Scheduler) fleetStartupSkipped(job Job, now time.Time, msg string) {
-	s.updateState(job.ID, func(st *JobState) {
-		st.LastAttemptAtMs = now.UnixMilli()
-		st.LastStatus = StatusSkipped
-		st.LastMessage = msg
-	})
-	s.emit(Event{Kind: EventSkipped, JobID: job.ID, Trigger: TriggerStartup, At: now, Status: StatusSkipped, Message: msg})
-	s.opts.Fleet.Record(s.runCtx, RunRecord{JobID: job.ID, Trigger: TriggerStartup, Tick: now, Start: now, Status: StatusSkipped, Message: msg})
+	s.fleetRecordSkip(job, TriggerStartup, now, now, msg)
 }
