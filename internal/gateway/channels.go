@@ -13,6 +13,7 @@ import (
 // startChannels starts the enabled chat channels; they run until stop.
 func (g *Gateway) startChannels() error {
 	if g.opts.StartChannels == nil {
+		g.channelsReady(nil)
 		return nil
 	}
 	level := slog.LevelInfo
@@ -22,11 +23,11 @@ func (g *Gateway) startChannels() error {
 	logger := slog.New(slog.NewTextHandler(g.opts.Stderr, &slog.HandlerOptions{Level: level}))
 	chans, err := g.opts.StartChannels(g.cfg, g.home.State(), g.current, logger)
 	if err != nil {
+		g.channelsReady(nil)
 		return err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	g.chCancel = cancel
-	g.channels = chans
 	for _, ch := range chans {
 		g.chWG.Add(1)
 		go func() {
@@ -37,7 +38,21 @@ func (g *Gateway) startChannels() error {
 		}()
 		g.print.line("●", "channel %s started", ch.Name())
 	}
+	g.channelsReady(chans)
 	return nil
+}
+
+// channelsReady makes chans the channels results go to and delivers the
+// results of jobs that finished before they started (runOnStartup jobs).
+func (g *Gateway) channelsReady(chans []Channel) {
+	g.chMu.Lock()
+	g.channels, g.chReady = chans, true
+	early := g.early
+	g.early = nil
+	g.chMu.Unlock()
+	for _, e := range early {
+		g.deliver(e)
+	}
 }
 
 // stopChannels stops taking messages, cancels the channels' tasks and
@@ -69,7 +84,18 @@ type ChatAllower interface {
 
 // deliver posts a finished job's result to the chat its delivery names.
 func (g *Gateway) deliver(e cron.Event) {
-	if e.Kind != cron.EventFinished || len(g.channels) == 0 {
+	if e.Kind != cron.EventFinished {
+		return
+	}
+	g.chMu.Lock()
+	if !g.chReady {
+		g.early = append(g.early, e)
+		g.chMu.Unlock()
+		return
+	}
+	chans := g.channels
+	g.chMu.Unlock()
+	if len(chans) == 0 {
 		return
 	}
 	f, _, err := cron.LoadJobs(g.jobsPath)
@@ -99,7 +125,7 @@ func (g *Gateway) deliver(e cron.Event) {
 	if key, err := cron.DeliveryKey(g.home.State()); err == nil {
 		trusted = cron.DeliveryTrusted(*job, d, key)
 	}
-	for _, ch := range g.channels {
+	for _, ch := range chans {
 		if ch.Name() != d.Channel {
 			continue
 		}

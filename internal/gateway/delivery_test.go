@@ -121,3 +121,39 @@ func appendRawJobs(t *testing.T, path string, entries ...string) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, data, 0o644))
 }
+
+// TestStartupResultsWaitForTheChannels: a runOnStartup job that finishes
+// before the chat channels have started still delivers its result once
+// they have (it was dropped: the scheduler starts first).
+func TestStartupResultsWaitForTheChannels(t *testing.T) {
+	home := newGwHome(t, nil, "")
+	ws, err := workspace.Open(home)
+	require.NoError(t, err)
+	require.NoError(t, cron.SaveJobs(ws.JobsPath(), cron.JobsFile{Version: cron.JobsVersion}))
+	appendRawJobs(t, ws.JobsPath(),
+		gwEvery("early", 3600000, "early task", `, "runOnStartup": true, "delivery": {"channel": "telegram", "to": "42"}`))
+	ch := &chatChannel{allowed: []string{"42"}}
+	runs := newFakeRuns()
+	runs.result = func(fakeCall) (engine.RunResult, error) { return engine.RunResult{Success: true, Message: "done"}, nil }
+	slowChannels := func(workspace.Config, string, Current, *slog.Logger) ([]Channel, error) {
+		// The channel comes up only after the startup job has run and
+		// had time to finish.
+		deadline := time.Now().Add(gwWait)
+		for time.Now().Before(deadline) {
+			runs.mu.Lock()
+			n := len(runs.calls)
+			runs.mu.Unlock()
+			if n > 0 {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		time.Sleep(300 * time.Millisecond)
+		return []Channel{ch}, nil
+	}
+	o := Options{Gateway: gwenv.Gateway{Home: ws, Config: ws.Config(), StartChannels: slowChannels}, runsFor: runs.runsFor}
+	h := startGatewayWith(t, home, o, runs)
+	h.waitCall("early task", 0)
+	h.eventually("the early result delivered", func() bool { return len(ch.deliveries()) == 1 })
+	assert.Equal(t, []string{"42: ✓ early: done"}, ch.deliveries())
+}

@@ -74,7 +74,13 @@ type Gateway struct {
 	ctlDone   chan struct{}
 
 	// Chat channels (channels.* in config.json) and their goroutines.
+	// chMu guards channels, chReady and early: runOnStartup jobs can finish
+	// before the channels have started, and their results wait in early
+	// until they have (channelsReady).
+	chMu     sync.Mutex
 	channels []Channel
+	chReady  bool
+	early    []cron.Event
 	chCancel context.CancelFunc
 	chWG     sync.WaitGroup
 }
