@@ -21,8 +21,8 @@ import (
 // GatewayServer, JobRunners, MCPServer, DashboardServer, ChannelStarter,
 // Assembly). Each front end's method lives next to its glue: StartRelay
 // and ServeMCP here, ServeGateway and NewJobRunner in gateway.go,
-// StartChannels in channels.go, ServeDashboard (and its manager) in
-// dashboard.go.
+// StartChannels in channels.go, ServeDashboard (pages over
+// internal/dashboard/backend, with the relay hub) in dashboardhub.go.
 type application struct {
 	wire.Assembly
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/internal/atomicfile"
+	"github.com/openpocket/openpocket/internal/dashenv"
 	"github.com/openpocket/openpocket/internal/gwenv"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/workspace"
@@ -37,7 +38,7 @@ type DashboardEnv struct {
 	Token   string
 	Install *workspace.Install
 	// Runtime opens one agent: its home and run services.
-	Runtime func(id string) (*AgentRuntime, error)
+	Runtime dashenv.Opener
 	// Ready is called with the URL to open once the server listens.
 	Ready func(url string)
 	// Only, when set, limits the pages to that agent (a gateway serving
@@ -46,27 +47,6 @@ type DashboardEnv struct {
 	// RelayPhone shows a request's phone on the relay hub's pages and
 	// passes takeover taps to it.
 	RelayPhone RelayPhone
-}
-
-// AgentRuntime is one agent as a long-running front end drives it.
-type AgentRuntime struct {
-	ID   string
-	Home *workspace.Home
-	// View captures the screen without taking the device lease: looking
-	// does not drive, so a running task is not disturbed.
-	View *run.Service
-	// Drive acts on the device, taking its lease for each action only.
-	Drive *run.Service
-	// RunJob and ReplaySkill run a cron job (in the agent's gateway when
-	// it runs) or a skill replay now, as `openpocket cron run` and
-	// `openpocket skills run` would, and return how it ended: its message,
-	// or an error with the reason.
-	RunJob      func(ctx context.Context, id string) (string, error)
-	ReplaySkill func(ctx context.Context, name string) (string, error)
-	// Device names the phone the agent's runs use, or says why there is
-	// none (the resolver's error).
-	Device func(ctx context.Context) (string, error)
-	Close  func()
 }
 
 // Run serves the manager dashboard until Ctrl-C.
@@ -180,7 +160,7 @@ func newDashboards(f services, auth *HumanAuth, jobs JobRunners) dashboards {
 // two run services from the one factory (newService) — a view that takes
 // no lease, a driver whose runs each hold the phone's lease and executors
 // of their own — over the agent's config and target.
-func (d dashboards) runtime(id string) (*AgentRuntime, error) {
+func (d dashboards) runtime(id string) (*dashenv.AgentRuntime, error) {
 	h, cfg, err := d.homeOf(id)
 	if err != nil {
 		return nil, err
@@ -189,7 +169,7 @@ func (d dashboards) runtime(id string) (*AgentRuntime, error) {
 		return serviceSpec{home: h, cfg: cfg, agentID: id, mode: mode, plainLease: mode != leasesNone}
 	}
 	view, drive := d.f.newService(spec(leasesNone)), d.f.newService(spec(leasesPerRun))
-	rt := &AgentRuntime{ID: id, Home: h, View: view, Drive: drive,
+	rt := &dashenv.AgentRuntime{ID: id, Home: h, View: view, Drive: drive,
 		Close: func() { view.Close(); drive.Close() }}
 	// Jobs run in the agent's gateway when it runs (it owns their state
 	// and the phone), else on the driver, as `openpocket cron run` would;

@@ -1,11 +1,17 @@
-package main
+// Package backend implements the dashboard's Manager and Agent ports
+// (internal/dashboard) over an install: agents' summaries from their config,
+// binding, gateway lock and fleet; screens and actions through each agent's
+// run services (opened by the CLI, handed over as dashenv.AgentRuntime);
+// sessions, screenshots, cron jobs, skills and human-auth requests from the
+// agent's files. The pages never touch files, adb or the engine; this
+// package does, and never selects devices or takes leases itself.
+package backend
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -17,51 +23,34 @@ import (
 
 	"github.com/openpocket/openpocket/engine/action"
 	"github.com/openpocket/openpocket/engine/device"
-	"github.com/openpocket/openpocket/internal/cli"
 	"github.com/openpocket/openpocket/internal/cron"
 	"github.com/openpocket/openpocket/internal/dashboard"
+	"github.com/openpocket/openpocket/internal/dashenv"
 	"github.com/openpocket/openpocket/internal/humanauth"
-	"github.com/openpocket/openpocket/internal/relay"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/skills"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
 
-// ServeDashboard wires the dashboard's ports to the install and the run
-// service (the dashboard itself never touches files, adb or the engine).
-func (*application) ServeDashboard(ctx context.Context, env cli.DashboardEnv) error {
-	m := &manager{env: env, open: map[string]*cli.AgentRuntime{}}
-	defer m.close()
-	return dashboard.Serve(ctx, env.Addr, m, dashboard.Options{Token: env.Token, Relay: relayHub{env.Install, env.RelayPhone}}, env.Ready)
+// Manager implements dashboard.Manager over an install. It keeps each
+// agent it opens until Close.
+type Manager struct {
+	in      *workspace.Install
+	only    string
+	runtime dashenv.Opener
+	mu      sync.Mutex
+	open    map[string]*dashenv.AgentRuntime
 }
 
-// relayHub routes /a/<agentId>/auth/… to the human-auth relay over that
-// agent's own request store, so one address serves every agent (docs/agents.md)
-// and each request's state stays in its agent's state directory.
-type relayHub struct {
-	in    *workspace.Install
-	phone relay.Phone
+// New is the manager of install in, opening agents with runtime; only,
+// when set, limits it to that agent (a gateway serving its own agent's
+// dashboard).
+func New(in *workspace.Install, only string, runtime dashenv.Opener) *Manager {
+	return &Manager{in: in, only: only, runtime: runtime, open: map[string]*dashenv.AgentRuntime{}}
 }
 
-func (h relayHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("agent")
-	ok, err := h.in.Exists(id)
-	if err != nil || !ok {
-		http.NotFound(w, r)
-		return
-	}
-	dir, _ := h.in.AgentDir(id)
-	relay.New(humanauth.Open(filepath.Join(dir, "state")), relay.Options{Phone: h.phone}).Handler().ServeHTTP(w, r)
-}
-
-// manager implements dashboard.Manager over the install.
-type manager struct {
-	env  cli.DashboardEnv
-	mu   sync.Mutex
-	open map[string]*cli.AgentRuntime
-}
-
-func (m *manager) close() {
+// Close closes every agent runtime the manager opened.
+func (m *Manager) Close() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, rt := range m.open {
@@ -69,14 +58,14 @@ func (m *manager) close() {
 	}
 }
 
-func (m *manager) Agents(ctx context.Context) ([]dashboard.AgentSummary, error) {
-	list, err := m.env.Install.Agents()
+func (m *Manager) Agents(ctx context.Context) ([]dashboard.AgentSummary, error) {
+	list, err := m.in.Agents()
 	if err != nil {
 		return nil, err
 	}
 	out := make([]dashboard.AgentSummary, 0, len(list))
 	for _, info := range list {
-		if m.env.Only != "" && info.ID != m.env.Only {
+		if m.only != "" && info.ID != m.only {
 			continue
 		}
 		out = append(out, m.summary(info.ID, info.Dir))
@@ -84,7 +73,7 @@ func (m *manager) Agents(ctx context.Context) ([]dashboard.AgentSummary, error) 
 	return out, nil
 }
 
-func (m *manager) summary(id, dir string) dashboard.AgentSummary {
+func (m *Manager) summary(id, dir string) dashboard.AgentSummary {
 	s := dashboard.AgentSummary{ID: id, Dir: dir, Gateway: "stopped"}
 	cfg, _, err := workspace.LoadConfigWarnings(filepath.Join(dir, "config.json"))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -97,7 +86,7 @@ func (m *manager) summary(id, dir string) dashboard.AgentSummary {
 			s.Channels = append(s.Channels, fmt.Sprintf("telegram (%d users, %d chats allowed)", len(tg.AllowedUserIDs), len(tg.AllowedChatIDs)))
 		}
 	}
-	if b, ok, err := m.env.Install.Binding(id); err == nil && ok {
+	if b, ok, err := m.in.Binding(id); err == nil && ok {
 		s.Binding = b.Fingerprint()
 	}
 	if l, ok := cron.GatewayRunning(filepath.Join(dir, "state")); ok {
@@ -106,16 +95,16 @@ func (m *manager) summary(id, dir string) dashboard.AgentSummary {
 	return s
 }
 
-func (m *manager) Agent(id string) (dashboard.Agent, error) {
-	ok, err := m.env.Install.Exists(id)
-	if err != nil || !ok || m.env.Only != "" && id != m.env.Only {
+func (m *Manager) Agent(id string) (dashboard.Agent, error) {
+	ok, err := m.in.Exists(id)
+	if err != nil || !ok || m.only != "" && id != m.only {
 		return nil, fmt.Errorf("%w: %q", dashboard.ErrNoAgent, id)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	rt := m.open[id]
 	if rt == nil {
-		if rt, err = m.env.Runtime(id); err != nil {
+		if rt, err = m.runtime(id); err != nil {
 			return nil, err
 		}
 		m.open[id] = rt
@@ -125,8 +114,8 @@ func (m *manager) Agent(id string) (dashboard.Agent, error) {
 
 // agent implements dashboard.Agent over one agent's runtime.
 type agent struct {
-	m  *manager
-	rt *cli.AgentRuntime
+	m  *Manager
+	rt *dashenv.AgentRuntime
 }
 
 func (a *agent) Summary(ctx context.Context) (dashboard.AgentSummary, error) {
