@@ -56,7 +56,7 @@ func (r *ChannelRunner) RunTask(ctx context.Context, task, replyTo string, onEve
 			return scheduleAt(ctx, jt, act, replyTo)
 		}}
 	return agentOn(ctx, r.auth, env, task, agentRunOptions{OnEvent: onEvent, Ask: auth, ReplyTo: replyTo, UserInput: ask,
-		OnAuthLink: func(id, url string) { r.links.Store(id, url) }})
+		ReplayFirst: cfg.Agent.ReplayFirst, OnAuthLink: func(id, url string) { r.links.Store(id, url) }})
 }
 
 // jobsPath is the jobs file cfg names.
