@@ -61,8 +61,8 @@ type AgentOptions struct {
 	// before any model call; the model gets the task, from the screen the
 	// replay left, only when the replay fails. `openpocket agent`,
 	// scheduled agent jobs and chat tasks set it from agent.replayFirst
-	// (AgentDefaults.ReplayFirst; `agent --no-replay` clears it); other
-	// runs (MCP, the dashboard) leave it false.
+	// (AgentDefaults.ReplayFirst; `agent --no-replay` clears it); MCP
+	// agent runs leave it false.
 	ReplayFirst bool
 	// MaxTokens overrides agent.maxTokens when > 0.
 	MaxTokens int64
