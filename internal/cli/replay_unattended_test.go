@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/internal/channel"
 	"github.com/openpocket/openpocket/internal/cron"
 	"github.com/openpocket/openpocket/internal/gateway"
 	"github.com/openpocket/openpocket/internal/run"
@@ -42,7 +43,7 @@ func TestScheduledAgentJobReplaysALearnedTask(t *testing.T) {
 
 // TestChatTaskReplaysALearnedTask: a chat channel's task (ChannelRunner,
 // what the gateway hands Telegram) replays a learned skill without the
-// model, and the chat sees the replay_first events to narrate it.
+// model, and the chat's status message is told each replay step.
 func TestChatTaskReplaysALearnedTask(t *testing.T) {
 	app, srv, s, art := learnedWifiOff(t)
 	svc, err := app.runService()
@@ -51,14 +52,28 @@ func TestChatTaskReplaysALearnedTask(t *testing.T) {
 	require.NoError(t, err)
 	r := &ChannelRunner{f: app.services(), home: home(t, app), auth: app.humanAuth(),
 		current: func() (*run.Service, workspace.Config, func()) { return svc, cfg, func() {} }}
-	var kinds []string
-	res, err := r.RunTask(context.Background(), "Turn off Wi-Fi", "telegram:42", func(ev engine.Event) { kinds = append(kinds, ev.Kind) }, nil, nil)
+	var (
+		kinds []string
+		steps []engine.Event
+	)
+	res, err := r.RunTask(context.Background(), "Turn off Wi-Fi", "telegram:42", func(ev engine.Event) {
+		kinds = append(kinds, ev.Kind)
+		if ev.Kind == channel.ReplayStep {
+			steps = append(steps, ev)
+		}
+	}, nil, nil)
 	require.NoError(t, err)
 	assert.True(t, res.Success, res.Message)
 	assert.Contains(t, res.Message, "Replayed the learned skill "+art.Name)
 	assert.False(t, s.Phone().WifiOn())
 	assert.Empty(t, srv.Requests(), "no model call")
 	assert.Contains(t, kinds, string(run.KindReplayFirst))
+	// The chat's status message narrates the replay step by step.
+	require.NotEmpty(t, steps, "replay steps are narrated: %v", kinds)
+	for i, st := range steps {
+		assert.Equal(t, i+1, st.Int("step"), "steps count up")
+		assert.NotEmpty(t, st.Fields["action"], "each step has its label")
+	}
 }
 
 // TestReplayFirstOffInConfigAsksTheModel: agent.replayFirst false in
