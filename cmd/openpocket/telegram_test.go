@@ -149,8 +149,10 @@ func TestTelegramRunTogglesWifi(t *testing.T) {
 	r.model.ReplyTool("finish", map[string]any{"message": "Wi-Fi is off"})
 	_, _ = r.gateway()
 
-	r.tg.SendText(tgStranger, "/run toggle wifi")
-	r.tg.SendText(tgOwner, "/run toggle wifi")
+	// "turn wifi off" matches no skill, so the model drives it
+	// ("toggle wifi" names the bundled skill: replayed first, below).
+	r.tg.SendText(tgStranger, "/run turn wifi off")
+	r.tg.SendText(tgOwner, "/run turn wifi off")
 	calls := r.wait("the final screenshot", func(c []telegramtest.Call) bool { return photoOf(c) != nil })
 
 	assert.False(t, r.phone.WifiOn(), "the task really toggled Wi-Fi")
@@ -158,7 +160,7 @@ func TestTelegramRunTogglesWifi(t *testing.T) {
 		assert.Equal(t, "4242", c.Params["chat_id"], "the stranger gets nothing: %s %q", c.Method, c.Params["text"])
 	}
 	require.Equal(t, "sendMessage", calls[0].Method)
-	assert.Equal(t, "▶ Starting: toggle wifi", calls[0].Params["text"])
+	assert.Equal(t, "▶ Starting: turn wifi off", calls[0].Params["text"])
 	var edits []string
 	for _, c := range calls {
 		if c.Method == "editMessageText" {
@@ -168,13 +170,39 @@ func TestTelegramRunTogglesWifi(t *testing.T) {
 	}
 	require.GreaterOrEqual(t, len(edits), 2, "a progress edit and the verdict: %q", edits)
 	assert.Regexp(t, `step 2/100 · com\.android\.settings\nlast: tap_element`, edits[0])
-	assert.Equal(t, "✓ Done after 3 steps: toggle wifi\nWi-Fi is off", edits[len(edits)-1])
+	assert.Equal(t, "✓ Done after 3 steps: turn wifi off\nWi-Fi is off", edits[len(edits)-1])
 	photo := *photoOf(calls)
 	assert.Equal(t, "✓ Wi-Fi is off", photo.Params["caption"])
 	img, err := png.Decode(bytes.NewReader(photo.Photo))
 	require.NoError(t, err, "the screenshot is a real PNG of the phone")
 	assert.Greater(t, img.Bounds().Dx(), 100)
 	assert.Contains(t, r.session(), "- status: SUCCESS")
+}
+
+// TestTelegramRunReplaysAMatchingSkill: a chat task that names a skill
+// ("toggle wifi", the bundled toggle-wifi) is replayed first: Wi-Fi goes
+// off with no request at the model server, and the chat gets the
+// replay's verdict. (Step-by-step narration of a replay:
+// TestChatTaskReplaysALearnedTask in internal/cli.)
+func TestTelegramRunReplaysAMatchingSkill(t *testing.T) {
+	r := newTGRig(t, nil)
+	require.True(t, r.phone.WifiOn())
+	_, _ = r.gateway()
+
+	r.tg.SendText(tgOwner, "/run toggle wifi")
+	calls := r.wait("the final screenshot", func(c []telegramtest.Call) bool { return photoOf(c) != nil })
+	assert.False(t, r.phone.WifiOn(), "the replay toggled Wi-Fi")
+	assert.Empty(t, r.model.Requests(), "no model call")
+	var edits []string
+	for _, c := range calls {
+		if c.Method == "editMessageText" {
+			edits = append(edits, c.Params["text"])
+		}
+	}
+	require.NotEmpty(t, edits, "the verdict")
+	assert.Contains(t, edits[len(edits)-1], "Replayed the learned skill toggle-wifi")
+	assert.Contains(t, photoOf(calls).Params["caption"], "✓ Replayed the learned skill toggle-wifi")
+	assert.Contains(t, r.session(), `"type": "replay_skill"`)
 }
 
 func TestTelegramStopEndsSessionStoppedByUser(t *testing.T) {

@@ -104,7 +104,7 @@ func (c *AgentCmd) Run(ctx context.Context, out Streams, svc *run.Service, agent
 	// Human-auth prompts (and the loop breaker's question) go to stderr so
 	// --json output stays clean.
 	o := agentRunOptions{Model: c.Model, MaxSteps: c.MaxSteps, Stdin: os.Stdin, Stdout: out.Stderr,
-		ReplayFirst: !c.NoReplay, MaxTokens: c.MaxTokens}
+		ReplayFirst: !c.NoReplay && svc.Config().Agent.ReplayFirst, MaxTokens: c.MaxTokens}
 	progress := newAgentProgress(out.Stdout, isTTY(out.Stdout))
 	progress.quiet = c.JSON
 	o.OnEvent = progress.event

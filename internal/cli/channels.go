@@ -55,8 +55,35 @@ func (r *ChannelRunner) RunTask(ctx context.Context, task, replyTo string, onEve
 		schedule: func(ctx context.Context, act action.Action, replyTo string) (string, error) {
 			return scheduleAt(ctx, jt, act, replyTo)
 		}}
-	return agentOn(ctx, r.auth, env, task, agentRunOptions{OnEvent: onEvent, Ask: auth, ReplyTo: replyTo, UserInput: ask,
-		OnAuthLink: func(id, url string) { r.links.Store(id, url) }})
+	return agentOn(ctx, r.auth, env, task, agentRunOptions{OnEvent: chatReplaySteps(onEvent), Ask: auth, ReplyTo: replyTo, UserInput: ask,
+		ReplayFirst: cfg.Agent.ReplayFirst, OnAuthLink: func(id, url string) { r.links.Store(id, url) }})
+}
+
+// chatReplaySteps narrates a task's replay-first attempt in the chat as
+// /skill narrates a replay: each top-level step the replay ends becomes a
+// channel.ReplayStep event (the model's steps arrive as agent_step), so
+// the status message moves while a learned task replays.
+func chatReplaySteps(onEvent func(engine.Event)) func(engine.Event) {
+	if onEvent == nil {
+		return nil
+	}
+	var (
+		mu        sync.Mutex
+		replaying bool
+		done      int
+	)
+	return func(ev engine.Event) {
+		mu.Lock()
+		switch {
+		case ev.Kind == string(run.KindReplayFirst):
+			replaying = ev.Fields["status"] == "started"
+		case replaying && ev.Kind == string(run.KindStepEnd) && ev.Int("depth") == 0:
+			done++
+			ev = engine.Event{Kind: replayStepKind, Fields: map[string]any{"step": done, "action": ev.Fields["label"]}}
+		}
+		mu.Unlock()
+		onEvent(ev)
+	}
 }
 
 // jobsPath is the jobs file cfg names.

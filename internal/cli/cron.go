@@ -141,7 +141,10 @@ func (c *CronListCmd) Run(ctx context.Context, out Streams, h *workspace.Home, c
 			next = cronTime(e.State.NextRunAtMs)
 		}
 		dev := j.Device
-		if dev == "" {
+		switch {
+		case j.Agent != "":
+			dev = "agent:" + j.Agent // the phone bound to that agent
+		case dev == "":
 			dev = "-"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cronCell(j.ID, 20), cronCell(j.Name, 24), enabled,

@@ -32,12 +32,24 @@ type CronAddCmd struct {
 	ID           string `name:"id" help:"Job id (default: generated)." placeholder:"ID"`
 	Channel      string `help:"Deliver each result to this chat channel (telegram), with --to." placeholder:"CHANNEL"`
 	To           string `help:"Chat id on --channel the results go to." placeholder:"ID"`
+	// ForAgent is the job's agent field; the global --agent is whose
+	// jobs file is edited.
+	ForAgent string `name:"for-agent" help:"Run the job on this agent's bound phone, on the host whose gateway serves it (instead of -s)." placeholder:"ID"`
 }
 
 // Run validates the flags, adds the job to the jobs file and prints its id.
 func (c *CronAddCmd) Run(out Streams, g Globals, h *workspace.Home, cfg workspace.Config) error {
-	// The global --device (-s) is the job's device.
-	job, err := c.job(cfg, h, g.deviceOrEnv(), time.Now())
+	// The global --device (-s) is the job's device; a job for an agent
+	// runs on that agent's bound phone, so only an explicit -s conflicts
+	// with --for-agent (a serial from the environment is not the job's).
+	device := g.deviceOrEnv()
+	if strings.TrimSpace(c.ForAgent) != "" {
+		if g.Device != "" {
+			return cronUsagef("cron add: --for-agent and -s/--device: a job for an agent runs on that agent's bound phone; give one of them")
+		}
+		device = ""
+	}
+	job, err := c.job(cfg, h, device, time.Now())
 	if err != nil {
 		return err
 	}
@@ -105,6 +117,8 @@ func cronFlagOf(field string, j cron.Job) string {
 		return "--playbook"
 	case "id":
 		return "--id"
+	case "agent":
+		return "--for-agent"
 	}
 	return field
 }
@@ -126,7 +140,7 @@ func (c *CronAddCmd) job(cfg workspace.Config, h *workspace.Home, device string,
 		return j, err
 	}
 	j = cron.Job{ID: strings.TrimSpace(c.ID), Name: strings.TrimSpace(c.Name), Enabled: true, Schedule: sched, Payload: p,
-		RunOnStartup: c.RunOnStartup, Device: strings.TrimSpace(device), CreatedBy: "cli"}
+		RunOnStartup: c.RunOnStartup, Device: strings.TrimSpace(device), Agent: strings.TrimSpace(c.ForAgent), CreatedBy: "cli"}
 	ch, to := strings.TrimSpace(c.Channel), strings.TrimSpace(c.To)
 	switch {
 	case (ch == "") != (to == ""):

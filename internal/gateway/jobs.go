@@ -180,10 +180,13 @@ func (r *serviceRuns) release() {
 }
 
 // runAgent runs an agent task unattended: human auth through the relay
-// when humanAuth.enabled, else the model is told no one can answer.
+// when humanAuth.enabled, else the model is told no one can answer. A
+// task a learned skill matches is replayed first (agent.replayFirst), so
+// a job repeating a learned task costs no model calls.
 func (r *serviceRuns) runAgent(ctx context.Context, task, model string) (engine.RunResult, error) {
 	o := r.agent
 	o.Target, o.Task, o.Model = r.target, task, model
+	o.ReplayFirst = r.svc.Config().Agent.ReplayFirst
 	if r.humanAuth != nil {
 		o.HumanAuthFor = r.humanAuth
 	}

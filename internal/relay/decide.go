@@ -252,7 +252,11 @@ func (s *Server) fieldsArtifact(r *http.Request, p humanauth.Pending, v view, d 
 		text, d.Fields = only, nil
 	}
 	switch {
-	case kind == "credentials" || kind == "payment_card":
+	case kind == "payment_card":
+		// A card is not a login; the agent and the person reading the
+		// message should know which of the two was handed over.
+		said = "card details provided"
+	case kind == "credentials":
 		said = "credentials provided"
 	case len(values) == 1:
 		said = "provided text"

@@ -94,7 +94,7 @@ func TestEveryFieldTypeRendersAndSubmits(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, ok)
 	assert.Equal(t, "approved", d.Status)
-	assert.Equal(t, "the user approved (note: leave at door) and credentials provided", d.Message)
+	assert.Equal(t, "the user approved (note: leave at door) and card details provided", d.Message)
 	require.NotNil(t, d.Artifact)
 	assert.Equal(t, store.ArtifactDir()+"/req-fields.json", d.Artifact.Path)
 	var payload map[string]any

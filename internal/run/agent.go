@@ -59,8 +59,10 @@ type AgentOptions struct {
 	// ReplayFirst replays the learned skill the task matches
 	// (skills.Loader.Match: its recorded task, name or a trigger phrase)
 	// before any model call; the model gets the task, from the screen the
-	// replay left, only when the replay fails. `agent --no-replay` and
-	// every non-CLI run leave it false.
+	// replay left, only when the replay fails. `openpocket agent`,
+	// scheduled agent jobs and chat tasks set it from agent.replayFirst
+	// (AgentDefaults.ReplayFirst; `agent --no-replay` clears it); MCP
+	// agent runs leave it false.
 	ReplayFirst bool
 	// MaxTokens overrides agent.maxTokens when > 0.
 	MaxTokens int64

@@ -45,6 +45,9 @@ type AgentDefaults struct {
 	StuckAfter int
 	// MaxTokens is a run's token budget (agent.maxTokens; 0: none).
 	MaxTokens int64
+	// ReplayFirst is agent.replayFirst: front ends set
+	// AgentOptions.ReplayFirst from it (a run only replays when asked).
+	ReplayFirst bool
 }
 
 // Config are the Service's dependencies, bound once by the composition

@@ -167,6 +167,7 @@ func (a Assembly) serviceConfig(h *workspace.Home, cfg workspace.Config, rc run.
 		Probe:              cfg.HumanAuth.Probe,
 		StuckAfter:         cfg.Agent.StuckAfter,
 		MaxTokens:          cfg.Agent.MaxTokens,
+		ReplayFirst:        cfg.Agent.ReplayFirst,
 	}
 	// Validated with the config: an error here cannot happen.
 	rc.Permissions, _ = cfg.HumanAuth.PermissionPolicy()

@@ -79,6 +79,10 @@ type AgentConfig struct {
 	// MaxTokens is the token budget of one agent run (input + output of
 	// every model call); a run that would exceed it ends FAILED. 0: none.
 	MaxTokens int64 `json:"maxTokens"`
+	// ReplayFirst replays the learned skill a task matches, with zero
+	// model calls, before asking the model: in `openpocket agent`
+	// (unless --no-replay), scheduled agent_turn jobs and chat tasks.
+	ReplayFirst bool `json:"replayFirst"`
 }
 
 // ScreenshotsConfig controls step screenshots.
@@ -269,6 +273,7 @@ func DefaultConfig() Config {
 			SystemPromptMode:     "full",
 			ContextBudgetChars:   150000,
 			StuckAfter:           DefaultStuckAfter,
+			ReplayFirst:          true,
 		},
 		Screenshots: ScreenshotsConfig{
 			SaveStepScreenshots: true,

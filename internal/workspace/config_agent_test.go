@@ -37,3 +37,23 @@ func TestAgentLoopBreakerAndBudgetKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentReplayFirstKey: agent.replayFirst is on by default, false
+// turns it off, and a value that is not a boolean is an error at its line.
+func TestAgentReplayFirstKey(t *testing.T) {
+	if !DefaultConfig().Agent.ReplayFirst {
+		t.Fatal("agent.replayFirst defaults to true")
+	}
+	cfg, err := LoadConfig(writeConfig(t, `{"agent": {"replayFirst": false}}`))
+	if err != nil || cfg.Agent.ReplayFirst {
+		t.Fatalf("replayFirst false: %v %+v", err, cfg.Agent)
+	}
+	cfg, err = LoadConfig(writeConfig(t, `{"agent": {"maxSteps": 5}}`))
+	if err != nil || !cfg.Agent.ReplayFirst {
+		t.Fatalf("absent replayFirst keeps the default: %v %+v", err, cfg.Agent)
+	}
+	_, err = LoadConfig(writeConfig(t, "{\n  \"agent\": {\"replayFirst\": \"no\"}\n}"))
+	if err == nil || !strings.Contains(err.Error(), "config.json:2:") || !strings.Contains(err.Error(), "agent.replayFirst") {
+		t.Fatalf("a string for replayFirst: %v", err)
+	}
+}

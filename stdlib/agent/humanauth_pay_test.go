@@ -18,7 +18,7 @@ import (
 // payCard is an approved payment_card answer as the relay hands it over.
 func payCard(number, cvc string) func(context.Context, agent.HumanAuthRequest) (agent.HumanAuthDecision, error) {
 	return func(context.Context, agent.HumanAuthRequest) (agent.HumanAuthDecision, error) {
-		return agent.HumanAuthDecision{Status: "approved", Message: "the user approved and credentials provided",
+		return agent.HumanAuthDecision{Status: "approved", Message: "the user approved and card details provided",
 			Artifact: &agent.HumanAuthArtifact{Kind: "payment_card", Path: "/state/human-auth-artifacts/x.json", MIME: "application/json"},
 			Fields: []agent.HumanAuthField{
 				{Key: "card_number", Type: "card-number", Value: number, Secret: true},
