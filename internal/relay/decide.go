@@ -251,19 +251,24 @@ func (s *Server) fieldsArtifact(r *http.Request, p humanauth.Pending, v view, d 
 		// 000 says; anything else is typed field by field.
 		text, d.Fields = only, nil
 	}
+	return text, saidOf(kind, len(values)), nil
+}
+
+// saidOf is how an approval of kind with n values is summarised to the
+// agent and the person: never a value.
+func saidOf(kind string, n int) string {
 	switch {
 	case kind == "payment_card":
 		// A card is not a login; the agent and the person reading the
 		// message should know which of the two was handed over.
-		said = "card details provided"
+		return "card details provided"
 	case kind == "credentials":
-		said = "credentials provided"
-	case len(values) == 1:
-		said = "provided text"
+		return "credentials provided"
+	case n == 1:
+		return "provided text"
 	default:
-		said = fmt.Sprintf("filled in %d fields", len(values))
+		return fmt.Sprintf("filled in %d fields", n)
 	}
-	return text, said, nil
 }
 
 func templateField(p humanauth.Pending, id string) map[string]any {
