@@ -316,16 +316,26 @@ func TestCredentialsFromTheRelayPageLogIn(t *testing.T) {
 	for _, r := range srv.Requests() {
 		assert.NotContains(t, string(r.Raw), "hunter2", "the model never reads the password")
 	}
-	n := 0
-	require.NoError(t, filepath.WalkDir(home, func(path string, d os.DirEntry, err error) error {
+	for path, text := range filesUnder(t, home) {
+		assert.NotContains(t, text, "hunter2", path)
+	}
+}
+
+// filesUnder is every file a run left under dir, by path: the places a
+// secret must not reach (sessions, traces, memory, skills, artifacts,
+// logs). A run writes more than a handful; fewer means the walk missed them.
+func filesUnder(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	require.NoError(t, filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
 		b, err := os.ReadFile(path)
 		require.NoError(t, err)
-		n++
-		assert.NotContains(t, string(b), "hunter2", path)
+		files[path] = string(b)
 		return nil
 	}))
-	assert.Greater(t, n, 5)
+	require.Greater(t, len(files), 5, "files under %s", dir)
+	return files
 }
