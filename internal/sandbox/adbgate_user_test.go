@@ -54,23 +54,7 @@ func TestAnotherUserCannotUseTheGate(t *testing.T) {
 		}
 		t.Skip("needs root to run a process as another user")
 	}
-	srv, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	go func() {
-		for {
-			c, err := srv.Accept()
-			if err != nil {
-				return
-			}
-			if req, err := readRequest(c); err == nil && req == "host:version" {
-				c.Write([]byte("OKAY00040029"))
-			}
-			c.Close()
-		}
-	}()
+	srv := versionServer(t)
 	g, err := NewADBGate(func() (GateDevice, error) { return GateDevice{Serial: "x", Server: srv.Addr().String()}, nil })
 	if err != nil {
 		t.Fatal(err)

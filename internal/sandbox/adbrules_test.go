@@ -64,23 +64,7 @@ func TestGateRules(t *testing.T) {
 // phone is attached to (the device's, else ADB_SERVER_SOCKET or
 // ANDROID_ADB_SERVER_PORT as adb picks it), not always 5037.
 func TestGateFollowsTheConfiguredServer(t *testing.T) {
-	srv, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	go func() {
-		for {
-			c, err := srv.Accept()
-			if err != nil {
-				return
-			}
-			if req, err := readRequest(c); err == nil && req == "host:version" {
-				c.Write([]byte("OKAY00040029"))
-			}
-			c.Close()
-		}
-	}()
+	srv := versionServer(t)
 	_, port, _ := net.SplitHostPort(srv.Addr().String())
 	t.Setenv("ADB_SERVER_SOCKET", "")
 	t.Setenv("ANDROID_ADB_SERVER_PORT", port)
@@ -106,4 +90,28 @@ func TestGateFollowsTheConfiguredServer(t *testing.T) {
 			t.Errorf("%+v: the gate answered %q", dev, b)
 		}
 	}
+}
+
+// versionServer is a stand-in adb server that answers host:version only
+// (the gate's tests need to know a request reached it, nothing more).
+func versionServer(t *testing.T) net.Listener {
+	t.Helper()
+	srv, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	go func() {
+		for {
+			c, err := srv.Accept()
+			if err != nil {
+				return
+			}
+			if req, err := readRequest(c); err == nil && req == "host:version" {
+				c.Write([]byte("OKAY00040029"))
+			}
+			c.Close()
+		}
+	}()
+	return srv
 }
