@@ -7,6 +7,7 @@ import (
 	"github.com/openpocket/openpocket/internal/cli"
 	"github.com/openpocket/openpocket/internal/humanauth"
 	"github.com/openpocket/openpocket/internal/mcp"
+	"github.com/openpocket/openpocket/internal/mcp/backend"
 	"github.com/openpocket/openpocket/internal/relay"
 	"github.com/openpocket/openpocket/internal/wire"
 )
@@ -39,9 +40,11 @@ func (*application) StartRelay(ctx context.Context, store *humanauth.Store, addr
 	return relay.Start(ctx, store, relay.Options{Addr: addr, Phone: phone})
 }
 
-// ServeMCP runs internal/mcp over the CLI's backend, which satisfies
-// mcp.Runner. A refused --http address is bad input (exit 2).
-func (*application) ServeMCP(ctx context.Context, b *cli.MCPBackend, o cli.MCPServeOptions) error {
+// ServeMCP runs internal/mcp over its backend on the command's calls. A
+// refused --http address is bad input (exit 2).
+func (*application) ServeMCP(ctx context.Context, calls cli.MCPCalls, o cli.MCPServeOptions) error {
+	b := backend.New(backend.Env{Home: o.Home, Config: o.Config, Port: calls, ADBServer: o.ADBServer, Warn: o.Warn})
+	defer b.Close()
 	err := mcp.Serve(ctx, b, o.Stdin, o.Stdout, mcp.Options{Version: o.Version, Logger: o.Logger, HTTP: o.HTTP, Token: o.Token})
 	if ae := (*mcp.AddressError)(nil); errors.As(err, &ae) {
 		return cli.UsageError{Err: err}

@@ -26,6 +26,7 @@ import (
 	"github.com/openpocket/openpocket/internal/lease"
 	"github.com/openpocket/openpocket/internal/llm/llmtest"
 	"github.com/openpocket/openpocket/internal/mcp"
+	"github.com/openpocket/openpocket/internal/mcp/backend"
 	"github.com/openpocket/openpocket/internal/sim"
 	"github.com/openpocket/openpocket/internal/sim/simtest"
 	"github.com/openpocket/openpocket/internal/wire"
@@ -177,7 +178,7 @@ func mcpOn(t *testing.T, args []string, scenario func(ctx context.Context, cs *s
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	serve := func(ctx context.Context, b *cli.MCPBackend, o cli.MCPServeOptions) error {
+	serve := func(ctx context.Context, b *backend.Backend, o cli.MCPServeOptions) error {
 		st, ct := sdk.NewInMemoryTransports()
 		ss, err := mcp.New(b, mcp.Options{Version: o.Version}).SDK().Connect(ctx, st, nil)
 		if err != nil {

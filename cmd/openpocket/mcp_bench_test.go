@@ -10,7 +10,7 @@ import (
 
 	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/internal/adb"
-	"github.com/openpocket/openpocket/internal/cli"
+	"github.com/openpocket/openpocket/internal/mcp/backend"
 	"github.com/openpocket/openpocket/internal/sim/simtest"
 )
 
@@ -20,7 +20,7 @@ import (
 // run: mcp/direct is what serving over MCP costs per snapshot.
 func BenchmarkMCPSnapshot(b *testing.B) {
 	phone := simtest.Start(b)
-	withMCPBackend(b, b.TempDir(), phone.Serial(), nil, func(ctx context.Context, cs *sdk.ClientSession, backend *cli.MCPBackend) {
+	withMCPBackend(b, b.TempDir(), phone.Serial(), nil, func(ctx context.Context, cs *sdk.ClientSession, backend *backend.Backend) {
 		capture := func() {
 			p, release, err := backend.Phone(ctx, "")
 			if err != nil {

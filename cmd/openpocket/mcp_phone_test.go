@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/openpocket/openpocket/internal/cli"
 	"github.com/openpocket/openpocket/internal/lease"
+	"github.com/openpocket/openpocket/internal/mcp/backend"
 	"github.com/openpocket/openpocket/internal/sim/simtest"
 )
 
@@ -25,7 +25,7 @@ func TestMCPKeepsItsPhoneAcrossCalls(t *testing.T) {
 	// another process on the shared machine holds.
 	t.Setenv(lease.DirEnv, t.TempDir())
 	phone := simtest.Start(t)
-	withMCPBackend(t, t.TempDir(), phone.Serial(), nil, func(ctx context.Context, cs *sdk.ClientSession, b *cli.MCPBackend) {
+	withMCPBackend(t, t.TempDir(), phone.Serial(), nil, func(ctx context.Context, cs *sdk.ClientSession, b *backend.Backend) {
 		res := call(t, ctx, cs, "launch_app", map[string]any{"packageName": "com.android.settings"})
 		require.False(t, res.IsError, text(res))
 		source := func(args map[string]any) string {

@@ -21,6 +21,7 @@ import (
 	"github.com/openpocket/openpocket/internal/lease"
 	"github.com/openpocket/openpocket/internal/llm/llmtest"
 	"github.com/openpocket/openpocket/internal/mcp"
+	"github.com/openpocket/openpocket/internal/mcp/backend"
 	"github.com/openpocket/openpocket/internal/relay"
 	"github.com/openpocket/openpocket/internal/sim"
 	"github.com/openpocket/openpocket/internal/sim/simtest"
@@ -32,15 +33,15 @@ import (
 // connected to it; scenario runs while the command serves.
 func withMCPClient(t testing.TB, home, serial string, copts *sdk.ClientOptions, scenario func(ctx context.Context, cs *sdk.ClientSession)) {
 	t.Helper()
-	withMCPBackend(t, home, serial, copts, func(ctx context.Context, cs *sdk.ClientSession, _ *cli.MCPBackend) { scenario(ctx, cs) })
+	withMCPBackend(t, home, serial, copts, func(ctx context.Context, cs *sdk.ClientSession, _ *backend.Backend) { scenario(ctx, cs) })
 }
 
 // withMCPBackend is withMCPClient with the server's backend too.
-func withMCPBackend(t testing.TB, home, serial string, copts *sdk.ClientOptions, scenario func(ctx context.Context, cs *sdk.ClientSession, b *cli.MCPBackend)) {
+func withMCPBackend(t testing.TB, home, serial string, copts *sdk.ClientOptions, scenario func(ctx context.Context, cs *sdk.ClientSession, b *backend.Backend)) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	serve := func(ctx context.Context, b *cli.MCPBackend, o cli.MCPServeOptions) error {
+	serve := func(ctx context.Context, b *backend.Backend, o cli.MCPServeOptions) error {
 		server := mcp.New(b, mcp.Options{Version: o.Version})
 		st, ct := sdk.NewInMemoryTransports()
 		ss, err := server.SDK().Connect(ctx, st, nil)
@@ -462,13 +463,16 @@ type mcpInProcess struct {
 	cli.JobRunners
 	cli.DashboardServer
 	cli.ChannelStarter
-	serve func(ctx context.Context, b *cli.MCPBackend, o cli.MCPServeOptions) error
+	serve func(ctx context.Context, b *backend.Backend, o cli.MCPServeOptions) error
 }
 
 func (mcpInProcess) StartRelay(ctx context.Context, store *humanauth.Store, addr string, _ cli.RelayPhone) (string, func(), error) {
 	return relay.Start(ctx, store, relay.Options{Addr: addr})
 }
 
-func (a mcpInProcess) ServeMCP(ctx context.Context, b *cli.MCPBackend, o cli.MCPServeOptions) error {
+func (a mcpInProcess) ServeMCP(ctx context.Context, calls cli.MCPCalls, o cli.MCPServeOptions) error {
+	// As the application's ServeMCP builds it.
+	b := backend.New(backend.Env{Home: o.Home, Config: o.Config, Port: calls, ADBServer: o.ADBServer, Warn: o.Warn})
+	defer b.Close()
 	return a.serve(ctx, b, o)
 }

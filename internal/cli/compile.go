@@ -5,13 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/openpocket/openpocket/engine/hostfs"
-	"github.com/openpocket/openpocket/lua"
+	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/playbooks"
 )
 
@@ -80,10 +78,10 @@ type playbookParams struct {
 	root string
 }
 
-// compilePlaybook reads and compiles one playbook, prints its warnings and
-// checks that the Lua it generates (lua: steps, ${expressions}) compiles,
-// reporting a syntax error at the YAML line of its step. Errors are
-// UsageErrors (exit 2).
+// compilePlaybook reads and compiles one playbook (run.CompilePlaybookIn),
+// prints its warnings and checks that the Lua it generates (lua: steps,
+// ${expressions}) compiles, reporting a syntax error at the YAML line of
+// its step. Errors are UsageErrors (exit 2).
 func compilePlaybook(warn io.Writer, file string, p playbookParams) (*playbooks.Result, error) {
 	// A regular file only, opened non-blocking: a FIFO among the files
 	// named (lint flows/) is an error at once, never a hang.
@@ -98,24 +96,14 @@ func compilePlaybook(warn io.Writer, file string, p playbookParams) (*playbooks.
 	return compilePlaybookSource(warn, file, src, p)
 }
 
-// compilePlaybookSource is compilePlaybook for source already read (an
-// inline playbook); with p.root its includes are read inside the root.
+// compilePlaybookSource is compilePlaybook for source already read; with
+// p.root its includes are read inside the root.
 func compilePlaybookSource(warn io.Writer, file string, src []byte, p playbookParams) (*playbooks.Result, error) {
-	resolve := func(name string) ([]byte, string, error) {
-		b, err := hostfs.ReadRegular(name, maxPlaybookBytes)
-		return b, filepath.Clean(name), err
-	}
-	if p.root != "" {
-		resolve = func(name string) ([]byte, string, error) {
-			b, err := hostfs.ReadFile(p.root, name, maxPlaybookBytes)
-			return b, filepath.Clean(name), err
-		}
-	}
 	params := p.values
 	if p.shared {
 		params = declaredParams(warn, src, file, params, p.quiet)
 	}
-	res, err := playbooks.CompileWithMap(src, playbooks.Options{File: file, Params: params, Lint: p.lint, ResolveInclude: resolve})
+	res, err := run.CompilePlaybookSourceIn(p.root, file, src, params, p.lint)
 	if res != nil {
 		for _, w := range res.Warnings {
 			fmt.Fprintf(warn, "warning: %s\n", w)
@@ -124,22 +112,11 @@ func compilePlaybookSource(warn io.Writer, file string, src []byte, p playbookPa
 	if err != nil {
 		return res, UsageError{err}
 	}
-	if err := lua.CheckSyntax(res.Chunk, res.Lua, res.Map.VMFunc(res.Chunk)); err != nil {
-		var se *lua.ScriptError
-		if errors.As(err, &se) && se.Line > 0 {
-			// The column is the generated Lua's, meaningless in the YAML.
-			msg := luaColumn.ReplaceAllString(se.Message, "")
-			return res, UsageError{fmt.Errorf("%s:%d: the Lua of this step does not compile: %s", se.Chunk, se.Line, msg)}
-		}
-		return res, UsageError{fmt.Errorf("%s: the generated Lua does not compile: %w", file, err)}
-	}
 	return res, nil
 }
 
-// maxPlaybookBytes caps a playbook read through a root.
+// maxPlaybookBytes caps a playbook the command reads.
 const maxPlaybookBytes = 4 << 20
-
-var luaColumn = regexp.MustCompile(` \(column \d+\)`)
 
 // declaredParams keeps the -e values the playbook declares and notes the
 // others. A playbook that does not parse keeps them all: its compile error

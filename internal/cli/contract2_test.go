@@ -12,6 +12,7 @@ import (
 
 	"github.com/openpocket/openpocket/internal/llm/llmtest"
 	"github.com/openpocket/openpocket/internal/sim/simtest"
+	"github.com/openpocket/openpocket/internal/skills"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
 
@@ -50,7 +51,7 @@ func TestSkillsListNamesShadowedSkills(t *testing.T) {
 
 	code, out, _ = mainIn(t, home, "skills", "list", "--json")
 	require.Equal(t, ExitOK, code)
-	var list []skillListEntry
+	var list []skills.Entry
 	require.NoError(t, json.Unmarshal([]byte(out), &list))
 	found := false
 	for _, e := range list {
@@ -130,7 +131,7 @@ func TestSessionsListAndShow(t *testing.T) {
 
 	code, out, errOut = mainIn(t, home, "sessions", "list", "--json")
 	require.Equal(t, ExitOK, code, errOut)
-	var list []sessionSummary
+	var list []workspace.SessionSummary
 	require.NoError(t, json.Unmarshal([]byte(out), &list))
 	require.Len(t, list, 1)
 	sum := list[0]

@@ -72,24 +72,16 @@ func scriptError(stderr io.Writer, verbose bool, phones *Phones, err error) erro
 	return phones.failedRun(se.Error())
 }
 
-// skillOn replays a skill on svc's target for a chat or an MCP client:
-// args are its KEY=VALUE parameters.
+// skillOn replays a skill on svc's target for a chat: args are its
+// KEY=VALUE parameters.
 func skillOn(ctx context.Context, svc *run.Service, t run.Target, name string, args []string, events func(run.Event)) (engine.RunResult, error) {
-	skillName, _, src, from, err := (&SkillsRunCmd{Name: name}).resolve(svc.Config().Skills)
-	if err != nil {
-		return engine.RunResult{Message: err.Error()}, err
-	}
 	params := map[string]string{}
 	for _, kv := range args {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
-			return engine.RunResult{}, UsageError{fmt.Errorf("lua job: skill parameter %q: expected KEY=VALUE", kv)}
+			return engine.RunResult{}, UsageError{fmt.Errorf("skill parameter %q: expected KEY=VALUE", kv)}
 		}
 		params[k] = v
 	}
-	res, err := svc.Replay(ctx, run.ReplayOptions{Target: t, Name: skillName, Skill: from, Source: src, Params: params, Events: events})
-	if err != nil && res.Message == "" {
-		return engine.RunResult{Message: err.Error()}, err // nothing ran
-	}
-	return res.RunResult, nil
+	return svc.ReplaySkill(ctx, run.SkillRun{Target: t, Name: name, Params: params, Events: events})
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -21,18 +20,6 @@ type SessionsCmd struct {
 	Show SessionsShowCmd `cmd:"" help:"Print a session (markdown rendered for the terminal) and its step screenshots."`
 }
 
-// sessionSummary is one line of `sessions list` (and its --json entry).
-type sessionSummary struct {
-	ID        string `json:"id"`
-	Status    string `json:"status"` // SUCCESS | FAILED | running
-	StartedAt string `json:"startedAt"`
-	EndedAt   string `json:"endedAt,omitempty"`
-	Model     string `json:"modelProfile"`
-	Task      string `json:"task"`
-	Steps     int    `json:"steps"`
-	Path      string `json:"path"`
-}
-
 // SessionsListCmd lists sessions.
 type SessionsListCmd struct {
 	JSON  bool `help:"Print JSON."`
@@ -41,21 +28,11 @@ type SessionsListCmd struct {
 
 // Run prints the sessions newest first.
 func (c *SessionsListCmd) Run(streams Streams, h *workspace.Home) error {
-	files, err := workspace.SessionFiles(h.SessionsDir())
+	out, err := h.SessionSummaries(c.Limit, func(path string, err error) {
+		fmt.Fprintf(streams.Stderr, "warning: %s: %v\n", path, err)
+	})
 	if err != nil {
 		return err
-	}
-	if c.Limit > 0 && len(files) > c.Limit {
-		files = files[:c.Limit]
-	}
-	out := []sessionSummary{}
-	for _, f := range files {
-		s, err := readSessionSummary(h, f)
-		if err != nil {
-			fmt.Fprintf(streams.Stderr, "warning: %s: %v\n", f, err)
-			continue
-		}
-		out = append(out, s)
 	}
 	if c.JSON {
 		enc := json.NewEncoder(streams.Stdout)
@@ -74,59 +51,6 @@ func (c *SessionsListCmd) Run(streams Streams, h *workspace.Home) error {
 	return tw.Flush()
 }
 
-// readSessionSummary reads the header, task, step count and final status
-// of a session file (docs/formats.md#session).
-func readSessionSummary(h *workspace.Home, path string) (sessionSummary, error) {
-	f, err := h.OpenSessionFile(path) // no link out, no FIFO
-	if err != nil {
-		return sessionSummary{}, err
-	}
-	defer f.Close()
-	s := sessionSummary{Path: path, Status: "running"}
-	section := ""
-	var task []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case strings.HasPrefix(line, "## "):
-			section = strings.TrimPrefix(line, "## ")
-			continue
-		case strings.HasPrefix(line, "### Step "):
-			s.Steps++
-			continue
-		}
-		key, val, isItem := strings.Cut(strings.TrimPrefix(line, "- "), ": ")
-		isItem = isItem && strings.HasPrefix(line, "- ")
-		switch {
-		case section == "" && isItem:
-			switch key {
-			case "id":
-				s.ID = val
-			case "started_at":
-				s.StartedAt = val
-			case "model_profile":
-				s.Model = val
-			}
-		case section == "Task":
-			task = append(task, line)
-		case section == "Final" && isItem && key == "status":
-			s.Status = val
-		case section == "Final" && isItem && key == "ended_at":
-			s.EndedAt = val
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return s, err
-	}
-	if s.ID == "" {
-		return s, fmt.Errorf("not a session file: no \"- id:\" line in its header")
-	}
-	s.Task = strings.TrimSpace(strings.Join(task, "\n"))
-	return s, nil
-}
-
 // SessionsShowCmd prints one session.
 type SessionsShowCmd struct {
 	ID  string `arg:"" help:"Session id (YYYYMMDD-HHMMSS, as sessions list shows), \"latest\", or a session file."`
@@ -135,7 +59,7 @@ type SessionsShowCmd struct {
 
 // Run renders the session and lists its step screenshots.
 func (c *SessionsShowCmd) Run(out Streams, h *workspace.Home, cfg workspace.Config) error {
-	path, err := c.resolve(h.SessionsDir())
+	path, err := workspace.FindSession(h.SessionsDir(), c.ID)
 	if err != nil {
 		return UsageError{err}
 	}
@@ -157,25 +81,6 @@ func (c *SessionsShowCmd) Run(out Streams, h *workspace.Home, cfg workspace.Conf
 	}
 	fmt.Fprintf(out.Stdout, "file: %s\n", path)
 	return nil
-}
-
-// resolve turns the argument into a session file path.
-func (c *SessionsShowCmd) resolve(dir string) (string, error) {
-	if strings.HasSuffix(c.ID, ".md") {
-		return c.ID, nil
-	}
-	if c.ID == "latest" {
-		files, _ := workspace.SessionFiles(dir)
-		if len(files) == 0 {
-			return "", fmt.Errorf("no sessions in %s", dir)
-		}
-		return files[0], nil
-	}
-	p := filepath.Join(dir, "session-"+c.ID+".md")
-	if _, err := os.Stat(p); err != nil {
-		return "", fmt.Errorf("no session %q in %s (see openpocket sessions list)", c.ID, dir)
-	}
-	return p, nil
 }
 
 // renderMarkdown prints session markdown for a terminal: headings bold,

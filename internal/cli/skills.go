@@ -37,39 +37,16 @@ type SkillsListCmd struct {
 	JSON bool `help:"Print JSON."`
 }
 
-type skillListEntry struct {
-	Name        string   `json:"name"`
-	Description string   `json:"description"`
-	Source      string   `json:"source"`
-	Location    string   `json:"location"`
-	Auto        bool     `json:"auto,omitempty"`
-	Runnable    bool     `json:"runnable"`
-	Shadows     []string `json:"shadows,omitempty"`
-	// Missing says why the model does not see the skill (a required env
-	// var or binary is missing).
-	Missing  []string `json:"missing,omitempty"`
-	Triggers []string `json:"triggers,omitempty"`
-}
-
 // Run prints one line per skill (name, source, runnable, description).
 func (c *SkillsListCmd) Run(streams Streams, h *workspace.Home) error {
 	l := skillsLoaderOf(h)
-	all, problems := l.Load()
-	var out []skillListEntry
-	for _, s := range all {
-		_, _, serr := l.Script(s)
-		out = append(out, skillListEntry{Name: s.Name, Description: s.Description, Source: s.Source.String(), Location: s.Location,
-			Auto: s.Auto, Runnable: serr == nil, Shadows: s.Shadows, Missing: skills.Missing(s, l.Env), Triggers: skills.Triggers(s)})
-	}
+	out, problems := l.Entries()
 	for _, p := range problems {
 		fmt.Fprintf(streams.Stderr, "warning: %v\n", p)
 	}
 	if c.JSON {
 		enc := json.NewEncoder(streams.Stdout)
 		enc.SetIndent("", "  ")
-		if out == nil {
-			out = []skillListEntry{}
-		}
 		return enc.Encode(out)
 	}
 	if len(out) == 0 {
@@ -315,32 +292,14 @@ func reportReplayFailure(w io.Writer, runErr error, sessionPath string) {
 
 // resolve finds the script: a .lua path, a .md path or a skill name.
 func (c *SkillsRunCmd) resolve(l *skills.Loader) (name, task string, src []byte, from string, err error) {
-	if strings.HasSuffix(c.Name, ".lua") {
-		b, err := os.ReadFile(c.Name)
-		if err != nil {
-			return "", "", nil, "", UsageError{fmt.Errorf("replay script: %w", err)}
-		}
-		n := strings.TrimSuffix(filepath.Base(c.Name), ".lua")
-		return n, n, b, c.Name, nil
-	}
-	s, err := l.Find(c.Name)
+	r, err := l.Replayable("", c.Name)
 	if err != nil {
 		return "", "", nil, "", UsageError{err}
 	}
-	src, from, err = l.Script(s)
-	if err != nil {
-		return "", "", nil, "", UsageError{err}
-	}
-	task = s.Description
-	if len(s.Shadows) > 0 {
+	if s := r.Skill; len(s.Shadows) > 0 {
 		c.shadowNote = fmt.Sprintf("note: skill %s from %s (%s) shadows %s", s.Name, s.Source, s.Location, strings.Join(s.Shadows, ", "))
 	}
-	if m, ok := s.Metadata["openpocket"].(map[string]any); ok {
-		if t, ok := m["task"].(string); ok && t != "" {
-			task = t
-		}
-	}
-	return s.Name, task, src, from, nil
+	return r.Name, r.Task, r.Source, r.From, nil
 }
 
 func orText(s, def string) string {

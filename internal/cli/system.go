@@ -55,10 +55,10 @@ type JobRunners interface {
 	NewJobRunner(env gwenv.JobRunner) cron.Runner
 }
 
-// MCPServer serves the MCP server (internal/mcp) over b until ctx ends or
-// the client disconnects.
+// MCPServer serves the MCP server (internal/mcp) over a backend on calls
+// (internal/mcp/backend) until ctx ends or the client disconnects.
 type MCPServer interface {
-	ServeMCP(ctx context.Context, b *MCPBackend, o MCPServeOptions) error
+	ServeMCP(ctx context.Context, calls MCPCalls, o MCPServeOptions) error
 }
 
 // DashboardServer serves the dashboards (internal/dashboard) until ctx

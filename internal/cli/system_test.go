@@ -27,7 +27,7 @@ type testSystem struct {
 	relay    func(ctx context.Context, store *humanauth.Store, addr string, phone RelayPhone) (string, func(), error)
 	gateway  func(ctx context.Context, env gwenv.Gateway) error
 	jobs     func(env gwenv.JobRunner) cron.Runner
-	mcp      func(ctx context.Context, b *MCPBackend, o MCPServeOptions) error
+	mcp      func(ctx context.Context, calls MCPCalls, o MCPServeOptions) error
 	dash     func(ctx context.Context, env DashboardEnv) error
 	channels func(cfg workspace.Config, stateDir string, runner *ChannelRunner, logger *slog.Logger) ([]gwenv.Channel, error)
 }
@@ -57,11 +57,11 @@ func (s testSystem) NewJobRunner(env gwenv.JobRunner) cron.Runner {
 	return s.jobs(env)
 }
 
-func (s testSystem) ServeMCP(ctx context.Context, b *MCPBackend, o MCPServeOptions) error {
+func (s testSystem) ServeMCP(ctx context.Context, calls MCPCalls, o MCPServeOptions) error {
 	if s.mcp == nil {
 		return notBound("MCP server")
 	}
-	return s.mcp(ctx, b, o)
+	return s.mcp(ctx, calls, o)
 }
 
 func (s testSystem) ServeDashboard(ctx context.Context, env DashboardEnv) error {

@@ -256,12 +256,8 @@ func (r *serviceRuns) runLuaFile(ctx context.Context, f payloadFile, args []stri
 
 // runSkill replays a skill by name or .md path without a model.
 func (r *serviceRuns) runSkill(ctx context.Context, f payloadFile, args []string) (engine.RunResult, error) {
-	l := r.svc.Config().Skills
-	s, err := l.FindIn(f.Root, f.Path) // with a root: a skill file the model may have named
-	if err != nil {
-		return engine.RunResult{Message: err.Error()}, r.bad(err)
-	}
-	src, from, err := l.Script(s)
+	// With a root: a skill file the model may have named.
+	s, err := r.svc.Config().Skills.Replayable(f.Root, f.Path)
 	if err != nil {
 		return engine.RunResult{Message: err.Error()}, r.bad(err)
 	}
@@ -273,7 +269,7 @@ func (r *serviceRuns) runSkill(ctx context.Context, f payloadFile, args []string
 		}
 		params[k] = v
 	}
-	res, err := r.svc.Replay(ctx, run.ReplayOptions{Target: r.target, Name: s.Name, Skill: from, Source: src, Params: params})
+	res, err := r.svc.Replay(ctx, run.ReplayOptions{Target: r.target, Name: s.Name, Skill: s.From, Source: s.Source, Params: params})
 	if err != nil && res.Message == "" {
 		return engine.RunResult{Message: err.Error()}, err // nothing ran
 	}

@@ -46,11 +46,26 @@ type Runner interface {
 	// Skills lists skills; RunSkill replays one without a model.
 	Skills(ctx context.Context) (any, error)
 	RunSkill(ctx context.Context, device, name string, params map[string]string) (engine.RunResult, error)
-	// Agent runs a task with OpenPocket's agent; onEvent sees its events.
-	Agent(ctx context.Context, device, task, model string, maxSteps int, onEvent func(engine.Event)) (engine.RunResult, error)
+	// Agent runs a task with OpenPocket's agent.
+	Agent(ctx context.Context, a AgentCall) (engine.RunResult, error)
 	// SessionsList lists recorded sessions newest first; SessionGet reads one.
 	SessionsList(ctx context.Context, limit int) (any, error)
 	SessionGet(ctx context.Context, id string) (string, error)
+}
+
+// AgentCall is one agent_run call.
+type AgentCall struct {
+	// Device runs the task ("" = the configured target).
+	Device, Task string
+	// Model is the profile ("" = defaultModel); MaxSteps overrides
+	// agent.maxSteps when > 0.
+	Model    string
+	MaxSteps int
+	// NoReplay asks the model from the first step even when a learned
+	// skill matches the task.
+	NoReplay bool
+	// OnEvent sees the run's events (nil: nobody listens).
+	OnEvent func(engine.Event)
 }
 
 // Options configure the server.

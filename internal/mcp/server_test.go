@@ -39,7 +39,7 @@ func (f *fakeRunner) Skills(ctx context.Context) (any, error) { return f.skills(
 func (f *fakeRunner) RunSkill(ctx context.Context, device, name string, params map[string]string) (engine.RunResult, error) {
 	return engine.RunResult{}, errors.New("no skill " + name)
 }
-func (f *fakeRunner) Agent(ctx context.Context, device, task, model string, maxSteps int, onEvent func(engine.Event)) (engine.RunResult, error) {
+func (f *fakeRunner) Agent(ctx context.Context, a AgentCall) (engine.RunResult, error) {
 	return engine.RunResult{}, errors.New("model profile \"x\" is not in config.json")
 }
 func (f *fakeRunner) SessionsList(ctx context.Context, limit int) (any, error) { return []any{}, nil }

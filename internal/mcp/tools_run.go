@@ -43,6 +43,7 @@ func (s *Server) addRunTools() {
 			"task":      str("The task in plain words (\"Turn Wi-Fi off\")."),
 			"model":     str("Model profile from config.json (default: defaultModel)."),
 			"max_steps": map[string]any{"type": "integer", "minimum": 1, "description": "Stop after N steps (default: agent.maxSteps)."},
+			"no_replay": map[string]any{"type": "boolean", "description": "Ask the model from the first step even when a learned skill matches the task (by default it is replayed first, with no model call)."},
 		}, "task"), s.agentRun)
 	s.add("sessions_list", "List recorded agent sessions, newest first: id, status, steps, task, path.",
 		plain(map[string]any{"limit": map[string]any{"type": "integer", "minimum": 0, "description": "At most N (default 20, 0 = all)."}}), s.sessionsList)
@@ -182,6 +183,7 @@ type agentArgs struct {
 	Task     string `json:"task"`
 	Model    string `json:"model"`
 	MaxSteps int    `json:"max_steps"`
+	NoReplay bool   `json:"no_replay"`
 }
 
 func (s *Server) agentRun(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
@@ -195,7 +197,8 @@ func (s *Server) agentRun(ctx context.Context, req *sdk.CallToolRequest) (*sdk.C
 	if a.MaxSteps < 0 {
 		return nil, fmt.Errorf("agent_run: max_steps must be positive, got %d", a.MaxSteps)
 	}
-	res, err := s.runner.Agent(ctx, a.Device, a.Task, a.Model, a.MaxSteps, s.progress(ctx, req))
+	res, err := s.runner.Agent(ctx, AgentCall{Device: a.Device, Task: a.Task, Model: a.Model, MaxSteps: a.MaxSteps, NoReplay: a.NoReplay,
+		OnEvent: s.progress(ctx, req)})
 	if err != nil && res.Message == "" && res.SessionPath == "" {
 		return nil, fmt.Errorf("agent_run: %w", err)
 	}

@@ -124,15 +124,25 @@ func CompilePlaybookIn(root, file string, params map[string]string, lint bool) (
 	if err != nil {
 		return nil, err
 	}
-	return compileSource(file, src, params, lint, func(path string) ([]byte, string, error) {
-		b, err := hostfs.ReadFile(root, path, maxPlaybookBytes)
-		return b, filepath.Clean(path), err
-	})
+	return CompilePlaybookSourceIn(root, file, src, params, lint)
 }
 
 // CompilePlaybookSource is CompilePlaybook for source already read.
 func CompilePlaybookSource(file string, src []byte, params map[string]string, lint bool) (*playbooks.Result, error) {
 	return compileSource(file, src, params, lint, readInclude)
+}
+
+// CompilePlaybookSourceIn is CompilePlaybookSource whose includes are read
+// inside root only, as CompilePlaybookIn's are (an inline playbook a client
+// sent); an empty root is CompilePlaybookSource.
+func CompilePlaybookSourceIn(root, file string, src []byte, params map[string]string, lint bool) (*playbooks.Result, error) {
+	if root == "" {
+		return CompilePlaybookSource(file, src, params, lint)
+	}
+	return compileSource(file, src, params, lint, func(path string) ([]byte, string, error) {
+		b, err := hostfs.ReadFile(root, path, maxPlaybookBytes)
+		return b, filepath.Clean(path), err
+	})
 }
 
 // compileSource compiles src, reading includes with include.

@@ -1,9 +1,11 @@
 package run
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
+	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/hostfs"
 	"github.com/openpocket/openpocket/internal/atomicfile"
 	"github.com/openpocket/openpocket/internal/skills"
@@ -71,4 +73,29 @@ func (s *Service) writeRepairs(name, from string, reps []aistep.Repair) error {
 			r.At.Format("2006-01-02"), r.Step, r.Label, r.Old, r.Model, r.Locator.String()))
 	}
 	return atomicfile.WriteFile(md, b, 0o644)
+}
+
+// SkillRun names a skill to replay without a model.
+type SkillRun struct {
+	Target Target
+	// Name is a skill name, a skill file (.md) or a replay script (.lua);
+	// with Root those files are read inside Root only (a chat, a client or
+	// a model named them).
+	Name, Root string
+	Params     map[string]string
+	Events     func(Event)
+}
+
+// ReplaySkill resolves o.Name through the service's skills and replays it
+// on o.Target. An error with an empty Message means nothing ran.
+func (s *Service) ReplaySkill(ctx context.Context, o SkillRun) (engine.RunResult, error) {
+	r, err := s.cfg.Skills.Replayable(o.Root, o.Name)
+	if err != nil {
+		return engine.RunResult{Message: err.Error()}, err
+	}
+	res, err := s.Replay(ctx, ReplayOptions{Target: o.Target, Name: r.Name, Skill: r.From, Source: r.Source, Params: o.Params, Events: o.Events})
+	if err != nil && res.Message == "" {
+		return engine.RunResult{Message: err.Error()}, err // nothing ran
+	}
+	return res.RunResult, nil
 }
