@@ -7,26 +7,17 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/openpocket/openpocket/internal/report"
 	"github.com/openpocket/openpocket/internal/run"
+	"github.com/openpocket/openpocket/playbooks"
 )
 
 // Sharded play: `openpocket play flows/ --devices a,b` (or --shards N, the
-// first N attached devices no other agent has bound) deals the selected
-// playbooks round-robin across the devices and runs each device's share
-// in its own goroutine, one playbook at a time per device. Each device is
-// opened through the run service like any run: another agent's binding
-// refuses it, and its lease keeps other processes off it meanwhile. The
-// JUnit report has one suite per device.
-
-// shard is one device's share of the playbooks.
-type shard struct {
-	device string
-	files  []string
-	flows  []FlowReport
-}
+// first N attached devices no other agent has bound) runs the selected
+// playbooks across the devices (run.Service.PlayShards: dealt round-robin,
+// one goroutine per device). The command chooses the devices and writes
+// one JUnit report with a suite per device.
 
 // sharded reports whether the command splits its playbooks across devices.
 func (c *PlayCmd) sharded() bool { return len(c.Devices) > 0 || c.Shards > 0 }
@@ -47,27 +38,24 @@ func (c *PlayCmd) runSharded(ctx context.Context, env playEnv, files []string, o
 			selected = append(selected, f)
 		}
 	}
-	shards := dealShards(devices, selected)
+	shards := run.DealShards(devices, selected)
 	svc, err := env.later.Service()
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(env.out.Stdout, "%d playbooks across %d devices: %s\n", len(selected), len(devices), strings.Join(devices, ", "))
-	out := &lockedWriter{w: env.out.Stdout}
-	var wg sync.WaitGroup
-	for _, s := range shards {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.flows = c.runShard(ctx, env.out.Stderr, svc, s, outRoot, out)
-		}()
-	}
-	wg.Wait()
+	results := svc.PlayShards(ctx, shards, run.ShardOptions{OutputDir: outRoot, Timeout: c.Timeout, AIRefresh: c.AIRefresh, NoAI: c.NoAI,
+		Compile: func(file string) (*playbooks.Result, error) {
+			return compilePlaybook(env.out.Stderr, file, playbookParams{values: c.Env, shared: true})
+		},
+		Done: func(device string, i, n int, r FlowReport, compileErr error) {
+			printShardLine(env.out.Stdout, device, i, n, r, compileErr)
+		}})
 	var all []FlowReport
 	suites := make([]report.JUnitSuite, 0, len(shards))
-	for _, s := range shards {
-		all = append(all, s.flows...)
-		suites = append(suites, report.JUnitSuiteFor("openpocket playbooks on "+s.device, s.flows))
+	for k, s := range shards {
+		all = append(all, results[k]...)
+		suites = append(suites, report.JUnitSuiteFor("openpocket playbooks on "+s.Device, results[k]))
 	}
 	if c.Report != "" {
 		if err := report.WriteJUnitSuites(c.Report, suites); err != nil {
@@ -82,43 +70,18 @@ func (c *PlayCmd) runSharded(ctx context.Context, env playEnv, files []string, o
 	return playSummary(ctx, env.out.Stdout, env.phones, all)
 }
 
-// runShard runs one device's playbooks in order.
-func (c *PlayCmd) runShard(ctx context.Context, stderr io.Writer, svc *run.Service, s *shard, outRoot string, out io.Writer) []FlowReport {
-	var flows []FlowReport
-	for i, f := range s.files {
-		if ctx.Err() != nil {
-			break
-		}
-		res, err := compilePlaybook(stderr, f, playbookParams{values: c.Env, shared: true})
-		if err != nil {
-			fmt.Fprintf(out, "[%s] %s\n", s.device, strings.TrimSpace(err.Error()))
-			flows = append(flows, FlowReport{Name: f, File: f, Status: "failed", Error: err.Error(), Steps: []StepReport{}})
-			continue
-		}
-		fr, _ := svc.Playbook(ctx, run.PlaybookOptions{Target: run.Target{Device: s.device}, File: f, Compiled: res, OutputDir: outRoot, Timeout: c.Timeout,
-			AIRefresh: c.AIRefresh, NoAI: c.NoAI})
-		line := fmt.Sprintf("[%s] [%d/%d] %s: %s", s.device, i+1, len(s.files), fr.Name, fr.Status)
-		if fr.Status != "passed" && fr.Error != "" {
-			line += ": " + oneLine(fr.Error)
-		}
-		fmt.Fprintln(out, line)
-		flows = append(flows, fr)
+// printShardLine says how one playbook of a shard ended: "[device] [i/n]
+// name: status", or the compile error.
+func printShardLine(w io.Writer, device string, i, n int, r FlowReport, compileErr error) {
+	if compileErr != nil {
+		fmt.Fprintf(w, "[%s] %s\n", device, strings.TrimSpace(compileErr.Error()))
+		return
 	}
-	return flows
-}
-
-// dealShards deals files round-robin, so each device gets a fair share
-// and the split is the same on every run (reports stay comparable).
-func dealShards(devices, files []string) []*shard {
-	shards := make([]*shard, len(devices))
-	for i, d := range devices {
-		shards[i] = &shard{device: d}
+	line := fmt.Sprintf("[%s] [%d/%d] %s: %s", device, i, n, r.Name, r.Status)
+	if r.Status != "passed" && r.Error != "" {
+		line += ": " + oneLine(r.Error)
 	}
-	for i, f := range files {
-		s := shards[i%len(shards)]
-		s.files = append(s.files, f)
-	}
-	return shards
+	fmt.Fprintln(w, line)
 }
 
 // shardDevices are --devices, or the first --shards attached devices no
@@ -176,16 +139,4 @@ func freeDevices(ctx context.Context, g Globals, phones *Phones, n int) ([]strin
 	}
 	slices.Sort(free)
 	return free[:n], nil
-}
-
-// lockedWriter serializes the lines of concurrent shards.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(b []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(b)
 }

@@ -12,13 +12,6 @@ import (
 	"github.com/openpocket/openpocket/internal/sim/simtest"
 )
 
-func TestDealShardsRoundRobin(t *testing.T) {
-	shards := dealShards([]string{"a", "b"}, []string{"1.yaml", "2.yaml", "3.yaml"})
-	require.Len(t, shards, 2)
-	assert.Equal(t, []string{"1.yaml", "3.yaml"}, shards[0].files)
-	assert.Equal(t, []string{"2.yaml"}, shards[1].files)
-}
-
 type junitDoc struct {
 	Tests    int `xml:"tests,attr"`
 	Failures int `xml:"failures,attr"`
