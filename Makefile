@@ -9,8 +9,13 @@ PKGS    := ./...
 # packages from fighting over it and the two cores.
 TESTFLAGS ?= -count=1 -timeout 20m -p 2
 
-# Fuzz targets run for a bounded time in `make test` (each FUZZTIME).
-FUZZTIME ?= 10s
+# Fuzz targets run a bounded number of inputs in `make test` (each
+# FUZZTIME). A count, not a duration: with a duration, Go 1.26's fuzz
+# coordinator can fail a target that found nothing ("context deadline
+# exceeded" at the deadline, go.dev/issue/75804, fixed in Go 1.27) when the
+# machine is loaded. FUZZMINIMIZE bounds the minimizing of a new input.
+FUZZTIME ?= 10000x
+FUZZMINIMIZE ?= 5s
 FUZZ    := ./playbooks:FuzzCompile ./internal/workspace:FuzzParseConfig ./internal/executor/policy:FuzzCheck \
            ./engine/screen/imagecodec:FuzzDecodePNGRows ./engine/screen/imagecodec:FuzzEncodeJPEG ./engine/screen/imagecodec:FuzzEncodePNG
 
@@ -96,7 +101,7 @@ fuzz:
 	@for t in $(FUZZ); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \
 		echo "fuzz $$name ($$pkg, $(FUZZTIME))"; \
-		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) $$pkg || exit 1; \
 	done
 
 ## soak: run the tests RUNS times while another process churns phones on the adb server; fails on any failed run or lost phone
