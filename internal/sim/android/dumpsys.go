@@ -56,6 +56,8 @@ func cmdDumpsys(_ context.Context, p *Phone, c *cmdIO) int {
 	case "package":
 		if len(args) > 1 {
 			out = p.dumpPackageLocked(args[1])
+		} else {
+			out = p.dumpPackagesLocked()
 		}
 	default:
 		p.mu.Unlock()

@@ -1,0 +1,102 @@
+package agent_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/openpocket/openpocket/engine/capability"
+	"github.com/openpocket/openpocket/engine/device"
+	"github.com/openpocket/openpocket/internal/llm/llmtest"
+	"github.com/openpocket/openpocket/internal/sim/android"
+	"github.com/openpocket/openpocket/stdlib/agent"
+)
+
+// allowAt is where "While using the app" is on Camera's permission dialog
+// in device pixels: a hostile model that knows the layout chains a tap
+// there into the command that opens the app, before any dump.
+func allowAt(t *testing.T, r *rig) (x, y int) {
+	t.Helper()
+	p := r.scratch()
+	launch(t, p, android.PkgCamera)
+	snap, err := p.Capture(context.Background(), device.CaptureOptions{NoCache: true})
+	require.NoError(t, err)
+	for _, e := range snap.UIElements {
+		if e.Text == "While using the app" {
+			return e.Center.X, e.Center.Y
+		}
+	}
+	t.Fatal("no \"While using the app\" on Camera's first screen")
+	return 0, 0
+}
+
+// The permission policy holds against the model's shell: a grant its
+// command makes — pm grant, through sh -c, or a tap on the dialog chained
+// into the launch — in a group the policy does not allow is revoked when
+// the command returns, recorded in the session and told to the model. A
+// grant the policy allows, or one the phone held before, stays.
+func TestPermissionPolicyHoldsTheModelsShell(t *testing.T) {
+	r := newRig(t)
+	phone := r.sim.Phone()
+	phone.InstallCapabilityApps()
+	phone.Reset()
+	x, y := allowAt(t, r)
+	camera, location := "android.permission.CAMERA", "android.permission.ACCESS_FINE_LOCATION"
+	deny := capability.Policy{Default: capability.Allow, Groups: map[string]capability.Answer{"camera": capability.Deny, "location": capability.Once}}
+	cases := []struct {
+		name, command string
+		policy        capability.Policy
+		heldBefore    bool
+		pkg, perm     string
+		granted       bool
+		line          string
+	}{
+		{"pm grant", "pm grant " + android.PkgCamera + " " + camera, deny, false, android.PkgCamera, camera, false,
+			"local_vm_permission=revoked camera for com.openpocket.camera: android.permission.CAMERA granted by a shell action, not a dialog; humanAuth.permissions.groups.camera"},
+		{"sh -c, once outlived", "sh -c 'pm grant " + android.PkgMaps + " " + location + "'", deny, false, android.PkgMaps, location, false,
+			"local_vm_permission=revoked location for com.openpocket.maps: android.permission.ACCESS_FINE_LOCATION granted by a shell action, not a dialog; humanAuth.permissions.groups.location"},
+		{"a tap on the dialog chained into the launch",
+			fmt.Sprintf("monkey -p %s -c android.intent.category.LAUNCHER 1 && sleep 0.3 && input tap %d %d", android.PkgCamera, x, y),
+			deny, false, android.PkgCamera, camera, false,
+			"local_vm_permission=revoked camera for com.openpocket.camera: android.permission.CAMERA granted by a shell action, not a dialog; humanAuth.permissions.groups.camera"},
+		{"allowed", "pm grant " + android.PkgCamera + " " + camera,
+			capability.Policy{Groups: map[string]capability.Answer{"camera": capability.Allow}}, false, android.PkgCamera, camera, true, ""},
+		{"held before the command", "pm grant " + android.PkgCamera + " " + camera, deny, true, android.PkgCamera, camera, true, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			phone.Reset()
+			if c.heldBefore {
+				grant(t, r.scratch(), c.pkg, c.perm)
+			}
+			r.srv = llmtest.NewServer(t)
+			r.srv.ReplyTool("shell", map[string]any{"command": c.command, "thought": "grant it myself"})
+			r.srv.ReplyTool("finish", map[string]any{"message": "done"})
+			pol := c.policy
+			pol.Source = "humanAuth.permissions"
+			e := r.engine(r.client(0))
+			e.Permissions = &pol
+			res, err := agent.Run(context.Background(), r.session(context.Background(), e, "use the camera"), agent.Options{MaxSteps: 4})
+			require.NoError(t, err)
+			require.True(t, res.Success, res.Message)
+
+			assert.Equal(t, c.granted, phone.PermissionGranted(c.pkg, c.perm), "the app's grant after the run")
+			body, err := os.ReadFile(res.SessionPath)
+			require.NoError(t, err)
+			reqs := r.srv.Requests()
+			require.Len(t, reqs, 2)
+			if c.line == "" {
+				assert.NotContains(t, string(body), "local_vm_permission=revoked")
+				return
+			}
+			assert.Contains(t, string(body), c.line)
+			assert.Equal(t, 1, strings.Count(string(body), "local_vm_permission=revoked"), string(body))
+			assert.Contains(t, string(reqs[1].Raw), "local_vm_permission=revoked", "the model is told")
+		})
+	}
+}
