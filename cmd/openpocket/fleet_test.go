@@ -262,7 +262,7 @@ func assertFleetPage(t *testing.T, home string, other int) {
 	page, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	assert.Contains(t, string(page), `<section class="fleet"`)
-	assert.Regexp(t, fmt.Sprintf(`host%d: alive, heartbeat \d+s ago; 127\.0\.0\.1:\d+ device`, other), string(page))
+	assert.Regexp(t, fmt.Sprintf(`host%d: alive, heartbeat \d+s ago; 127\.0\.0\.1:\d+ \(device`, other), string(page))
 	assert.NotContains(t, string(page), "fleet jobs paused")
 
 }

@@ -77,26 +77,11 @@ func printFleet(w io.Writer, st fleetStatusJSON, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "HOST\tAGENT\tSTATE\tLAST HEARTBEAT\tPHONES")
 	for _, h := range st.Hosts {
-		state := "gone"
-		if h.Alive {
-			state = "alive"
-		}
-		var phones []string
-		for _, p := range h.Phone {
-			s := p.Serial + " (" + p.State
-			if p.Type != "" {
-				s += ", " + p.Type
-			}
-			if p.Busy != "" {
-				s += ", running " + p.Busy
-			}
-			phones = append(phones, s+")")
-		}
 		agent := h.Agent
 		if agent == "" {
 			agent = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s ago\t%s\n", h.Host, agent, state, now.Sub(h.At).Round(time.Second), strings.Join(phones, ", "))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s ago\t%s\n", h.Host, agent, h.State(), now.Sub(h.At).Round(time.Second), h.Phones())
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -27,6 +27,19 @@ type Phone struct {
 	Busy string `json:"busy,omitempty"`
 }
 
+// String describes the phone for people: "SERIAL (state, type, running
+// JOB)", as `fleet status` and the manager dashboard show it.
+func (p Phone) String() string {
+	s := p.Serial + " (" + p.State
+	if p.Type != "" {
+		s += ", " + p.Type
+	}
+	if p.Busy != "" {
+		s += ", running " + p.Busy
+	}
+	return s + ")"
+}
+
 // Options configure a Fleet.
 type Options struct {
 	// URL is fleet.redisUrl; Host is fleet.hostName ("" = os.Hostname).

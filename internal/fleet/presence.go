@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -24,6 +25,26 @@ type HostInfo struct {
 	Agents []AgentPhone `json:"agents,omitempty"`
 	// Alive is false for a host whose presence expired (status only).
 	Alive bool `json:"alive"`
+}
+
+// State is "alive", or "gone" for a host whose presence expired.
+func (h HostInfo) State() string {
+	if h.Alive {
+		return "alive"
+	}
+	return "gone"
+}
+
+// Phones describes the host's phones ("no phones" when it reports none).
+func (h HostInfo) Phones() string {
+	if len(h.Phone) == 0 {
+		return "no phones"
+	}
+	parts := make([]string, len(h.Phone))
+	for i, p := range h.Phone {
+		parts[i] = p.String()
+	}
+	return strings.Join(parts, ", ")
 }
 
 // missedBeats is how many beats a host may miss before it is gone.

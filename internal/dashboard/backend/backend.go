@@ -26,6 +26,7 @@ import (
 	"github.com/openpocket/openpocket/internal/cron"
 	"github.com/openpocket/openpocket/internal/dashboard"
 	"github.com/openpocket/openpocket/internal/dashenv"
+	"github.com/openpocket/openpocket/internal/fleet"
 	"github.com/openpocket/openpocket/internal/humanauth"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/skills"
@@ -40,6 +41,9 @@ type Manager struct {
 	runtime dashenv.Opener
 	mu      sync.Mutex
 	open    map[string]*dashenv.AgentRuntime
+	// fleets are the Redis clients of the fleets the agents join, one per
+	// URL and host name (fleetview.go).
+	fleets map[string]*fleet.Fleet
 }
 
 // New is the manager of install in, opening agents with runtime; only,
@@ -56,6 +60,10 @@ func (m *Manager) Close() {
 	for _, rt := range m.open {
 		rt.Close()
 	}
+	for _, fl := range m.fleets {
+		fl.Close()
+	}
+	m.fleets = nil
 }
 
 func (m *Manager) Agents(ctx context.Context) ([]dashboard.AgentSummary, error) {
@@ -81,7 +89,7 @@ func (m *Manager) summary(id, dir string) dashboard.AgentSummary {
 	}
 	if err == nil {
 		s.TargetType = cfg.Target.Type
-		s.Fleet, s.FleetPaused = fleetView(cfg)
+		s.Fleet, s.FleetPaused = m.fleetView(cfg)
 		if tg := cfg.Channels.Telegram; tg.Enabled {
 			s.Channels = append(s.Channels, fmt.Sprintf("telegram (%d users, %d chats allowed)", len(tg.AllowedUserIDs), len(tg.AllowedChatIDs)))
 		}
