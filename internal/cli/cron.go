@@ -16,6 +16,7 @@ import (
 
 	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/internal/cron"
+	"github.com/openpocket/openpocket/internal/fleet"
 	"github.com/openpocket/openpocket/internal/gwenv"
 	"github.com/openpocket/openpocket/internal/run"
 	"github.com/openpocket/openpocket/internal/workspace"
@@ -401,9 +402,19 @@ func gatewayNotRunning(h *workspace.Home, id string) error {
 
 // runJobNow runs job id of h's jobs file once now on runner, recording its
 // state as the gateway does, and returns that state, how long the run
-// took and its error.
+// took and its error. An agent in a fleet runs it with the job's run
+// claim, so it never overlaps the job's run on another host.
 func runJobNow(ctx context.Context, h *workspace.Home, cfg workspace.Config, id, defaultDevice string, runner cron.Runner) (cron.JobState, time.Duration, error) {
-	s, err := cron.New(h.Resolve(cfg.Cron.JobsFile), filepath.Join(h.State(), "cron-state.json"), runner, cron.Options{DefaultDevice: defaultDevice})
+	opts := cron.Options{DefaultDevice: defaultDevice}
+	if cfg.Fleet.Enabled() {
+		fl, err := fleet.Open(fleet.Options{URL: cfg.Fleet.RedisURL, Host: cfg.Fleet.HostName})
+		if err != nil {
+			return cron.JobState{}, 0, err
+		}
+		defer fl.Close()
+		opts.Fleet = fl
+	}
+	s, err := cron.New(h.Resolve(cfg.Cron.JobsFile), filepath.Join(h.State(), "cron-state.json"), runner, opts)
 	if err != nil {
 		return cron.JobState{}, 0, err
 	}
@@ -418,7 +429,7 @@ func runJobNow(ctx context.Context, h *workspace.Home, cfg workspace.Config, id,
 // failed run is reported here (exit 1).
 func reportJob(w io.Writer, id string, st cron.JobState, took time.Duration, runErr error) error {
 	if runErr != nil {
-		if errors.Is(runErr, cron.ErrBusy) || ExitCode(runErr) != ExitFailed {
+		if errors.Is(runErr, cron.ErrBusy) || errors.Is(runErr, cron.ErrFleetUnreachable) || ExitCode(runErr) != ExitFailed {
 			return runErr
 		}
 		fmt.Fprintf(w, "job %s failed after %s: %s\n", id, took, strings.TrimSpace(st.LastMessage))

@@ -502,7 +502,8 @@ func (s *Scheduler) pruneState(f JobsFile) {
 
 // RunNow runs a job immediately on the caller's goroutine (also a disabled
 // one), with the same per-job and per-device exclusion and state
-// recording as scheduled runs. It returns an error wrapping ErrBusy when
+// recording as scheduled runs; in a fleet, also with the job's run claim,
+// so it never overlaps a run of the job on another host. It returns an error wrapping ErrBusy when
 // the job or its device is busy, the runner's error, or an error when the
 // run reported failure.
 func (s *Scheduler) RunNow(ctx context.Context, id string) error {
@@ -534,6 +535,13 @@ func (s *Scheduler) RunNow(ctx context.Context, id string) error {
 		if _, probs := compileJob(s.jobsPath, idx, job, s.opts.Location, s.clock.Now()); len(probs) > 0 {
 			return probs[0]
 		}
+	}
+	lock, err := s.claimManual(ctx, job.ID)
+	if err != nil {
+		return fmt.Errorf("run job %q: %w", id, err)
+	}
+	if lock != nil {
+		defer func() { _ = lock.Unlock(context.WithoutCancel(ctx)) }()
 	}
 	status, msg, err := s.execute(ctx, job, TriggerManual)
 	switch {

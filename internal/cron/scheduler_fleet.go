@@ -31,6 +31,11 @@ type Coordinator interface {
 	// Record stores a run (or a run no host could take) in the fleet's
 	// history.
 	Record(ctx context.Context, r RunRecord)
+	// Claim takes the run claim alone, for a manual run (cron run, a
+	// dashboard's Run now): there is no tick to claim, but the job must
+	// not run on two hosts at once. A run of the job elsewhere is an error
+	// wrapping ErrOverlap; the returned lock's Unlock frees the claim.
+	Claim(ctx context.Context, job string) (gocron.Lock, error)
 }
 
 // Where a run belongs.
@@ -307,4 +312,29 @@ func tickOf(c compiled, now time.Time) (tick time.Time, hold time.Duration) {
 // multiple of its interval, so all hosts fire together.
 func fleetStart(every time.Duration, now time.Time) time.Time {
 	return now.Truncate(every).Add(every)
+}
+
+// ErrFleetUnreachable is wrapped by a manual run refused because the
+// fleet's coordinator does not answer.
+var ErrFleetUnreachable = errors.New("the fleet cannot be asked")
+
+// claimManual takes the fleet's run claim of a manual run of job (nil
+// lock without a fleet). A run on another host makes it busy; a fleet that
+// cannot be asked refuses it, as a scheduled run would be paused: the
+// other hosts could not know of it.
+func (s *Scheduler) claimManual(ctx context.Context, job string) (gocron.Lock, error) {
+	if s.opts.Fleet == nil {
+		return nil, nil
+	}
+	lock, err := s.opts.Fleet.Claim(ctx, job)
+	switch {
+	case errors.Is(err, ErrOverlap):
+		s.setFleetDown(false, nil)
+		return nil, fmt.Errorf("%v: %w", err, ErrBusy)
+	case err != nil:
+		s.setFleetDown(true, err)
+		return nil, fmt.Errorf("%w (%v), so the other hosts would not know of this run; try again when Redis answers", ErrFleetUnreachable, err)
+	}
+	s.setFleetDown(false, nil)
+	return lock, nil
 }

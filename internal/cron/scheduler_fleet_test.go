@@ -2,6 +2,8 @@ package cron
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -42,6 +44,29 @@ func (m *memFleet) Lock(_ context.Context, key string, _ time.Duration) (gocron.
 	}
 	m.claims[key] = true
 	return noLock{}, nil
+}
+
+func (m *memFleet) Claim(_ context.Context, job string) (gocron.Lock, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.claims["run:"+job] {
+		return nil, fmt.Errorf("run:%s still running on host-b: %w", job, ErrOverlap)
+	}
+	m.claims["run:"+job] = true
+	return unclaim{m, "run:" + job}, nil
+}
+
+// unclaim frees a memFleet claim.
+type unclaim struct {
+	m   *memFleet
+	key string
+}
+
+func (u unclaim) Unlock(context.Context) error {
+	u.m.mu.Lock()
+	defer u.m.mu.Unlock()
+	delete(u.m.claims, u.key)
+	return nil
 }
 
 func (m *memFleet) Record(_ context.Context, r RunRecord) {
@@ -170,4 +195,65 @@ func TestJobOfAnotherAgentIsSkipped(t *testing.T) {
 		t.Fatalf("call = %+v", c)
 	}
 	h.noCall(200 * time.Millisecond)
+}
+
+// downFleet is a coordinator that cannot be asked (Redis away).
+type downFleet struct{ memFleet }
+
+func (*downFleet) Claim(context.Context, string) (gocron.Lock, error) {
+	return nil, errors.New("redis 127.0.0.1:1: connection refused")
+}
+
+// TestManualRunTakesTheFleetsRunClaim: a manual run (cron run, Run now)
+// of a fleet job holds the job's run claim while it runs; while another
+// host runs the job it is busy, and with the fleet unreachable it is
+// refused — in both cases the runner never starts.
+func TestManualRunTakesTheFleetsRunClaim(t *testing.T) {
+	shared := &memFleet{claims: map[string]bool{}}
+	dir := t.TempDir()
+	jobsPath := filepath.Join(dir, "workspace", "cron", "jobs.json")
+	writeFile(t, jobsPath, jobsJSON(`{"id": "j", "enabled": true, "schedule": {"kind": "every", "everyMs": 3600000}, "payload": {"kind": "playbook", "path": "p.yaml"}}`))
+	var runs atomic.Int32
+	var claimedDuring atomic.Bool
+	r := RunnerFunc(func(context.Context, Job) (bool, string, error) {
+		runs.Add(1)
+		shared.mu.Lock()
+		claimedDuring.Store(shared.claims["run:j"])
+		shared.mu.Unlock()
+		return true, "ok", nil
+	})
+	newHost := func(c Coordinator) *Scheduler {
+		s, err := New(jobsPath, filepath.Join(dir, "state", "cron-state.json"), r, Options{Clock: clockwork.NewRealClock(), Location: time.UTC, Fleet: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	s := newHost(shared)
+	ctx := context.Background()
+
+	shared.claims["run:j"] = true // another host runs j
+	err := s.RunNow(ctx, "j")
+	if !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), "still running on host-b") {
+		t.Fatalf("manual run while another host runs the job: err = %v, want busy naming the host", err)
+	}
+	delete(shared.claims, "run:j")
+
+	if err := s.RunNow(ctx, "j"); err != nil {
+		t.Fatal(err)
+	}
+	if runs.Load() != 1 || !claimedDuring.Load() {
+		t.Fatalf("runs = %d, claimed during the run = %t; want one run holding the claim", runs.Load(), claimedDuring.Load())
+	}
+	if shared.claims["run:j"] {
+		t.Fatal("the run claim outlived the manual run")
+	}
+
+	err = newHost(&downFleet{}).RunNow(ctx, "j")
+	if err == nil || !strings.Contains(err.Error(), "the fleet cannot be asked") {
+		t.Fatalf("manual run with the fleet away: err = %v, want it refused", err)
+	}
+	if runs.Load() != 1 {
+		t.Fatalf("the runner ran %d times, want only the one run with a claim", runs.Load())
+	}
 }

@@ -49,6 +49,35 @@ func TestTickClaimedOnceAndHeldPastTheRun(t *testing.T) {
 	require.NoError(t, lb.Unlock(ctx))
 }
 
+// TestManualClaimExcludesRunsElsewhere: a manual run's claim (cron run on
+// one host) and a scheduled run of the same job (another host) never
+// overlap, in either order; the claim is free again after the run.
+func TestManualClaimExcludesRunsElsewhere(t *testing.T) {
+	rs := redistest.Start(t)
+	a, b := host(t, rs, "a"), host(t, rs, "b")
+	ctx := context.Background()
+	scheduled, err := a.Lock(ctx, "job@1000", time.Minute)
+	require.NoError(t, err)
+	_, err = b.Claim(ctx, "job")
+	require.ErrorIs(t, err, cron.ErrOverlap, "a manual run while a scheduled one runs elsewhere")
+	assert.Contains(t, err.Error(), "still running on a")
+	require.NoError(t, scheduled.Unlock(ctx))
+
+	manual, err := b.Claim(ctx, "job")
+	require.NoError(t, err)
+	_, err = a.Lock(ctx, "job@2000", time.Minute)
+	require.ErrorIs(t, err, cron.ErrOverlap, "a tick while a manual run runs elsewhere")
+	_, err = a.Claim(ctx, "job")
+	require.ErrorIs(t, err, cron.ErrOverlap, "two manual runs on two hosts")
+	time.Sleep(4 * time.Second) // past the claim's TTL: renewed while held
+	_, err = a.Claim(ctx, "job")
+	require.ErrorIs(t, err, cron.ErrOverlap, "the claim is renewed while the manual run lasts")
+	require.NoError(t, manual.Unlock(ctx))
+	again, err := a.Claim(ctx, "job")
+	require.NoError(t, err, "free once the manual run ended")
+	require.NoError(t, again.Unlock(ctx))
+}
+
 // TestPlacementByPhone: a job naming a phone (serial or fingerprint)
 // belongs to the host that has it; a target type to a host with an idle
 // phone of that type; a phone no host has is nowhere.

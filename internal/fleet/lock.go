@@ -72,6 +72,16 @@ func (f *Fleet) Lock(ctx context.Context, key string, hold time.Duration) (gocro
 	return run, nil
 }
 
+// Claim implements cron.Coordinator: the run claim alone, for a manual
+// run.
+func (f *Fleet) Claim(ctx context.Context, job string) (gocron.Lock, error) {
+	l, err := f.claim(ctx, "run:"+job, token(f.host))
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
 // runLock is a held run claim, renewed until Unlock.
 type runLock struct {
 	f      *Fleet
