@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"runtime/debug"
 	"runtime/metrics"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -33,6 +34,21 @@ const memoryLimit = 40 << 20
 // runtime held (what the soft limit governs) after warm-up.
 type heapRun struct {
 	liveAfterWarmUp, liveEnd, liveMaxFirst, liveMaxSecond, heldMax uint64
+	// liveMedFirst and liveMedSecond are the medians of each half's
+	// samples: one collection that caught two frames alive (a loaded
+	// machine delays the collector) moves a maximum, not a median; a
+	// leak moves both.
+	liveMedFirst, liveMedSecond uint64
+}
+
+// median of samples (0 for none).
+func median(samples []uint64) uint64 {
+	if len(samples) == 0 {
+		return 0
+	}
+	s := slices.Clone(samples)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
 
 // captureLoop takes n full snapshots (scaled image, set-of-mark overlay,
@@ -63,6 +79,7 @@ func captureLoop(tb testing.TB, n int) heapRun {
 	samples := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
 	const warmUp = 10
 	var r heapRun
+	var first, second []uint64
 	for i := range n {
 		_, err := d.Shell(ctx, "settings put global wifi_on "+[]string{"0", "1"}[i%2])
 		require.NoError(tb, err)
@@ -79,11 +96,14 @@ func captureLoop(tb testing.TB, n int) heapRun {
 			r.liveAfterWarmUp = live
 		case i < warmUp+(n-warmUp)/2:
 			r.liveMaxFirst = max(r.liveMaxFirst, live)
+			first = append(first, live)
 		default:
 			r.liveMaxSecond = max(r.liveMaxSecond, live)
+			second = append(second, live)
 		}
 		r.heldMax, r.liveEnd = max(r.heldMax, held), live
 	}
+	r.liveMedFirst, r.liveMedSecond = median(first), median(second)
 	return r
 }
 
@@ -106,17 +126,21 @@ func TestLongRunningCapturesStayWithinTheMemoryLimit(t *testing.T) {
 		return
 	}
 	r := captureLoop(t, 60)
-	t.Logf("live heap after warm-up %d MiB, max first half %d MiB, max second half %d MiB, end %d MiB; runtime memory max %d MiB (limit %d MiB)",
-		r.liveAfterWarmUp>>20, r.liveMaxFirst>>20, r.liveMaxSecond>>20, r.liveEnd>>20, r.heldMax>>20, memoryLimit>>20)
+	t.Logf("live heap after warm-up %d MiB, first half median %d max %d MiB, second half median %d max %d MiB, end %d MiB; runtime memory max %d MiB (limit %d MiB)",
+		r.liveAfterWarmUp>>20, r.liveMedFirst>>20, r.liveMaxFirst>>20, r.liveMedSecond>>20, r.liveMaxSecond>>20, r.liveEnd>>20, r.heldMax>>20, memoryLimit>>20)
 	// The limit is soft: the runtime overshoots it while the background
 	// collector lags the allocations, which a loaded machine makes worse
 	// (39 MiB alone, 44 MiB in CI with two packages' tests on two cores).
 	// A quarter over is still "held near the limit"; the leak check is
 	// the flat live heap below.
 	assert.LessOrEqual(t, r.heldMax, uint64(memoryLimit)*5/4, "the runtime's memory stays near the soft limit (25%% over at most)")
-	// Flat: the second half never holds more live than the first half
-	// did, give or take part of a frame.
-	assert.LessOrEqual(t, r.liveMaxSecond, r.liveMaxFirst+4<<20, "the live heap grows after warm-up")
+	// Flat: the second half holds no more live than the first half did,
+	// give or take part of a frame. Medians: a full run measured one
+	// sample of 36 MiB among 21s (a collection that caught two frames
+	// alive while two packages' tests and more ran), which a leak check
+	// must not mistake for growth; a frame leaked per capture (10 MiB a
+	// time) doubles the median within the loop.
+	assert.LessOrEqual(t, r.liveMedSecond, r.liveMedFirst+4<<20, "the live heap grows after warm-up")
 }
 
 // BenchmarkLongRunningCaptureHeap is the ten-minute figure in less: 600
