@@ -164,8 +164,9 @@ func TestSwappedLinkNeverLeaksOut(t *testing.T) {
 	root := t.TempDir()
 	out := outsideFile(t)
 	p := filepath.Join(root, "today.md")
-	stop := make(chan struct{})
+	stop, stopped := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(stopped)
 		for {
 			select {
 			case <-stop:
@@ -185,5 +186,6 @@ func TestSwappedLinkNeverLeaksOut(t *testing.T) {
 		}
 	}
 	close(stop)
+	<-stopped // before the temporary directory is removed: the swapper writes in it
 	assertUnchanged(t, out)
 }
