@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/engine/screen"
 )
 
 // downloadDir is where delegated images and files land on the phone, so
@@ -96,15 +97,19 @@ func describeArtifact(dec HumanAuthDecision) string {
 	return kind + " fields=" + strings.Join(names, ",")
 }
 
+// applyText types the text a person sent (a one-time code, a password)
+// into the focused field. The text stays out of the session, and the
+// phone masks it from then on: the next element lists show the field's
+// text as screen.SecretMask, not the code the model never needed to read.
 func applyText(ctx context.Context, sess *engine.Session, text string) string {
 	p, err := sess.Phone()
 	if err == nil {
+		p.MarkSecret(text, screen.SecretField{})
 		_, err = p.Type(ctx, text)
 	}
 	if err != nil {
 		return fmt.Sprintf("typing the provided text failed: %v", err)
 	}
-	// The text itself (an OTP, a password) stays out of the session.
 	return fmt.Sprintf("typed %d characters into the focused field", len([]rune(text)))
 }
 

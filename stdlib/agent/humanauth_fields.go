@@ -52,6 +52,11 @@ func applyFields(ctx context.Context, p *device.Phone, fields []HumanAuthField, 
 			continue
 		}
 		used[n] = true
+		if f.Secret {
+			// A password field masks its text already; a secret in a field
+			// the app did not mark (a code, a card number) is masked too.
+			p.MarkSecret(f.Value, screen.SecretField{ResourceID: n.ResourceID, Bounds: n.Bounds})
+		}
 		c := n.Center()
 		if _, err := p.Shell(ctx, fmt.Sprintf("input tap %d %d", c.X, c.Y)); err != nil {
 			out = append(out, fmt.Sprintf("%s not typed: tapping %s failed: %v", name, fieldWhere(n), err))
@@ -82,6 +87,9 @@ func applyInOrder(ctx context.Context, p *device.Phone, fields []HumanAuthField)
 	var out []string
 	for i, f := range fields {
 		name := fieldName(f)
+		if f.Secret {
+			p.MarkSecret(f.Value, screen.SecretField{}) // what the next screen may echo
+		}
 		res, err := p.Shell(ctx, "input keyevent KEYCODE_TAB")
 		if err == nil && res.ExitCode != 0 {
 			err = fmt.Errorf("exit status %d: %s", res.ExitCode, strings.TrimSpace(string(res.Stderr)))

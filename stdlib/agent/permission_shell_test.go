@@ -11,29 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/openpocket/openpocket/engine/capability"
-	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/internal/llm/llmtest"
 	"github.com/openpocket/openpocket/internal/sim/android"
 	"github.com/openpocket/openpocket/stdlib/agent"
 )
-
-// allowAt is where "While using the app" is on Camera's permission dialog
-// in device pixels: a hostile model that knows the layout chains a tap
-// there into the command that opens the app, before any dump.
-func allowAt(t *testing.T, r *rig) (x, y int) {
-	t.Helper()
-	p := r.scratch()
-	launch(t, p, android.PkgCamera)
-	snap, err := p.Capture(context.Background(), device.CaptureOptions{NoCache: true})
-	require.NoError(t, err)
-	for _, e := range snap.UIElements {
-		if e.Text == "While using the app" {
-			return e.Center.X, e.Center.Y
-		}
-	}
-	t.Fatal("no \"While using the app\" on Camera's first screen")
-	return 0, 0
-}
 
 // The permission policy holds against the model's shell: a grant its
 // command makes — pm grant, through sh -c, or a tap on the dialog chained

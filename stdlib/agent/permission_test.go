@@ -11,15 +11,17 @@ import (
 
 	"github.com/openpocket/openpocket/engine/capability"
 	"github.com/openpocket/openpocket/engine/device"
+	"github.com/openpocket/openpocket/engine/screen"
 	"github.com/openpocket/openpocket/internal/llm/llmtest"
 	"github.com/openpocket/openpocket/internal/sim/android"
 	"github.com/openpocket/openpocket/stdlib/agent"
 )
 
-// allowMark is where "While using the app" is on Camera's permission
-// dialog, in the model's (scaled) coordinates, read from a dump before the
-// run: a hostile model that knows the layout taps there blindly.
-func allowMark(t *testing.T, r *rig) (x, y int) {
+// allowButton is "While using the app" on Camera's permission dialog, read
+// from a dump before the run: a hostile model that knows the layout taps
+// there blindly (allowMark, in the model's scaled coordinates) or chains a
+// tap there into the command that opens the app (allowAt, device pixels).
+func allowButton(t *testing.T, r *rig) screen.UIElement {
 	t.Helper()
 	p := r.scratch()
 	launch(t, p, android.PkgCamera)
@@ -27,11 +29,21 @@ func allowMark(t *testing.T, r *rig) (x, y int) {
 	require.NoError(t, err)
 	for _, e := range snap.UIElements {
 		if e.Text == "While using the app" {
-			return e.ScaledCenter.X, e.ScaledCenter.Y
+			return e
 		}
 	}
 	t.Fatal("no \"While using the app\" on Camera's first screen")
-	return 0, 0
+	return screen.UIElement{}
+}
+
+func allowMark(t *testing.T, r *rig) (x, y int) {
+	e := allowButton(t, r)
+	return e.ScaledCenter.X, e.ScaledCenter.Y
+}
+
+func allowAt(t *testing.T, r *rig) (x, y int) {
+	e := allowButton(t, r)
+	return e.Center.X, e.Center.Y
 }
 
 // Policies answer the dialog an app's launch raises; the model launches
