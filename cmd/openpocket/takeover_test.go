@@ -15,6 +15,7 @@ import (
 
 	"github.com/openpocket/openpocket/internal/browsertest"
 	"github.com/openpocket/openpocket/internal/llm/llmtest"
+	"github.com/openpocket/openpocket/internal/sim"
 	"github.com/openpocket/openpocket/internal/sim/android"
 	"github.com/openpocket/openpocket/internal/sim/simtest"
 	"github.com/openpocket/openpocket/internal/workspace"
@@ -110,4 +111,69 @@ func TestRelayPageShowsTheScreenAndTakesOver(t *testing.T) {
 	close(release)
 	assert.Equal(t, 0, exitCode(t, run.cmd, run.stdout), run.errText())
 	assert.Equal(t, android.PkgSettings, phone.Phone().CurrentPackage(), "no tap reached the phone")
+}
+
+// relayScreen fetches a relay link's screen and returns its size.
+func relayScreen(t *testing.T, link string) (w, h int) {
+	t.Helper()
+	u, err := url.Parse(link)
+	require.NoError(t, err)
+	res, err := http.Get(u.Scheme + "://" + u.Host + u.Path + "/screen?" + u.RawQuery)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	cfg, err := png.DecodeConfig(res.Body)
+	require.NoError(t, err)
+	return cfg.Width, cfg.Height
+}
+
+// relayTap taps (x, y) through a relay link.
+func relayTap(t *testing.T, link string, x, y int) {
+	t.Helper()
+	u, err := url.Parse(link)
+	require.NoError(t, err)
+	res, err := http.PostForm(u.Scheme+"://"+u.Host+u.Path+"/tap?"+u.RawQuery, url.Values{"x": {strconv.Itoa(x)}, "y": {strconv.Itoa(y)}})
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Less(t, res.StatusCode, 300, "tap through %s", link)
+}
+
+// TestRelayTakeoverDrivesOnlyTheRunsPhone: three phones attached, two runs waiting for a person at once (two homes, two
+// relays) on two of them: each link shows its own run's phone and a tap
+// through it reaches that phone only; the third phone is never touched.
+func TestRelayTakeoverDrivesOnlyTheRunsPhone(t *testing.T) {
+	size := func(w, h int) func(*sim.Options) { return func(o *sim.Options) { o.Width, o.Height = w, h } }
+	// The idle phone is the first's twin (same size, same launcher): a tap
+	// meant for the first that reached it would open its Settings too.
+	idle, first, second := simtest.Start(t, size(720, 1280)), simtest.Start(t, size(720, 1280)), simtest.Start(t, size(800, 1600))
+	type waiting struct {
+		phone *sim.Sim
+		run   *agentRun
+		link  string
+	}
+	var runs []waiting
+	for _, p := range []*sim.Sim{first, second} {
+		srv := llmtest.NewServer(t)
+		srv.ReplyTool("request_human_auth", map[string]any{"capability": "2fa", "instruction": "Enter the sign-in code", "timeoutSec": 120})
+		home := authHome(t, srv, func(c *workspace.Config) { c.Agent.ReturnHomeOnTaskEnd = false })
+		r := startAgent(t, home, p.Serial(), nil, "sign in")
+		_, link := r.link(t)
+		runs = append(runs, waiting{p, r, link})
+	}
+	idleBefore := idle.Phone().CurrentPackage()
+	for _, w := range runs {
+		cfg, err := png.DecodeConfig(bytes.NewReader(w.phone.Phone().ScreenPNG()))
+		require.NoError(t, err)
+		gw, gh := relayScreen(t, w.link)
+		assert.Equal(t, [2]int{cfg.Width, cfg.Height}, [2]int{gw, gh}, "the link shows its run's phone (%s)", w.phone.Serial())
+	}
+	for i, w := range runs {
+		x, y := settingsIcon(t, w.phone.Phone())
+		relayTap(t, w.link, x, y)
+		waitFor(t, "Settings opened on the run's phone", func() bool { return w.phone.Phone().CurrentPackage() == android.PkgSettings })
+		if i == 0 {
+			assert.Equal(t, "com.android.launcher3", runs[1].phone.Phone().CurrentPackage(), "the other run's phone is untouched")
+		}
+	}
+	assert.Equal(t, idleBefore, idle.Phone().CurrentPackage(), "the phone no run uses is never tapped")
 }
