@@ -20,9 +20,9 @@ import (
 // run: mcp/direct is what serving over MCP costs per snapshot.
 func BenchmarkMCPSnapshot(b *testing.B) {
 	phone := simtest.Start(b)
-	withMCPBackend(b, b.TempDir(), phone.Serial(), nil, func(ctx context.Context, cs *sdk.ClientSession, backend *backend.Backend) {
+	withMCPBackend(b, b.TempDir(), phone.Serial(), nil, func(ctx context.Context, cs *sdk.ClientSession, be *backend.Backend) {
 		capture := func() {
-			p, release, err := backend.Phone(ctx, "")
+			p, release, err := be.Phone(ctx, "")
 			if err != nil {
 				b.Fatal(err)
 			}
