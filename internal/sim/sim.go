@@ -104,6 +104,10 @@ func (s *Sim) attach(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, attachTimeout)
 	defer cancel()
+	// Until the phone is online: its handshake must not overlap another
+	// attach's registration (attachlock.go).
+	unlock, _ := lockAttach(ctx, s.adbServer)
+	defer unlock()
 	if err := s.connect(ctx); err != nil {
 		return err
 	}
@@ -197,10 +201,14 @@ func (s *Sim) Close() error {
 	s.closeOnce.Do(func() {
 		var errs []error
 		if s.attached {
+			lockCtx, cancelLock := context.WithTimeout(context.Background(), 5*time.Second)
+			unlock, _ := lockAttach(lockCtx, s.adbServer)
+			cancelLock()
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			if _, err := hostRequest(ctx, s.adbServer, "host:disconnect:"+s.addr); err != nil {
 				errs = append(errs, fmt.Errorf("detach virtual phone %s: %w", s.addr, err))
 			}
+			unlock()
 			cancel()
 		}
 		errs = append(errs, s.server.Close())

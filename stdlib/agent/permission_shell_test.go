@@ -6,11 +6,15 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/openpocket/openpocket/engine"
+	"github.com/openpocket/openpocket/engine/action"
 	"github.com/openpocket/openpocket/engine/capability"
+	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/internal/llm/llmtest"
 	"github.com/openpocket/openpocket/internal/sim/android"
 	"github.com/openpocket/openpocket/stdlib/agent"
@@ -80,4 +84,42 @@ func TestPermissionPolicyHoldsTheModelsShell(t *testing.T) {
 			assert.Contains(t, string(reqs[1].Raw), "local_vm_permission=revoked", "the model is told")
 		})
 	}
+}
+
+// BenchmarkShellActionHeldToPolicy is what the permission policy's hold
+// costs a model's shell action: the same `getprop` through the session
+// with a policy set (two dumpsys package reads around it) against the
+// floor of the same session without one, alternating in the same run.
+// ratio = held ÷ plain.
+func BenchmarkShellActionHeldToPolicy(b *testing.B) {
+	r := newRig(b)
+	r.sim.Phone().InstallCapabilityApps()
+	ctx := context.Background()
+	plain := r.session(ctx, r.engine(&fakeModel{}), "plain")
+	e := r.engine(&fakeModel{})
+	e.Permissions = &capability.Policy{Source: "humanAuth.permissions", Default: capability.Deny}
+	held := r.session(ctx, e, "held")
+	a, err := action.New("shell", map[string]any{"command": "getprop ro.build.version.sdk"})
+	require.NoError(b, err)
+	for _, s := range []*engine.Session{plain, held} { // warm both
+		_, err := s.Act(a, device.ActOptions{})
+		require.NoError(b, err)
+	}
+	var floor, hold time.Duration
+	b.ResetTimer()
+	for range b.N {
+		t0 := time.Now()
+		if _, err := plain.Act(a, device.ActOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if _, err := held.Act(a, device.ActOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		floor += t1.Sub(t0)
+		hold += time.Since(t1)
+	}
+	b.ReportMetric(float64(floor.Microseconds())/float64(b.N)/1000, "plain-ms/op")
+	b.ReportMetric(float64(hold.Microseconds())/float64(b.N)/1000, "held-ms/op")
+	b.ReportMetric(float64(hold)/float64(floor), "ratio")
 }
