@@ -4,28 +4,31 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 )
 
 // The adb server of Debian's platform-tools (29.0.6) can crash (SIGSEGV)
 // when two transports register at once: every process on the machine that
-// attaches or detaches virtual phones on one server — test binaries running
-// side by side, several openpocket commands with --sim — takes a lock named
-// after the server first, so one attach's connect and handshake never
-// overlap another's. Both crashes seen here followed two or more
-// host:connect registrations in the same instant.
+// attaches or detaches virtual phones — test binaries running side by
+// side, several openpocket commands with --sim — takes one machine-wide
+// lock first, so one attach's connect and handshake never overlap
+// another's. Both crashes seen here followed two or more host:connect
+// registrations in the same instant. One lock for every adb server: an
+// attach takes a fraction of a second, and a lock file per server (private
+// test servers on random ports) would litter the temporary directory.
+
+// attachLockName is the lock file, in the temporary directory.
+const attachLockName = "openpocket-adb-attach.lock"
 
 // attachLockPoll is how often a waiting attach tries the lock again.
 const attachLockPoll = 5 * time.Millisecond
 
-// lockAttach takes the machine-wide attach lock of adbServer, waiting for
-// it until ctx ends; held says whether it got it. The lock is best effort:
+// lockAttach takes the machine-wide attach lock, waiting for it until ctx
+// ends; held says whether it got it. The lock is best effort:
 // a lock file that cannot be opened (a read-only temporary directory) or a
 // wait that ran out leaves the attach unlocked rather than failed.
-func lockAttach(ctx context.Context, adbServer string) (unlock func(), held bool) {
-	name := "openpocket-adb-" + strings.NewReplacer(":", "_", "/", "_", "[", "", "]", "").Replace(adbServer) + ".lock"
-	f, err := openLockFile(filepath.Join(os.TempDir(), name))
+func lockAttach(ctx context.Context) (unlock func(), held bool) {
+	f, err := openLockFile(filepath.Join(os.TempDir(), attachLockName))
 	if err != nil {
 		return func() {}, false
 	}

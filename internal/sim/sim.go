@@ -106,7 +106,7 @@ func (s *Sim) attach(ctx context.Context) error {
 	defer cancel()
 	// Until the phone is online: its handshake must not overlap another
 	// attach's registration (attachlock.go).
-	unlock, _ := lockAttach(ctx, s.adbServer)
+	unlock, _ := lockAttach(ctx)
 	defer unlock()
 	if err := s.connect(ctx); err != nil {
 		return err
@@ -202,7 +202,7 @@ func (s *Sim) Close() error {
 		var errs []error
 		if s.attached {
 			lockCtx, cancelLock := context.WithTimeout(context.Background(), 5*time.Second)
-			unlock, _ := lockAttach(lockCtx, s.adbServer)
+			unlock, _ := lockAttach(lockCtx)
 			cancelLock()
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			if _, err := hostRequest(ctx, s.adbServer, "host:disconnect:"+s.addr); err != nil {
