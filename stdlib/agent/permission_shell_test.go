@@ -17,7 +17,6 @@ import (
 	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/internal/llm/llmtest"
 	"github.com/openpocket/openpocket/internal/sim/android"
-	"github.com/openpocket/openpocket/stdlib/agent"
 )
 
 // The permission policy holds against the model's shell: a grant its
@@ -62,13 +61,7 @@ func TestPermissionPolicyHoldsTheModelsShell(t *testing.T) {
 			r.srv = llmtest.NewServer(t)
 			r.srv.ReplyTool("shell", map[string]any{"command": c.command, "thought": "grant it myself"})
 			r.srv.ReplyTool("finish", map[string]any{"message": "done"})
-			pol := c.policy
-			pol.Source = "humanAuth.permissions"
-			e := r.engine(r.client(0))
-			e.Permissions = &pol
-			res, err := agent.Run(context.Background(), r.session(context.Background(), e, "use the camera"), agent.Options{MaxSteps: 4})
-			require.NoError(t, err)
-			require.True(t, res.Success, res.Message)
+			res := runUnderPolicy(t, r, c.policy, "use the camera")
 
 			assert.Equal(t, c.granted, phone.PermissionGranted(c.pkg, c.perm), "the app's grant after the run")
 			body, err := os.ReadFile(res.SessionPath)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/openpocket/openpocket/engine"
 	"github.com/openpocket/openpocket/engine/capability"
 	"github.com/openpocket/openpocket/engine/device"
 	"github.com/openpocket/openpocket/engine/screen"
@@ -34,6 +35,19 @@ func allowButton(t *testing.T, r *rig) screen.UIElement {
 	}
 	t.Fatal("no \"While using the app\" on Camera's first screen")
 	return screen.UIElement{}
+}
+
+// runUnderPolicy runs task with the rig's model server under policy (as
+// humanAuth.permissions) and requires it to succeed.
+func runUnderPolicy(t *testing.T, r *rig, policy capability.Policy, task string) engine.RunResult {
+	t.Helper()
+	policy.Source = "humanAuth.permissions"
+	e := r.engine(r.client(0))
+	e.Permissions = &policy
+	res, err := agent.Run(context.Background(), r.session(context.Background(), e, task), agent.Options{MaxSteps: 5})
+	require.NoError(t, err)
+	require.True(t, res.Success, res.Message)
+	return res
 }
 
 func allowMark(t *testing.T, r *rig) (x, y int) {
@@ -92,13 +106,7 @@ func TestPermissionPolicyAnswersDialogs(t *testing.T) {
 			r.srv.ReplyTool("launch_app", map[string]any{"packageName": c.pkg})
 			r.srv.ReplyTool("tap", map[string]any{"x": x, "y": y, "thought": "press Allow"})
 			r.srv.ReplyTool("finish", map[string]any{"message": "done"})
-			pol := c.policy
-			pol.Source = "humanAuth.permissions"
-			e := r.engine(r.client(0))
-			e.Permissions = &pol
-			res, err := agent.Run(context.Background(), r.session(context.Background(), e, "open the app"), agent.Options{MaxSteps: 5})
-			require.NoError(t, err)
-			require.True(t, res.Success, res.Message)
+			res := runUnderPolicy(t, r, c.policy, "open the app")
 
 			assert.Equal(t, []android.PermissionAnswer{{Package: c.pkg, Group: c.group, Answer: c.answer}}, phone.PermissionAnswers())
 			assert.Equal(t, c.granted, phone.PermissionGranted(c.pkg, c.perm), "the app's grant")
