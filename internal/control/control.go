@@ -23,6 +23,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/openpocket/openpocket/internal/peercred"
 )
 
 // ErrNoGateway means no gateway answers on the agent's control socket.
@@ -165,24 +167,7 @@ func Serve(ctx context.Context, l net.Listener, h Handler) error {
 }
 
 // sameUser reports whether the peer of c runs as this process's user.
-func sameUser(c net.Conn) bool {
-	uc, ok := c.(*net.UnixConn)
-	if !ok {
-		return false
-	}
-	raw, err := uc.SyscallConn()
-	if err != nil {
-		return false
-	}
-	var cred *unix.Ucred
-	var credErr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil || credErr != nil {
-		return false
-	}
-	return int(cred.Uid) == os.Getuid()
-}
+func sameUser(c net.Conn) bool { return peercred.SameUser(c) == nil }
 
 // RunJob asks the gateway of stateDir to run job id now and waits for how
 // it ended. ErrNoGateway (wrapped) means nothing answers on the socket.
