@@ -37,23 +37,33 @@ func BenchmarkMCPSnapshot(b *testing.B) {
 				b.Fatalf("snapshot: %v %v", err, res)
 			}
 		}
-		capture()
-		snapshot() // warm both paths
-		var direct, viaMCP time.Duration
-		b.ResetTimer()
-		for range b.N {
-			t0 := time.Now()
-			capture()
-			t1 := time.Now()
-			snapshot()
-			direct += t1.Sub(t0)
-			viaMCP += time.Since(t1)
-		}
-		b.StopTimer()
-		b.ReportMetric(float64(direct.Microseconds())/float64(b.N)/1000, "direct-ms/op")
-		b.ReportMetric(float64(viaMCP.Microseconds())/float64(b.N)/1000, "mcp-ms/op")
-		b.ReportMetric(float64(viaMCP)/float64(direct), "mcp/direct")
+		floorAndMCP(b, 1, capture, snapshot, "direct")
 	})
+}
+
+// floorAndMCP warms capture (the floor) and snapshot (the same through
+// MCP) warm times, then times them alternately b.N times, so drift in a
+// shared machine's load hits both alike, and reports each one's ms per
+// call and mcp/<floor>.
+func floorAndMCP(b *testing.B, warm int, capture, snapshot func(), floor string) (direct, viaMCP time.Duration) {
+	for range warm {
+		capture()
+		snapshot()
+	}
+	b.ResetTimer()
+	for range b.N {
+		t0 := time.Now()
+		capture()
+		t1 := time.Now()
+		snapshot()
+		direct += t1.Sub(t0)
+		viaMCP += time.Since(t1)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(direct.Microseconds())/float64(b.N)/1000, floor+"-ms/op")
+	b.ReportMetric(float64(viaMCP.Microseconds())/float64(b.N)/1000, "mcp-ms/op")
+	b.ReportMetric(float64(viaMCP)/float64(direct), "mcp/"+floor)
+	return direct, viaMCP
 }
 
 // BenchmarkMCPSnapshotStdio measures the snapshot tool as a coding agent
@@ -92,23 +102,7 @@ func BenchmarkMCPSnapshotStdio(b *testing.B) {
 			b.Fatalf("snapshot: %v %v", err, res)
 		}
 	}
-	for range 4 { // both phones choose their capture path
-		capture()
-		snapshot()
-	}
-	var direct, viaMCP time.Duration
-	b.ResetTimer()
-	for range b.N {
-		t0 := time.Now()
-		capture()
-		t1 := time.Now()
-		snapshot()
-		direct += t1.Sub(t0)
-		viaMCP += time.Since(t1)
-	}
-	b.StopTimer()
-	b.ReportMetric(float64(direct.Microseconds())/float64(b.N)/1000, "in-process-ms/op")
-	b.ReportMetric(float64(viaMCP.Microseconds())/float64(b.N)/1000, "mcp-ms/op")
-	b.ReportMetric(float64(viaMCP)/float64(direct), "mcp/in-process")
+	// Four warm rounds: both phones choose their capture path.
+	direct, viaMCP := floorAndMCP(b, 4, capture, snapshot, "in-process")
 	b.ReportMetric(float64((viaMCP-direct).Microseconds())/float64(b.N)/1000, "mcp-in-process-ms")
 }
