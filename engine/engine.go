@@ -254,10 +254,7 @@ func (s *Session) ActContext(ctx context.Context, a action.Action, o device.ActO
 	if SessionFrom(ctx) != s {
 		ctx = context.WithValue(ctx, sessionKey{}, s)
 	}
-	if s.engine.Permissions != nil && runsCode[a.Type] {
-		return s.heldToPolicy(ctx, a, func() (device.Outcome, error) { return s.act(ctx, a, o) })
-	}
-	return s.act(ctx, a, o)
+	return s.HoldToPolicy(ctx, a, func() (device.Outcome, error) { return s.act(ctx, a, o) })
 }
 
 // act is ActContext once ctx carries the session.

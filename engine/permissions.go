@@ -28,10 +28,21 @@ func (s *Session) guard(p *device.Phone) {
 // exec, process), which reach it through the run's adb gate.
 var runsCode = map[string]bool{"shell": true, "run_script": true, "exec": true, "process": true}
 
+// HoldToPolicy runs a code-running action (a, run by run) of the session
+// held to the permission policy (heldToPolicy); any other action, or a
+// session without a policy, just runs. The Lua device module holds its
+// shell calls with it: a replayed skill learned from a model's run may
+// repeat a `pm grant` the run's hold took back.
+func (s *Session) HoldToPolicy(ctx context.Context, a action.Action, run func() (device.Outcome, error)) (device.Outcome, error) {
+	if s.engine.Permissions == nil || !runsCode[a.Type] {
+		return run()
+	}
+	return s.heldToPolicy(ctx, a, run)
+}
+
 // heldToPolicy runs one of the session's code-running actions (the
-// agent's: playbooks and scripts drive the phone through the device
-// module, not the session) and holds the grants it made to the permission
-// policy. adb's shell user may `pm grant`, or tap a dialog's Allow in the
+// agent's, and through HoldToPolicy a script's or a replay's) and holds
+// the grants it made to the permission policy. adb's shell user may `pm grant`, or tap a dialog's Allow in the
 // same command that opens it, before any dump lets the guard answer; so
 // the phone's grants are read before and after the action — its effect,
 // not its text — and each new grant the policy does not allow is revoked,

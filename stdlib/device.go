@@ -134,7 +134,7 @@ func (e *phoneHost) act(L *lua.LState, a action.Action, o device.ActOptions) (de
 		}
 		o.Snapshot = e.lastSnap
 	}
-	return p.Execute(ctx, a, o)
+	return sess.HoldToPolicy(ctx, a, func() (device.Outcome, error) { return p.Execute(ctx, a, o) })
 }
 
 func openDevice(vm *lua.VM) (lua.LValue, error) {
@@ -193,7 +193,24 @@ func (e *phoneHost) shell(L *lua.LState) int {
 	if err != nil {
 		return lua.ReturnErr(L, err)
 	}
-	res, err := p.Shell(lua.Context(L), cmd)
+	// Held to the run's permission policy like the agent's shell action: a
+	// replay repeats what a model's run did.
+	var res device.ShellResult
+	run := func() (device.Outcome, error) {
+		var err error
+		res, err = p.Shell(lua.Context(L), cmd)
+		return device.Outcome{}, err
+	}
+	if sess := e.Session(); sess != nil {
+		a, aerr := action.New("shell", map[string]any{"command": cmd})
+		if aerr == nil {
+			_, err = sess.HoldToPolicy(lua.Context(L), a, run)
+		} else {
+			_, err = run()
+		}
+	} else {
+		_, err = run()
+	}
 	if err != nil {
 		return fail(L, "device.shell", err)
 	}

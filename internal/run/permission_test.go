@@ -119,3 +119,40 @@ func TestPermissionPolicyOnlyOnTheRunsPhone(t *testing.T) {
 		assert.Equal(t, android.PkgPermissionControl, sims[i].Phone().CurrentPackage(), "phone %d keeps its dialog", i)
 	}
 }
+
+// TestReplayedShellIsHeldToThePermissionPolicy: a replayed skill learned
+// from a model's run repeats its steps through the device module — a
+// `pm grant` the run's hold took back included. Under a policy that denies
+// the group, the replay's grant (device.shell and a shell step alike) is
+// revoked as the agent's was, and the run records it as an event.
+func TestReplayedShellIsHeldToThePermissionPolicy(t *testing.T) {
+	s := phone.Take(t)
+	s.Phone().InstallCapabilityApps()
+	s.Phone().Reset()
+	client := adb.NewClient("127.0.0.1:5037")
+	svc := run.New(run.Config{StateDir: t.TempDir(),
+		Permissions: &capability.Policy{Source: "humanAuth.permissions", Default: capability.Allow,
+			Groups: map[string]capability.Answer{"camera": capability.Deny}},
+		OpenDevice: func(ctx context.Context, _ string) (engine.Device, func(), error) {
+			d, err := client.Open(ctx, adb.Target{Serial: s.Serial()})
+			return d, func() {}, err
+		}})
+	defer svc.Close()
+	for name, src := range map[string]string{
+		"device.shell": `local device = require("device")
+local out, code = device.shell("pm grant ` + android.PkgCamera + ` android.permission.CAMERA")
+assert(code == 0, out)`,
+		"a shell action": `local device = require("device")
+assert(device.act({type = "shell", command = "pm grant ` + android.PkgCamera + ` android.permission.CAMERA"}))`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			var events recorder
+			_, err := svc.Replay(t.Context(), run.ReplayOptions{Name: "grant-camera", Source: []byte(src), Events: events.add})
+			require.NoError(t, err)
+			assert.False(t, s.Phone().PermissionGranted(android.PkgCamera, "android.permission.CAMERA"), "the replay's grant was taken back")
+			lines := events.of(run.Kind("local_vm_permission"))
+			require.NotEmpty(t, lines)
+			assert.Contains(t, lines[0].Fields["line"], "local_vm_permission=revoked camera for "+android.PkgCamera)
+		})
+	}
+}
