@@ -202,12 +202,8 @@ func (e *phoneHost) shell(L *lua.LState) int {
 		return device.Outcome{}, err
 	}
 	if sess := e.Session(); sess != nil {
-		a, aerr := action.New("shell", map[string]any{"command": cmd})
-		if aerr == nil {
-			_, err = sess.HoldToPolicy(lua.Context(L), a, run)
-		} else {
-			_, err = run()
-		}
+		a := action.Action{Type: "shell", Params: map[string]any{"command": cmd}}
+		_, err = sess.HoldToPolicy(lua.Context(L), a, run)
 	} else {
 		_, err = run()
 	}

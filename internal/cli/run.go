@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/openpocket/openpocket/engine"
@@ -75,13 +74,9 @@ func scriptError(stderr io.Writer, verbose bool, phones *Phones, err error) erro
 // skillOn replays a skill on svc's target for a chat: args are its
 // KEY=VALUE parameters.
 func skillOn(ctx context.Context, svc *run.Service, t run.Target, name string, args []string, events func(run.Event)) (engine.RunResult, error) {
-	params := map[string]string{}
-	for _, kv := range args {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			return engine.RunResult{}, UsageError{fmt.Errorf("skill parameter %q: expected KEY=VALUE", kv)}
-		}
-		params[k] = v
+	params, err := run.SkillParams(args)
+	if err != nil {
+		return engine.RunResult{}, UsageError{err}
 	}
 	return svc.ReplaySkill(ctx, run.SkillRun{Target: t, Name: name, Params: params, Events: events})
 }

@@ -254,24 +254,16 @@ func (r *serviceRuns) runLuaFile(ctx context.Context, f payloadFile, args []stri
 	return res.RunResult, nil
 }
 
-// runSkill replays a skill by name or .md path without a model.
+// runSkill replays a skill by name or .md path without a model; with a
+// root, a skill file the model may have named is read inside it.
 func (r *serviceRuns) runSkill(ctx context.Context, f payloadFile, args []string) (engine.RunResult, error) {
-	// With a root: a skill file the model may have named.
-	s, err := r.svc.Config().Skills.Replayable(f.Root, f.Path)
+	params, err := run.SkillParams(args)
 	if err != nil {
-		return engine.RunResult{Message: err.Error()}, r.bad(err)
+		return engine.RunResult{}, r.bad(fmt.Errorf("lua job: %w", err))
 	}
-	params := map[string]string{}
-	for _, kv := range args {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			return engine.RunResult{}, r.bad(fmt.Errorf("lua job: skill parameter %q: expected KEY=VALUE", kv))
-		}
-		params[k] = v
+	res, err := r.svc.ReplaySkill(ctx, run.SkillRun{Target: r.target, Name: f.Path, Root: f.Root, Params: params})
+	if se := (*run.SkillError)(nil); errors.As(err, &se) {
+		return res, r.bad(err)
 	}
-	res, err := r.svc.Replay(ctx, run.ReplayOptions{Target: r.target, Name: s.Name, Skill: s.From, Source: s.Source, Params: params})
-	if err != nil && res.Message == "" {
-		return engine.RunResult{Message: err.Error()}, err // nothing ran
-	}
-	return res.RunResult, nil
+	return res, err
 }

@@ -86,16 +86,38 @@ type SkillRun struct {
 	Events     func(Event)
 }
 
+// SkillError is a skill ReplaySkill could not find or read: bad input
+// (a name or path), not a failed run.
+type SkillError struct{ Err error }
+
+func (e *SkillError) Error() string { return e.Err.Error() }
+func (e *SkillError) Unwrap() error { return e.Err }
+
 // ReplaySkill resolves o.Name through the service's skills and replays it
-// on o.Target. An error with an empty Message means nothing ran.
+// on o.Target. An error with an empty Message means nothing ran; a
+// *SkillError means the skill was not found or not readable.
 func (s *Service) ReplaySkill(ctx context.Context, o SkillRun) (engine.RunResult, error) {
 	r, err := s.cfg.Skills.Replayable(o.Root, o.Name)
 	if err != nil {
-		return engine.RunResult{Message: err.Error()}, err
+		return engine.RunResult{Message: err.Error()}, &SkillError{err}
 	}
 	res, err := s.Replay(ctx, ReplayOptions{Target: o.Target, Name: r.Name, Skill: r.From, Source: r.Source, Params: o.Params, Events: o.Events})
 	if err != nil && res.Message == "" {
 		return engine.RunResult{Message: err.Error()}, err // nothing ran
 	}
 	return res.RunResult, nil
+}
+
+// SkillParams reads a skill's KEY=VALUE parameters (a job's or a chat's
+// arguments).
+func SkillParams(args []string) (map[string]string, error) {
+	params := map[string]string{}
+	for _, kv := range args {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, fmt.Errorf("skill parameter %q: expected KEY=VALUE", kv)
+		}
+		params[k] = v
+	}
+	return params, nil
 }
