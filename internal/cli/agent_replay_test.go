@@ -27,11 +27,19 @@ func learnedWifiOff(t *testing.T) (*App, *llmtest.Server, *sim.Sim, skills.Artif
 	app, srv, _, s := agentAppWithSim(t)
 	h, err := app.home()
 	require.NoError(t, err)
+	art := writeWifiOffSkill(t, h)
+	require.True(t, s.Phone().WifiOn())
+	return app, srv, s, art
+}
+
+// writeWifiOffSkill writes the skill an agent run learns for "Turn off
+// Wi-Fi" (a tap on the switch by its resource id) into h's workspace.
+func writeWifiOffSkill(t *testing.T, h *workspace.Home) skills.Artifacts {
+	t.Helper()
 	art, err := skills.Write(skills.ArtifactOptions{Workspace: h.Workspace(), Task: "Turn off Wi-Fi",
 		Steps: wifiTrace(t, "com.android.settings:id/wifi_switch"), Now: time.Now()})
 	require.NoError(t, err)
-	require.True(t, s.Phone().WifiOn())
-	return app, srv, s, art
+	return art
 }
 
 func sessionOf(t *testing.T, out string) string {

@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -19,7 +18,6 @@ import (
 	"github.com/openpocket/openpocket/internal/gateway"
 	"github.com/openpocket/openpocket/internal/llm/llmtest"
 	"github.com/openpocket/openpocket/internal/sim/simtest"
-	"github.com/openpocket/openpocket/internal/skills"
 )
 
 // TestAgentRunBecomesAReplayableSkill is the learn-and-replay promise end
@@ -92,9 +90,7 @@ func TestReplayStopsOnUnknownDialog(t *testing.T) {
 	app, srv, out, s := agentAppWithSim(t)
 	h, err := app.home()
 	require.NoError(t, err)
-	art, err := skills.Write(skills.ArtifactOptions{Workspace: h.Workspace(), Task: "Turn off Wi-Fi",
-		Steps: wifiTrace(t, "com.android.settings:id/wifi_switch"), Now: time.Now()})
-	require.NoError(t, err)
+	art := writeWifiOffSkill(t, h)
 
 	dialogOverSettings := func() {
 		s.Phone().Reset()

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -13,7 +12,6 @@ import (
 	"github.com/openpocket/openpocket/internal/cron"
 	"github.com/openpocket/openpocket/internal/gateway"
 	"github.com/openpocket/openpocket/internal/run"
-	"github.com/openpocket/openpocket/internal/skills"
 	"github.com/openpocket/openpocket/internal/workspace"
 )
 
@@ -85,9 +83,7 @@ func TestReplayFirstOffInConfigAsksTheModel(t *testing.T) {
 	cfg := h.Config()
 	cfg.Agent.ReplayFirst = false
 	require.NoError(t, h.SaveConfig(cfg))
-	_, err = skills.Write(skills.ArtifactOptions{Workspace: h.Workspace(), Task: "Turn off Wi-Fi",
-		Steps: wifiTrace(t, "com.android.settings:id/wifi_switch"), Now: time.Now()})
-	require.NoError(t, err)
+	writeWifiOffSkill(t, h)
 
 	srv.ReplyTool("finish", map[string]any{"message": "asked the model"})
 	ok, msg := wifiJob(t, app)

@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/openpocket/openpocket/internal/llm/llmtest"
-	"github.com/openpocket/openpocket/internal/skills"
 )
 
 // skills run on an app that renamed the recorded switch: one model call
@@ -23,9 +22,7 @@ func TestSkillsRunRepairsARenamedTarget(t *testing.T) {
 	app, srv, out, s := agentAppWithSim(t)
 	h, err := app.home()
 	require.NoError(t, err)
-	art, err := skills.Write(skills.ArtifactOptions{Workspace: h.Workspace(), Task: "Turn off Wi-Fi",
-		Steps: wifiTrace(t, "com.android.settings:id/wifi_switch"), Now: time.Now()})
-	require.NoError(t, err)
+	art := writeWifiOffSkill(t, h)
 	mark := regexp.MustCompile(`mark (\d+): label="[^"]*" clickable=true class=Switch[^\n]*`)
 	srv.Respond(func(q llmtest.Request) llmtest.Reply {
 		b, _ := json.Marshal(q.Body)

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -55,8 +54,7 @@ func TestSkillsListShowValidate(t *testing.T) {
 	app, stdout, _ := skillsApp(t, "")
 	h, err := app.home()
 	require.NoError(t, err)
-	_, err = skills.Write(skills.ArtifactOptions{Workspace: h.Workspace(), Task: "Turn off Wi-Fi", Steps: wifiTrace(t, "com.android.settings:id/wifi_switch")})
-	require.NoError(t, err)
+	writeWifiOffSkill(t, h)
 
 	require.NoError(t, (&SkillsListCmd{}).Run(homeDeps(t, app)))
 	out := stdout.String()
@@ -86,8 +84,7 @@ func TestSkillsRunReplaysWithoutModel(t *testing.T) {
 	app, stdout, stderr := skillsApp(t, s.Serial())
 	h, err := app.home()
 	require.NoError(t, err)
-	_, err = skills.Write(skills.ArtifactOptions{Workspace: h.Workspace(), Task: "Turn off Wi-Fi", Steps: wifiTrace(t, "com.android.settings:id/wifi_switch"), Now: time.Now()})
-	require.NoError(t, err)
+	writeWifiOffSkill(t, h)
 
 	s.Phone().SetLayoutOffset(0, 120)
 	require.NoError(t, (&SkillsRunCmd{Name: "turn-off-wi-fi"}).Run(skillsRunDeps(t, app)), stderr.String())
