@@ -231,15 +231,7 @@ func (p *Phone) dumpPackageLocked(pkg string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Packages:\n  Package [%s] (%s):\n    runtime permissions:\n", pkg, objectID("pkg", pkg))
 	for _, perm := range requestedPermissions(pkg) {
-		key := pkg + " " + perm
-		flags := ""
-		if p.st.perm.oneTime[key] {
-			flags = "ONE_TIME"
-		}
-		if p.st.x.granted[key] || p.st.perm.decided[pkg+" "+groupOf(perm)] {
-			flags = strings.TrimSpace("USER_SET " + flags)
-		}
-		fmt.Fprintf(&b, "      %s: granted=%t, flags=[ %s ]\n", perm, p.st.x.granted[key], flags)
+		fmt.Fprintf(&b, "      %s: granted=%t, flags=[ %s ]\n", perm, p.st.x.granted[pkg+" "+perm], p.grantFlagsLocked(pkg, perm))
 	}
 	return b.String()
 }
